@@ -1,0 +1,141 @@
+// Package problem defines the service's one error type and the single table that maps its stable
+// codes to HTTP statuses. The CLI and the HTTP API both render it as an RFC 9457 problem document,
+// so a caller sees the same code whichever way it reached us.
+package problem
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Code is a stable, machine-readable error code. Callers switch on it; never rename one.
+type Code string
+
+// The codes, in the order of the table below.
+const (
+	InvalidRequest         Code = "invalid_request"
+	Unauthorized           Code = "unauthorized"
+	NotFound               Code = "not_found"
+	MethodNotAllowed       Code = "method_not_allowed"
+	PayloadTooLarge        Code = "payload_too_large"
+	ImageTooLarge          Code = "image_too_large"
+	TooManyPages           Code = "too_many_pages"
+	UnsupportedMediaType   Code = "unsupported_media_type"
+	ImageUnreadable        Code = "image_unreadable"
+	InvalidDraft           Code = "invalid_draft"
+	ModelOutputUnparseable Code = "model_output_unparseable"
+	ModelUnavailable       Code = "model_unavailable"
+	ModelRejected          Code = "model_rejected"
+	Overloaded             Code = "overloaded"
+	ModelNotConfigured     Code = "model_not_configured"
+	ModelRateLimited       Code = "model_rate_limited"
+	ModelTimeout           Code = "model_timeout"
+	Internal               Code = "internal_error"
+)
+
+// Info is what the table knows about a code.
+type Info struct {
+	Code    Code
+	Status  int
+	Title   string
+	Meaning string // what a caller or operator should do; used in docs and openapi.yaml
+}
+
+// Codes is the one table of error codes. openapi.yaml's enum and the README are checked against it.
+var Codes = []Info{
+	{InvalidRequest, http.StatusBadRequest, "Invalid request", "The request is malformed (missing image part, bad JSON, bad base64). Fix the request; do not retry as is."},
+	{Unauthorized, http.StatusUnauthorized, "Unauthorized", "Missing or wrong bearer key. Check the caller's key."},
+	{NotFound, http.StatusNotFound, "Not found", "No such route."},
+	{MethodNotAllowed, http.StatusMethodNotAllowed, "Method not allowed", "The route exists but not for this method."},
+	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large", "The request or one image is larger than the configured byte limit. Send a smaller file."},
+	{ImageTooLarge, http.StatusRequestEntityTooLarge, "Image too large", "The image has more pixels than the limit (checked before decoding). Downscale it."},
+	{TooManyPages, http.StatusRequestEntityTooLarge, "Too many pages", "More images than the page limit in one request. Split the report."},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type", "The file is not JPEG, PNG, WebP or GIF (by its bytes). Convert it and resend."},
+	{ImageUnreadable, http.StatusUnprocessableEntity, "Image unreadable", "The image is empty, truncated, corrupt or too small. Retake or re-export it."},
+	{InvalidDraft, http.StatusUnprocessableEntity, "Invalid draft", "The submitted draft breaks the contract; the detail lists each field. Fix those fields."},
+	{ModelOutputUnparseable, http.StatusBadGateway, "Model output unparseable", "The model's reply held no usable JSON (often a refusal: the image is unreadable to it). Retake the photo or retry later."},
+	{ModelUnavailable, http.StatusBadGateway, "Model unavailable", "The model endpoint failed (5xx or connection) after retries. Retry later; operators check the upstream."},
+	{ModelRejected, http.StatusBadGateway, "Model rejected the request", "The model endpoint refused the request (4xx such as a bad key or model name). Operators fix the configuration; retrying will not help."},
+	{Overloaded, http.StatusServiceUnavailable, "Overloaded", "Too many requests in flight. Retry after the Retry-After delay."},
+	{ModelNotConfigured, http.StatusServiceUnavailable, "Model not configured", "The service has no model configured. Operators set OCR_MODEL (and the endpoint and key)."},
+	{ModelRateLimited, http.StatusServiceUnavailable, "Model rate limited", "The model endpoint kept answering 429. Retry after the Retry-After delay."},
+	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The model did not answer within the request deadline. Retry, perhaps with fewer pages."},
+	{Internal, http.StatusInternalServerError, "Internal error", "A bug on our side; the request id finds it in the logs."},
+}
+
+var byCode = func() map[Code]Info {
+	m := make(map[Code]Info, len(Codes))
+	for _, i := range Codes {
+		m[i.Code] = i
+	}
+	return m
+}()
+
+// Lookup returns the table row for code, and the internal_error row for an unknown code.
+func Lookup(code Code) Info {
+	if i, ok := byCode[code]; ok {
+		return i
+	}
+	return byCode[Internal]
+}
+
+// Error is the service's error: a stable code, a detail safe to show the caller, and the
+// underlying cause for the log. Detail must never hold secrets or health data beyond what the
+// caller itself sent.
+type Error struct {
+	Code       Code
+	Detail     string
+	RetryAfter time.Duration // sent as Retry-After when positive
+	Err        error         // cause; logged, never shown
+}
+
+// Errorf returns an *Error with a formatted detail.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Detail, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Detail)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// CodeOf returns the code of the first *Error in err's chain, or internal_error.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// Document is an RFC 9457 problem document with our code and the request id.
+type Document struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Code      Code   `json:"code"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// TypeURI is the problem type for a code. It is a URN rather than a URL because nothing is served
+// there; the code itself is the contract.
+func TypeURI(code Code) string { return "urn:ocrdraft:problem:" + string(code) }
+
+// From renders err as a problem document. Errors that are not *Error become internal_error with a
+// generic detail, so nothing internal leaks to the caller.
+func From(err error) Document {
+	var e *Error
+	if !errors.As(err, &e) {
+		i := Lookup(Internal)
+		return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: "internal error", Code: i.Code}
+	}
+	i := Lookup(e.Code)
+	return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: e.Detail, Code: i.Code}
+}

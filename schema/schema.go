@@ -1,0 +1,105 @@
+// Package schema holds the draft contract: the Go types whose tags drive the prompt, the
+// structured-output JSON Schema, validation and openapi.yaml. Nothing else lists these fields.
+//
+// Every field of OcrDraft and OcrIndicator is always present in JSON: a pointer field is null when
+// the report does not show the value or it cannot be read with certainty.
+//
+// Tags:
+//   - json: the camelCase name;
+//   - validate: go-playground/validator rules, checked item by item in package draft;
+//   - desc: what the field means, written for the model and for API readers alike.
+package schema
+
+import "encoding/json"
+
+// OcrDraft is what the model read off one report, for a person to confirm.
+type OcrDraft struct {
+	Title       *string        `json:"title" validate:"omitempty,max=200" desc:"The report's title as printed, such as 血脂四项 or 体检报告."`
+	Hospital    *string        `json:"hospital" validate:"omitempty,max=200" desc:"The hospital or institution that issued the report, as printed."`
+	CheckupDate *Date          `json:"checkupDate" desc:"The date of the checkup or sampling, as YYYY-MM-DD."`
+	ReportYear  *int           `json:"reportYear" validate:"omitempty,gte=1900,lte=2100" desc:"The year of the report as a four-digit integer."`
+	Indicators  []OcrIndicator `json:"indicators" desc:"Every test result row on the page, in the order printed."`
+}
+
+// OcrIndicator is one row of a lab report: one measured item.
+type OcrIndicator struct {
+	ItemName  string   `json:"itemName" validate:"required,max=200" desc:"The item's name as printed, such as 总胆固醇 or ALT."`
+	ItemGroup *string  `json:"itemGroup" validate:"omitempty,max=200" desc:"The section or panel the item is printed under, such as 血常规."`
+	ValueNum  *Decimal `json:"valueNum" desc:"The result when it is a plain number, with the digits printed (5.60 stays 5.60)."`
+	ValueText *string  `json:"valueText" validate:"omitempty,max=200" desc:"The result when it is not a plain number, as printed, such as 阴性(-), +, or <0.5."`
+	Unit      *string  `json:"unit" validate:"omitempty,max=50" desc:"The unit as printed, such as mmol/L or ×10^9/L."`
+	RefLow    *Decimal `json:"refLow" desc:"The lower bound of the reference range."`
+	RefHigh   *Decimal `json:"refHigh" desc:"The upper bound of the reference range."`
+}
+
+// Result is a draft and what the person confirming it should look at.
+type Result struct {
+	Draft    OcrDraft  `json:"draft"`
+	Warnings []Warning `json:"warnings"`
+}
+
+// Warning tells the person confirming a draft that something was dropped, changed or doubtful.
+type Warning struct {
+	Code    WarningCode `json:"code"`
+	Path    *string     `json:"path"` // a JSON path into the draft, like indicators[3].refLow; null for the whole draft
+	Message string      `json:"message"`
+}
+
+// WarningCode is a stable, machine-readable warning code.
+type WarningCode string
+
+// The warning codes, in the order of WarningCodes.
+const (
+	IndicatorDropped      WarningCode = "indicator_dropped"
+	OutputTruncated       WarningCode = "output_truncated"
+	ReferenceRangeSwapped WarningCode = "reference_range_swapped"
+	InvalidDate           WarningCode = "invalid_date"
+	InvalidValue          WarningCode = "invalid_value"
+	PageConflict          WarningCode = "page_conflict"
+	DuplicateIndicator    WarningCode = "duplicate_indicator"
+	PageFailed            WarningCode = "page_failed"
+)
+
+// WarningCodes is the one table of warning codes and what each asks of the person confirming.
+var WarningCodes = []struct {
+	Code    WarningCode
+	Meaning string
+}{
+	{IndicatorDropped, "An item in the model's reply could not be used (no name, not an object, broken beyond repair) and was left out; check the report for it."},
+	{OutputTruncated, "The model's reply was cut off; the item being written when it stopped was left out, and later items are missing."},
+	{ReferenceRangeSwapped, "The reference range's bounds came in the wrong order and were swapped."},
+	{InvalidDate, "A date could not be read as a real calendar date and was set to null."},
+	{InvalidValue, "A field's value could not be read with certainty and was set to null."},
+	{PageConflict, "A later page showed a different title, hospital or date; the first page's value was kept."},
+	{DuplicateIndicator, "An item repeated exactly on a later page and was dropped."},
+	{PageFailed, "One page of the report could not be read; its items are missing."},
+}
+
+// Warn returns a warning with a path.
+func Warn(code WarningCode, path, message string) Warning {
+	return Warning{Code: code, Path: &path, Message: message}
+}
+
+// WarnDraft returns a warning about the whole draft.
+func WarnDraft(code WarningCode, message string) Warning {
+	return Warning{Code: code, Message: message}
+}
+
+// MarshalJSON writes indicators as [] when there are none: every key is always present and never
+// null where the contract says a list.
+func (d OcrDraft) MarshalJSON() ([]byte, error) {
+	type plain OcrDraft
+	if d.Indicators == nil {
+		d.Indicators = []OcrIndicator{}
+	}
+	return json.Marshal(plain(d))
+}
+
+// MarshalJSON writes warnings as [] when there are none.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	if r.Warnings == nil {
+		r.Warnings = []Warning{}
+	}
+	return json.Marshal(plain(r))
+}
