@@ -35,14 +35,14 @@ type OcrIndicator struct {
 // Result is a draft and what the person confirming it should look at.
 type Result struct {
 	Draft    OcrDraft  `json:"draft"`
-	Warnings []Warning `json:"warnings"`
+	Warnings []Warning `json:"warnings" desc:"What the person confirming the draft should look at, in the order found."`
 }
 
 // Warning tells the person confirming a draft that something was dropped, changed or doubtful.
 type Warning struct {
-	Code    WarningCode `json:"code"`
-	Path    *string     `json:"path"` // a JSON path into the draft, like indicators[3].refLow; null for the whole draft
-	Message string      `json:"message"`
+	Code    WarningCode `json:"code" desc:"What kind of problem; stable, for programs."`
+	Path    *string     `json:"path" desc:"Where: a path into the draft such as indicators[3].refLow, or for a dropped item its place in the model's reply; null for the whole draft."`
+	Message string      `json:"message" desc:"What happened, for the person confirming the draft."`
 }
 
 // WarningCode is a stable, machine-readable warning code.

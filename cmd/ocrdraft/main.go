@@ -1,0 +1,64 @@
+// Command ocrdraft turns photos of lab reports into drafts for a person to confirm.
+//
+//	ocrdraft serve                       run the HTTP API
+//	ocrdraft parse [flags] FILE...       read captured model replies (- for stdin)
+//	ocrdraft extract [flags] IMAGE...    send report images to the model, print the draft
+//
+// Configuration comes from the environment (OCR_*); flags override it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// errUsage marks a command-line mistake: exit 2, as the flag package does.
+var errUsage = errors.New("usage")
+
+// errFailed marks a run that printed its failure as a problem document: exit 1, nothing more to say.
+var errFailed = errors.New("failed")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case errors.Is(err, errFailed):
+		os.Exit(1)
+	default:
+		fmt.Fprintln(os.Stderr, "ocrdraft:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  ocrdraft serve                        run the HTTP API (configuration: OCR_* environment variables)
+  ocrdraft parse [flags] FILE...        read captured model replies; - reads stdin
+  ocrdraft extract [flags] IMAGE...     send report images to the model and print the draft
+Run "ocrdraft COMMAND -h" for a command's flags.
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "parse":
+		return runParse(args[1:], stdin, stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "ocrdraft: unknown command %q\n%s", args[0], usage)
+		return errUsage
+	}
+}

@@ -1,0 +1,382 @@
+// Package draft turns a JSON value from a model's reply into an OcrDraft and warnings, item by
+// item: one bad indicator is dropped with a warning and never costs the others, and a value that
+// cannot be read with certainty is null with a warning, never a guess.
+//
+// Warning paths: a warning about a kept indicator names its place in the draft
+// (indicators[3].refLow); a warning about a dropped item names its place in the reply
+// (indicators[2], or indicators[1].items[4] inside a group), since it has none in the draft.
+package draft
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// Builder builds drafts. It is safe for concurrent use.
+type Builder struct {
+	validate *validator.Validate
+}
+
+// New returns a Builder.
+func New() *Builder {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		return name
+	})
+	return &Builder{validate: v}
+}
+
+// Limits on a reply's shape, so that hostile nesting costs nothing.
+const (
+	maxUnwrap     = 4 // wrapper objects around the draft
+	maxGroupDepth = 3 // groups inside groups
+)
+
+// Build reads a draft out of a decoded JSON value (numbers as json.Number). It never fails: what
+// it cannot read is null or left out, with a warning.
+func (b *Builder) Build(v any) schema.Result {
+	bd := build{b: b}
+	bd.draft.Indicators = []schema.OcrIndicator{}
+	bd.root(v, 0)
+	bd.check()
+	return schema.Result{Draft: bd.draft, Warnings: bd.warnings}
+}
+
+// build is the state of one Build call.
+type build struct {
+	b        *Builder
+	draft    schema.OcrDraft
+	warnings []schema.Warning
+}
+
+func (bd *build) warn(code schema.WarningCode, path, format string, args ...any) {
+	bd.warnings = append(bd.warnings, schema.Warn(code, path, fmt.Sprintf(format, args...)))
+}
+
+// root finds the draft in v: a list is the indicators; an object with draft keys is the draft; an
+// object with an item name is one indicator; any other object with exactly one object or list
+// among its values is a wrapper ({"data": …}, {"code": 0, "result": …}) and is unwrapped.
+func (bd *build) root(v any, depth int) {
+	switch v := v.(type) {
+	case []any:
+		bd.items(v, "indicators", nil, 0)
+	case map[string]any:
+		fields := pick(v, 0)
+		if len(fields) > 0 {
+			bd.fields(fields)
+			return
+		}
+		if item := pick(v, 1); item[fItemName].key != "" {
+			bd.items([]any{v}, "indicators", nil, 0)
+			return
+		}
+		if depth >= maxUnwrap {
+			return
+		}
+		var inner any
+		n := 0
+		for _, x := range v {
+			switch x.(type) {
+			case map[string]any, []any:
+				inner = x
+				n++
+			}
+		}
+		if n == 1 {
+			bd.root(inner, depth+1)
+		}
+	}
+}
+
+// slot is the key and value chosen for a field.
+type slot struct {
+	key  string
+	rank int
+	val  any
+}
+
+// pick maps an object's keys to fields at a level (0 draft, 1 item). Map order is random, so ties
+// are broken by alias rank and then by the key itself, to keep results deterministic.
+func pick(obj map[string]any, level int) map[field]slot {
+	var out map[field]slot
+	for k, v := range obj {
+		e, ok := keyTable[normKey(k)]
+		if !ok || e[level].field == noField {
+			continue
+		}
+		a := e[level]
+		if out == nil {
+			out = make(map[field]slot, 8)
+		}
+		if cur, ok := out[a.field]; ok && (cur.rank < a.rank || cur.rank == a.rank && cur.key < k) {
+			continue
+		}
+		out[a.field] = slot{key: k, rank: a.rank, val: v}
+	}
+	return out
+}
+
+// fields reads the draft's own fields.
+func (bd *build) fields(f map[field]slot) {
+	d := &bd.draft
+	d.Title = bd.text(f[fTitle], "title")
+	d.Hospital = bd.text(f[fHospital], "hospital")
+	if s := f[fCheckupDate]; s.key != "" {
+		date, ok := readDate(s.val)
+		if !ok {
+			bd.warn(schema.InvalidDate, "checkupDate", "%s is not a calendar date; set to null", quote(s.val))
+		}
+		d.CheckupDate = date
+	}
+	if s := f[fReportYear]; s.key != "" {
+		y, ok := readYear(s.val)
+		if !ok {
+			bd.warn(schema.InvalidValue, "reportYear", "%s is not a year; set to null", quote(s.val))
+		}
+		d.ReportYear = y
+	}
+	if d.ReportYear == nil && d.CheckupDate != nil {
+		y := d.CheckupDate.Year
+		d.ReportYear = &y
+	}
+	if s := f[fIndicators]; s.key != "" {
+		switch list := s.val.(type) {
+		case []any:
+			bd.items(list, "indicators", nil, 0)
+		case nil:
+		default:
+			bd.warn(schema.IndicatorDropped, "indicators", "indicators is not a list; nothing was read from it")
+		}
+	}
+}
+
+// text reads a text field of the draft.
+func (bd *build) text(s slot, path string) *string {
+	if s.key == "" {
+		return nil
+	}
+	t, ok := readText(s.val)
+	if !ok {
+		bd.warn(schema.InvalidValue, path, "%s is not text; set to null", quote(s.val))
+	}
+	return t
+}
+
+// items reads a list of indicators, flattening groups: {"group": G, "items": [...]} gives each of
+// its items the group G unless the item names its own.
+func (bd *build) items(list []any, path string, group *string, depth int) {
+	for i, raw := range list {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			bd.warn(schema.IndicatorDropped, p, "item is %s, not an object", kind(raw))
+			continue
+		}
+		f := pick(obj, 1)
+		if sub, ok := f[fIndicators].val.([]any); ok {
+			if depth >= maxGroupDepth {
+				bd.warn(schema.IndicatorDropped, p, "groups nested too deep")
+				continue
+			}
+			g := group
+			if t, _ := readText(f[fItemGroup].val); t != nil {
+				g = t
+			} else if t, _ := readText(f[fItemName].val); t != nil {
+				g = t
+			}
+			bd.items(sub, p+"."+f[fIndicators].key, g, depth+1)
+			continue
+		}
+		if ind, ok := bd.item(f, p, group); ok {
+			bd.draft.Indicators = append(bd.draft.Indicators, ind)
+		}
+	}
+}
+
+// item reads one indicator. Warnings about it name its place in the draft.
+func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIndicator, bool) {
+	var ind schema.OcrIndicator
+	name, _ := readText(f[fItemName].val)
+	if name == nil || *name == "" {
+		bd.warn(schema.IndicatorDropped, src, "item has no name")
+		return ind, false
+	}
+	ind.ItemName = *name
+	at := fmt.Sprintf("indicators[%d]", len(bd.draft.Indicators))
+	var w []schema.Warning
+	warn := func(code schema.WarningCode, field, format string, args ...any) {
+		w = append(w, schema.Warn(code, at+"."+field, fmt.Sprintf(format, args...)))
+	}
+
+	if g, ok := readText(f[fItemGroup].val); ok && g != nil {
+		ind.ItemGroup = g
+	} else {
+		ind.ItemGroup = group
+	}
+	if u, ok := readText(f[fUnit].val); ok {
+		ind.Unit = u
+	} else {
+		warn(schema.InvalidValue, "unit", "%s is not text; set to null", quote(f[fUnit].val))
+	}
+	setUnit := func(u string) {
+		if ind.Unit == nil && u != "" {
+			ind.Unit = &u
+		}
+	}
+
+	// The result: valueNum, then valueText, then a generic value key.
+	num := readValue(f[fValueNum].val)
+	txt := readValue(f[fValueText].val)
+	gen := readValue(f[fValue].val)
+	if num.bad {
+		warn(schema.InvalidValue, "valueNum", "%s is not a number; set to null", quote(f[fValueNum].val))
+	}
+	if txt.bad {
+		warn(schema.InvalidValue, "valueText", "%s is not text; set to null", quote(f[fValueText].val))
+	}
+	ind.ValueNum = num.num
+	setUnit(num.unit)
+	if num.text != nil { // valueNum held text such as "阴性": it is the result as text
+		if txt.text == nil && txt.num == nil {
+			ind.ValueText = num.text
+		} else if txt.text == nil || *txt.text != *num.text {
+			warn(schema.InvalidValue, "valueNum", "%q is not a number; set to null", *num.text)
+		}
+	}
+	switch {
+	case txt.num != nil && ind.ValueNum == nil: // a plain number in valueText is the number
+		ind.ValueNum = txt.num
+		setUnit(txt.unit)
+	case txt.num != nil && ind.ValueNum.Equal(*txt.num): // said twice
+	case txt.num != nil:
+		s := f[fValueText].val.(string)
+		s = strings.TrimSpace(s)
+		ind.ValueText = &s
+	case txt.text != nil:
+		ind.ValueText = txt.text
+	}
+	if ind.ValueNum == nil && ind.ValueText == nil {
+		if gen.bad {
+			warn(schema.InvalidValue, "valueNum", "%s is not a result; set to null", quote(f[fValue].val))
+		}
+		ind.ValueNum, ind.ValueText = gen.num, gen.text
+		setUnit(gen.unit)
+	}
+
+	// The reference range: refLow and refHigh, each a number or a range string, then a range key.
+	lowRange, low, lowOK := readRange(f[fRefLow].val)
+	highRange, high, highOK := readRange(f[fRefHigh].val)
+	rng, lone, rngOK := readRange(f[fRefRange].val)
+	if !lowOK {
+		warn(schema.InvalidValue, "refLow", "%s is not a bound; set to null", quote(f[fRefLow].val))
+	}
+	if !highOK {
+		warn(schema.InvalidValue, "refHigh", "%s is not a bound; set to null", quote(f[fRefHigh].val))
+	}
+	if !rngOK || lone != nil {
+		warn(schema.InvalidValue, "refLow", "reference range %s could not be read; bounds set to null", quote(f[fRefRange].val))
+	}
+	ind.RefLow = first(low, lowRange.low, highRange.low, rng.low)
+	ind.RefHigh = first(high, highRange.high, lowRange.high, rng.high)
+	setUnit(lowRange.unit)
+	setUnit(highRange.unit)
+	setUnit(rng.unit)
+	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
+		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
+		warn(schema.ReferenceRangeSwapped, "refLow", "reference range %s–%s was reversed; swapped", ind.RefHigh, ind.RefLow)
+	}
+
+	// Validation, field by field: a broken optional field is nulled, a broken name drops the item.
+	if err := bd.b.validate.Struct(ind); err != nil {
+		for _, fe := range asFieldErrors(err) {
+			if fe.StructField() == "ItemName" {
+				bd.warn(schema.IndicatorDropped, src, "item name %s", describe(fe))
+				return ind, false
+			}
+			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()
+			warn(schema.InvalidValue, fe.Field(), "%s; set to null", describe(fe))
+		}
+	}
+	bd.warnings = append(bd.warnings, w...)
+	return ind, true
+}
+
+// check validates the draft's own fields, nulling any that break a rule.
+func (bd *build) check() {
+	d := bd.draft
+	d.Indicators = nil // validated one by one in item
+	err := bd.b.validate.Struct(d)
+	for _, fe := range asFieldErrors(err) {
+		reflect.ValueOf(&bd.draft).Elem().FieldByName(fe.StructField()).SetZero()
+		bd.warn(schema.InvalidValue, fe.Field(), "%s; set to null", describe(fe))
+	}
+}
+
+func asFieldErrors(err error) validator.ValidationErrors {
+	ves, _ := err.(validator.ValidationErrors)
+	return ves
+}
+
+// describe says what rule a field broke, without echoing a long value.
+func describe(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "is missing"
+	case "max":
+		return "is longer than " + fe.Param() + " characters"
+	case "gte":
+		return "is less than " + fe.Param()
+	case "lte":
+		return "is greater than " + fe.Param()
+	}
+	return "breaks rule " + fe.Tag()
+}
+
+func first(ds ...*schema.Decimal) *schema.Decimal {
+	for _, d := range ds {
+		if d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// kind names a JSON value's type for a warning.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "a number"
+}
+
+// quote renders a value for a warning, short.
+func quote(v any) string {
+	switch v := v.(type) {
+	case string:
+		r := []rune(v)
+		if len(r) > 40 {
+			return fmt.Sprintf("%q", string(r[:40])+"…")
+		}
+		return fmt.Sprintf("%q", v)
+	case nil:
+		return "null"
+	case map[string]any, []any:
+		return kind(v)
+	}
+	return fmt.Sprint(v)
+}

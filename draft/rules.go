@@ -1,0 +1,157 @@
+package draft
+
+import "strings"
+
+// This file holds the rules as tables, one per kind, so that a new spelling seen in the field is
+// one line here and one test case, not a change to the code that applies it.
+
+// field is a draft or indicator field, or a key that feeds one.
+type field int
+
+const (
+	noField field = iota
+	fTitle
+	fHospital
+	fCheckupDate
+	fReportYear
+	fIndicators // the indicators list, or a group's items
+	fItemName
+	fItemGroup
+	fValueNum
+	fValueText
+	fValue // a result to split into valueNum or valueText
+	fUnit
+	fRefLow
+	fRefHigh
+	fRefRange // a reference range written as one string
+)
+
+// aliases lists, per field, the keys that mean it; the first is the contract's own name. Keys
+// match after normKey, so item_name, ItemName, item-name and "item name" are all itemName. When
+// an object has several keys for one field, the one listed first here wins.
+var aliases = []struct {
+	field field
+	keys  []string
+}{
+	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题"}},
+	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构"}},
+	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "sampleDate", "collectionDate"}},
+	{fReportYear, []string{"reportYear", "year", "年份"}},
+	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList"}},
+	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test"}},
+	{fItemGroup, []string{"itemGroup", "group", "category", "分组", "类别", "groupName", "panel"}},
+	{fValueNum, []string{"valueNum", "numericValue", "valueNumber"}},
+	{fValueText, []string{"valueText", "textValue"}},
+	{fValue, []string{"value", "result", "结果", "检验结果", "测定值", "检测值", "数值"}},
+	{fUnit, []string{"unit", "单位", "units"}},
+	{fRefLow, []string{"refLow", "referenceLow", "low", "lower", "min", "参考下限", "下限"}},
+	{fRefHigh, []string{"refHigh", "referenceHigh", "high", "upper", "max", "参考上限", "上限"}},
+	{fRefRange, []string{"refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval"}},
+}
+
+// draftFields and itemFields say which fields each level reads; the same key can mean different
+// things at each level ("指标" is the list at the top and a name inside an item).
+var (
+	draftFields = map[field]bool{fTitle: true, fHospital: true, fCheckupDate: true, fReportYear: true, fIndicators: true}
+	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true}
+)
+
+type aliasRank struct {
+	field field
+	rank  int
+}
+
+// keyTable maps a normalised key to its field at the draft level and at the item level.
+var keyTable = func() map[string][2]aliasRank {
+	m := make(map[string][2]aliasRank)
+	for _, a := range aliases {
+		for rank, k := range a.keys {
+			nk := normKey(k)
+			e := m[nk]
+			if draftFields[a.field] && e[0].field == noField {
+				e[0] = aliasRank{a.field, rank}
+			}
+			if itemFields[a.field] && e[1].field == noField {
+				e[1] = aliasRank{a.field, rank}
+			}
+			m[nk] = e
+		}
+	}
+	return m
+}()
+
+// normKey folds case and drops separators: "Item_Name", "item-name" and "item name" → "itemname".
+func normKey(k string) string {
+	k = strings.TrimSpace(k)
+	simple := true
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == ' ' {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return k
+	}
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		switch {
+		case r == '_' || r == '-' || r == ' ':
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + 'a' - 'A')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// nullWords are strings that mean "no value" in any field (compared case-insensitively, trimmed).
+var nullWords = []string{"", "null", "none", "n/a", "nan", "nil", "undefined"}
+
+func isNullWord(s string) bool {
+	for _, w := range nullWords {
+		if strings.EqualFold(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// flagMarks are abnormality marks printed after a value; they are dropped from the value because
+// the range already says whether it is high or low. The letters and characters only count as a
+// mark when they stand apart from a unit (after a digit or a space), so mmol/L keeps its L.
+var (
+	arrowMarks  = []string{"↑", "↓", "⬆", "⬇"}
+	letterMarks = []string{"H", "L", "高", "低", "偏高", "偏低"}
+)
+
+// fullWidthNumber maps the full-width forms used in Chinese text to ASCII, for numbers, dates and
+// ranges.
+var fullWidthNumber = strings.NewReplacer(
+	"０", "0", "１", "1", "２", "2", "３", "3", "４", "4", "５", "5", "６", "6", "７", "7", "８", "8", "９", "9",
+	"．", ".", "－", "-", "＋", "+", "，", ",", "／", "/", "：", ":", "％", "%", "　", " ",
+	"＜", "<", "＞", ">", "～", "~", "∼", "~",
+)
+
+// rangeSeparators stand between the bounds of a two-sided reference range: 3.9-6.1, 3.9~6.1,
+// 3.9—6.1, 3.9至6.1.
+var rangeSeparators = []string{"-", "~", "—", "–", "―", "至", "到", "~"}
+
+// rangeBounds are the one-sided notations: <5.2 gives refHigh only, ≥1.04 refLow only.
+var rangeBounds = []struct {
+	prefix string
+	high   bool // the number is the upper bound
+}{
+	{"<=", true}, {"≤", true}, {"≦", true}, {"<", true}, {"小于等于", true}, {"小于", true}, {"低于", true},
+	{">=", false}, {"≥", false}, {"≧", false}, {">", false}, {"大于等于", false}, {"大于", false}, {"高于", false},
+}
+
+// unitStarts are the characters a unit may start with besides ASCII letters: 45.2%, 6.5×10^9/L,
+// 5 个/HP, 12.3 秒. A number followed by anything else (1+, 1:320, 5.6偏高) is text as written.
+const unitStarts = "%‰×*μµ个秒次分倍克毫微纳皮升滴岁"
+
+// unitChars are the characters a unit may contain besides ASCII letters and digits.
+const unitChars = "%‰×*·^/.-()μµ²³⁹⁻个秒次分倍克毫微纳皮升滴岁天小时钟"

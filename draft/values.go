@@ -1,0 +1,334 @@
+package draft
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// value is what one JSON value says about a result: a number (maybe with a unit) or text.
+type value struct {
+	num  *schema.Decimal
+	unit string // a unit written after the number, or ""
+	text *string
+	bad  bool // a shape no value can have (an object, a list, a boolean)
+}
+
+// readValue reads a result. Numbers keep their digits; a string that is a number, maybe with a
+// unit and an abnormality mark, gives a number; any other string is text as written — "阴性(-)",
+// "1+", "<0.5" are results in their own right, never guesses at a number.
+func readValue(raw any) value {
+	switch v := raw.(type) {
+	case nil:
+		return value{}
+	case json.Number:
+		d, err := schema.ParseDecimal(v.String())
+		if err != nil {
+			return value{bad: true}
+		}
+		return value{num: &d}
+	case float64:
+		d, err := schema.ParseDecimal(strconv.FormatFloat(v, 'f', -1, 64))
+		if err != nil {
+			return value{bad: true}
+		}
+		return value{num: &d}
+	case string:
+		s := strings.TrimSpace(v)
+		if isNullWord(s) {
+			return value{}
+		}
+		if d, unit, ok := numberWithUnit(s); ok {
+			return value{num: &d, unit: unit}
+		}
+		return value{text: &s}
+	default:
+		return value{bad: true}
+	}
+}
+
+// numberWithUnit reads "5.6", "５．６", "1,024.5", "5.86↑", "140mmHg", "6.5×10^9/L", "7.1 H".
+func numberWithUnit(s string) (schema.Decimal, string, bool) {
+	s = stripMarks(fullWidthNumber.Replace(s))
+	n := numberPrefix(s)
+	if n == 0 {
+		return schema.Decimal{}, "", false
+	}
+	d, err := schema.ParseDecimal(strings.ReplaceAll(s[:n], ",", ""))
+	if err != nil {
+		return schema.Decimal{}, "", false
+	}
+	rest := strings.TrimSpace(s[n:])
+	if rest == "" {
+		return d, "", true
+	}
+	if isUnit(rest) {
+		return d, rest, true
+	}
+	return schema.Decimal{}, "", false
+}
+
+// stripMarks drops trailing abnormality marks (flagMarks) from a value.
+func stripMarks(s string) string {
+	for range 3 {
+		s = strings.TrimSpace(s)
+		t := s
+		for _, m := range arrowMarks {
+			t = strings.TrimSuffix(t, m)
+		}
+		if t == s {
+			for _, m := range letterMarks {
+				if rest, ok := strings.CutSuffix(s, m); ok && rest != "" {
+					last := rest[len(rest)-1]
+					if last >= '0' && last <= '9' || last == ' ' || last == '\t' {
+						t = rest
+						break
+					}
+				}
+			}
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+	return s
+}
+
+// numberPrefix returns the length of the plain decimal number at the start of s: a sign, digits
+// with optional thousands commas (1,024.5 but not 1,5), and a fraction.
+func numberPrefix(s string) int {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	intDigits := i - start
+	// Thousands groups: only when the first group has 1–3 digits and every group has 3.
+	if intDigits >= 1 && intDigits <= 3 {
+		j := i
+		groups := 0
+		for j+3 < len(s) && s[j] == ',' && isDigit(s[j+1]) && isDigit(s[j+2]) && isDigit(s[j+3]) && (j+4 == len(s) || !isDigit(s[j+4])) {
+			j += 4
+			groups++
+		}
+		if groups > 0 {
+			i = j
+		}
+	}
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j > i+1 {
+			i = j
+		} else if intDigits > 0 {
+			i = j // "5." is 5
+		}
+	}
+	if i == start || (i == start+1 && s[start] == '.') {
+		return 0
+	}
+	if i < len(s) && (isDigit(s[i]) || s[i] == ',' || s[i] == '.') {
+		return 0 // 1,5 or 1.2.3: not a plain number
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isUnit reports whether s looks like a unit: it starts with a letter or one of unitStarts (not a
+// slash, so 120/80 stays text), holds no spaces, and only unit characters.
+func isUnit(s string) bool {
+	if s == "" || len(s) > 30 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if !(r < utf8.RuneSelf && isLetter(byte(r))) && !strings.ContainsRune(unitStarts, r) {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf && (isLetter(byte(r)) || isDigit(byte(r))):
+		case strings.ContainsRune(unitChars, r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// bounds is what a reference range says.
+type bounds struct {
+	low, high *schema.Decimal
+	unit      string
+}
+
+// readRange reads a reference range: a number (the caller decides which bound), or a string in
+// one of the notations of rangeSeparators and rangeBounds, maybe with a unit. ok is false for a
+// string that has digits but no notation we know; a range without digits ("阴性") is qualitative
+// and reads as no bounds.
+func readRange(raw any) (b bounds, num *schema.Decimal, ok bool) {
+	switch v := raw.(type) {
+	case nil:
+		return bounds{}, nil, true
+	case json.Number, float64:
+		x := readValue(v)
+		return bounds{}, x.num, x.num != nil
+	case []any:
+		if len(v) == 2 {
+			lo, hi := readValue(v[0]), readValue(v[1])
+			if (lo.num != nil || v[0] == nil) && (hi.num != nil || v[1] == nil) && !lo.bad && !hi.bad {
+				return bounds{low: lo.num, high: hi.num}, nil, true
+			}
+		}
+		return bounds{}, nil, false
+	case string:
+		s := strings.TrimSpace(fullWidthNumber.Replace(v))
+		if isNullWord(s) || !strings.ContainsAny(s, "0123456789") {
+			return bounds{}, nil, true
+		}
+		if d, unit, isNum := numberWithUnit(s); isNum {
+			return bounds{unit: unit}, &d, true
+		}
+		if b, ok := parseRange(s); ok {
+			return b, nil, true
+		}
+		return bounds{}, nil, false
+	default:
+		return bounds{}, nil, false
+	}
+}
+
+// parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L".
+func parseRange(s string) (bounds, bool) {
+	for _, rb := range rangeBounds {
+		if rest, ok := strings.CutPrefix(s, rb.prefix); ok {
+			d, unit, ok := numberWithUnit(strings.TrimSpace(rest))
+			if !ok {
+				return bounds{}, false
+			}
+			if rb.high {
+				return bounds{high: &d, unit: unit}, true
+			}
+			return bounds{low: &d, unit: unit}, true
+		}
+	}
+	n := numberPrefix(s)
+	if n == 0 {
+		return bounds{}, false
+	}
+	lo, err := schema.ParseDecimal(strings.ReplaceAll(s[:n], ",", ""))
+	if err != nil {
+		return bounds{}, false
+	}
+	rest := strings.TrimSpace(s[n:])
+	for _, sep := range rangeSeparators {
+		if after, ok := strings.CutPrefix(rest, sep); ok {
+			hi, unit, ok := numberWithUnit(strings.TrimSpace(after))
+			if !ok {
+				return bounds{}, false
+			}
+			return bounds{low: &lo, high: &hi, unit: unit}, true
+		}
+	}
+	return bounds{}, false
+}
+
+// datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, with an
+// optional time part that is dropped. Day-first and month-first dates are ambiguous and are not
+// read.
+var datePattern = regexp.MustCompile(`^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?:(?:[T\s]+|号\s*)\d{1,2}[:时点]\d{1,2}(?:[:分]\d{1,2}(?:\.\d+)?秒?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+
+// compactDate is 20260305.
+var compactDate = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})$`)
+
+// readDate reads a checkup date. ok is false for a value that is there but is not a real date.
+func readDate(raw any) (d *schema.Date, ok bool) {
+	var s string
+	switch v := raw.(type) {
+	case nil:
+		return nil, true
+	case string:
+		s = strings.TrimSpace(fullWidthNumber.Replace(v))
+		if isNullWord(s) {
+			return nil, true
+		}
+	case json.Number:
+		s = v.String()
+	default:
+		return nil, false
+	}
+	m := datePattern.FindStringSubmatch(s)
+	if m == nil {
+		m = compactDate.FindStringSubmatch(s)
+	}
+	if m == nil {
+		return nil, false
+	}
+	y, _ := strconv.Atoi(m[1])
+	mo, _ := strconv.Atoi(m[2])
+	day, _ := strconv.Atoi(m[3])
+	date, err := schema.NewDate(y, time.Month(mo), day)
+	if err != nil {
+		return nil, false
+	}
+	return &date, true
+}
+
+// readYear reads a report year: 2026, "2026", "2026年".
+func readYear(raw any) (y *int, ok bool) {
+	var s string
+	switch v := raw.(type) {
+	case nil:
+		return nil, true
+	case json.Number:
+		s = v.String()
+	case float64:
+		s = strconv.FormatFloat(v, 'f', -1, 64)
+	case string:
+		s = strings.TrimSpace(fullWidthNumber.Replace(v))
+		if isNullWord(s) {
+			return nil, true
+		}
+		s = strings.TrimSpace(strings.TrimSuffix(s, "年"))
+	default:
+		return nil, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1900 || n > 2100 {
+		return nil, false
+	}
+	return &n, true
+}
+
+// readText reads a text field: a trimmed string, null for null words. Numbers become their
+// digits (a hospital named by a number is odd, but it is what was written).
+func readText(raw any) (s *string, ok bool) {
+	switch v := raw.(type) {
+	case nil:
+		return nil, true
+	case string:
+		t := strings.TrimSpace(v)
+		if isNullWord(t) {
+			return nil, true
+		}
+		return &t, true
+	case json.Number:
+		t := v.String()
+		return &t, true
+	default:
+		return nil, false
+	}
+}

@@ -1,0 +1,101 @@
+package parse
+
+import "strings"
+
+// cut handles a reply that stops before its JSON is closed: the model hit its token limit, or the
+// text ends mid-value. Repairing such text as it is would invent data — "valueNum": 4. becomes
+// 4.0, a half-written name becomes a whole one — so cut goes back to the last point at which no
+// item was half-written, and closes what is open there.
+//
+// An item is an object that is an element of an array (an indicator, or a group of them). A point
+// is safe when, looking outwards from the innermost open container, an array is met before any
+// such item: between items, or between the draft's own fields, but never between an item's
+// fields. A group whose items array is open is not half-written in that sense; its complete items
+// are kept.
+//
+// cut reports whether the text was unclosed; closed text is returned as it is.
+func cut(s string) (string, bool) {
+	type frame struct {
+		kind      byte // '{' or '['
+		item      bool // an object that is an array element
+		expectKey bool // in an object, the next string is a key
+	}
+	var stack []frame
+	safe := func() bool {
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].kind == '[' {
+				return true
+			}
+			if stack[i].item {
+				return false
+			}
+		}
+		return true
+	}
+	lastCut, lastClose := -1, ""
+	mark := func(end int) {
+		if !safe() {
+			return
+		}
+		var b strings.Builder
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].kind == '{' {
+				b.WriteByte('}')
+			} else {
+				b.WriteByte(']')
+			}
+		}
+		lastCut, lastClose = end, b.String()
+	}
+
+	sc := scanner{s: s}
+	for sc.next() {
+		c := s[sc.pos]
+		if sc.inToken {
+			// A string's closing quote (the scanner has just cleared quote) completes a value,
+			// unless the string was a key.
+			if !sc.inComment && sc.quote == 0 && (c == '"' || c == '\'') {
+				if len(stack) > 0 && !stack[len(stack)-1].expectKey {
+					mark(sc.pos + 1)
+				}
+			}
+			continue
+		}
+		switch c {
+		case '{', '[':
+			item := c == '{' && len(stack) > 0 && stack[len(stack)-1].kind == '['
+			stack = append(stack, frame{kind: c, item: item, expectKey: c == '{'})
+			if len(stack) == 1 {
+				lastCut, lastClose = -1, ""
+			}
+			mark(sc.pos + 1)
+		case '}', ']':
+			if len(stack) == 0 {
+				return s, false // closed (or junk after the value): not ours to cut
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return s, false
+			}
+			mark(sc.pos + 1)
+		case ',':
+			if len(stack) > 0 {
+				mark(sc.pos)
+				if top := &stack[len(stack)-1]; top.kind == '{' {
+					top.expectKey = true
+				}
+			}
+		case ':':
+			if len(stack) > 0 {
+				stack[len(stack)-1].expectKey = false
+			}
+		}
+	}
+	if len(stack) == 0 && sc.quote == 0 {
+		return s, false
+	}
+	if lastCut < 0 {
+		return "", true
+	}
+	return strings.TrimRight(s[:lastCut], " \t\r\n,") + lastClose, true
+}

@@ -1,0 +1,308 @@
+// Package parse turns a vision model's raw reply into JSON values. Replies are untrusted text that
+// is usually almost JSON: fenced, wrapped in chatter, with trailing commas, Python literals,
+// full-width punctuation, or cut off at the token limit. Reply finds every JSON value the text
+// could honestly mean and lets the caller pick the best one; it never invents data at a cut.
+//
+// The stages, cheapest first:
+//  1. strict: the whole trimmed reply decodes as JSON (the fast path; the repairer is not touched);
+//  2. fenced / extracted: the content of a ``` or ~~~ fence, or a balanced top-level {…} or […]
+//     found by a string-aware scan, decodes as JSON;
+//  3. repaired: a candidate that does not decode is normalised (full-width punctuation and curly
+//     quotes outside strings), cut back to its last complete item if it is unclosed, and repaired
+//     with kaptinlin/jsonrepair in bounded pieces; its output is re-checked with json.Valid.
+package parse
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// Stage names how a value was found. Metrics count them, so the names are stable.
+type Stage string
+
+// The stages, in the order they are tried.
+const (
+	Strict    Stage = "strict"
+	Fenced    Stage = "fenced"
+	Extracted Stage = "extracted"
+	Repaired  Stage = "repaired"
+	Failed    Stage = "failed"
+)
+
+// Candidate is one JSON value found in a reply.
+type Candidate struct {
+	// Value is the decoded JSON: map[string]any, []any, string, bool, nil, or json.Number for
+	// numbers, so that the digits the model wrote survive.
+	Value any
+	Stage Stage
+	// Truncated reports that the candidate's text was unclosed at the end of the reply; it was cut
+	// back to its last complete item, and whatever was open at the cut is gone.
+	Truncated bool
+	// Offset and Len locate the candidate's text in the reply, for tie-breaks and diagnostics.
+	Offset, Len int
+}
+
+// Limits that bound the work one reply can cost, whatever its shape.
+const (
+	// MaxReply is the longest reply looked at; the rest is ignored (and so treated as cut).
+	MaxReply = 256 << 10
+	// maxCandidates bounds how many fences and spans are tried.
+	maxCandidates = 32
+	// maxUnwrap bounds how deep a JSON string holding JSON is decoded again.
+	maxUnwrap = 2
+	// quoteLen is how much of a reply a failure's detail quotes, in characters.
+	quoteLen = 120
+)
+
+// Reply returns the JSON values found in a reply, best guess first by stage and position; the
+// caller scores them (the one that yields the most indicators should win, so that an echoed
+// format example loses to the real answer). A reply with no usable JSON is a *problem.Error with
+// code model_output_unparseable quoting the start of the reply.
+func Reply(reply string) ([]Candidate, error) {
+	text := trim(reply)
+	if len(text) > MaxReply {
+		text = text[:MaxReply]
+	}
+	cands := candidates(text, 0)
+	if len(cands) == 0 {
+		return nil, unparseable(reply)
+	}
+	return cands, nil
+}
+
+// candidates does the work of Reply on trimmed text; depth counts double-encoding unwraps.
+func candidates(text string, depth int) []Candidate {
+	// Stage 1: the whole reply is JSON.
+	if v, ok := decode(text); ok {
+		if s, isString := v.(string); isString {
+			if depth < maxUnwrap {
+				return candidates(trim(s), depth+1)
+			}
+			return nil
+		}
+		if isContainer(v) {
+			return []Candidate{{Value: v, Stage: Strict, Len: len(text)}}
+		}
+		return nil // a bare number or literal is not a draft
+	}
+
+	// Stage 2 and 3: fences and balanced spans, each decoded strictly or else repaired.
+	var out []Candidate
+	seen := make(map[string]bool)
+	try := func(p piece, stage Stage) {
+		body := strings.TrimSpace(p.text)
+		if body == "" || seen[body] || len(out) >= maxCandidates {
+			return
+		}
+		seen[body] = true
+		if v, ok := decode(body); ok {
+			if s, isString := v.(string); isString && depth < maxUnwrap {
+				for _, c := range candidates(trim(s), depth+1) {
+					c.Offset, c.Len = p.offset, len(p.text)
+					out = append(out, c)
+				}
+				return
+			}
+			if isContainer(v) {
+				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text)})
+			}
+			return
+		}
+		if body[0] != '{' && body[0] != '[' && !strings.HasPrefix(body, "｛") && !strings.HasPrefix(body, "［") {
+			return // fence content with chatter: its spans are tried on their own
+		}
+		if v, truncated, ok := repair(body); ok && isContainer(v) {
+			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text)})
+		}
+	}
+	for _, f := range fences(text) {
+		try(f, Fenced)
+	}
+	for _, s := range spans(text) {
+		try(s, Extracted)
+	}
+	return out
+}
+
+// trim drops a byte-order mark and surrounding white space.
+func trim(s string) string {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "\uFEFF")
+	return strings.TrimSpace(s)
+}
+
+// decode is a strict decode of exactly one JSON value, keeping numbers as written.
+func decode(s string) (any, bool) {
+	if s == "" {
+		return nil, false
+	}
+	switch s[0] {
+	case '{', '[', '"':
+	default:
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, false // trailing data after the value
+	}
+	return v, true
+}
+
+func isContainer(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// unparseable is the error for a reply without usable JSON, quoting its start so the caller can
+// see a refusal for what it is.
+func unparseable(reply string) error {
+	q := strings.TrimSpace(strings.TrimPrefix(reply, "\uFEFF"))
+	if q == "" {
+		return problem.Errorf(problem.ModelOutputUnparseable, "the model's reply is empty")
+	}
+	if utf8.RuneCountInString(q) > quoteLen {
+		r := []rune(q)
+		q = string(r[:quoteLen]) + "…"
+	}
+	return problem.Errorf(problem.ModelOutputUnparseable, "the model's reply holds no usable JSON: %q", q)
+}
+
+// piece is a stretch of the reply that may hold JSON.
+type piece struct {
+	text     string
+	offset   int
+	unclosed bool // ran to the end of the reply without closing
+}
+
+// fences returns the content of every ``` and ~~~ fence, in order. An unclosed fence runs to the
+// end of the reply: a cut reply often stops inside its fence.
+func fences(text string) []piece {
+	var out []piece
+	for i := 0; i < len(text); {
+		j := indexFence(text, i)
+		if j < 0 {
+			break
+		}
+		marker := text[j : j+3]
+		// The info string (json, JSON, …) runs to the end of the line.
+		start := j + 3
+		if nl := strings.IndexByte(text[start:], '\n'); nl >= 0 && !strings.ContainsAny(text[start:start+nl], "{[") {
+			start += nl + 1
+		} else {
+			for start < len(text) && isInfoByte(text[start]) {
+				start++
+			}
+		}
+		end := strings.Index(text[start:], marker)
+		if end < 0 {
+			out = append(out, piece{text: text[start:], offset: start, unclosed: true})
+			break
+		}
+		out = append(out, piece{text: text[start : start+end], offset: start})
+		i = start + end + 3
+	}
+	return out
+}
+
+func indexFence(text string, from int) int {
+	a := strings.Index(text[from:], "```")
+	b := strings.Index(text[from:], "~~~")
+	switch {
+	case a < 0 && b < 0:
+		return -1
+	case a < 0:
+		return from + b
+	case b < 0 || a < b:
+		return from + a
+	default:
+		return from + b
+	}
+}
+
+func isInfoByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
+// spans returns every balanced top-level {…} or […] in the text, found by a scan that knows JSON
+// strings, so braces inside strings do not count. Full-width brackets count as brackets because
+// some models write them as structure. A span still open at the end runs to the end and is marked
+// unclosed.
+func spans(text string) []piece {
+	var out []piece
+	depth, start := 0, -1
+	inString := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		size := 1
+		if depth > 0 && inString {
+			switch c {
+			case '\\':
+				size = 2
+			case '"':
+				inString = false
+			}
+			i += size
+			continue
+		}
+		open, close := false, false
+		switch {
+		case c == '{' || c == '[':
+			open = true
+		case c == '}' || c == ']':
+			close = true
+		case c == '"' && depth > 0:
+			inString = true
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(text[i:])
+			size = n
+			switch r {
+			case '｛', '［':
+				open = true
+			case '｝', '］':
+				close = true
+			}
+		}
+		switch {
+		case open:
+			if depth == 0 {
+				start = i
+			}
+			depth++
+		case close && depth > 0:
+			depth--
+			if depth == 0 {
+				out = append(out, piece{text: text[start : i+size], offset: start})
+				if len(out) >= maxCandidates {
+					return out
+				}
+			}
+		}
+		i += size
+	}
+	if depth > 0 {
+		out = append(out, piece{text: text[start:], offset: start, unclosed: true})
+	}
+	return out
+}
+
+// Unparseable is the error for a reply that holds JSON but no report data (an empty object, a
+// refusal written as JSON), so that it is never mistaken for an empty success.
+func Unparseable(reply, why string) error {
+	err := unparseable(reply).(*problem.Error)
+	if why != "" {
+		err.Detail = why + ": " + strings.TrimPrefix(err.Detail, "the model's reply holds no usable JSON: ")
+	}
+	return err
+}

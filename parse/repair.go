@@ -1,0 +1,315 @@
+package parse
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kaptinlin/jsonrepair"
+)
+
+// The repairer (kaptinlin/jsonrepair v0.4.8) takes time quadratic in its input — about 1 ms for
+// 4 KB and 50 ms for 32 KB — and may return invalid JSON with a nil error. So it only ever sees
+// small pieces: a candidate larger than wholeRepair is split at its top-level commas (string- and
+// comment-aware) and each member is repaired on its own, recursively. A piece that cannot be split
+// and is larger than maxRepair is given up on. Every output is re-checked with json.Valid.
+const (
+	wholeRepair = 1 << 10
+	maxRepair   = 4 << 10
+	maxDepth    = 16
+)
+
+// repair normalises, cuts and repairs a candidate's text. truncated reports that the text was
+// unclosed and was cut back to its last complete item.
+func repair(text string) (v any, truncated bool, ok bool) {
+	text = normalize(text)
+	text, truncated = cut(text)
+	if text == "" {
+		return nil, truncated, false
+	}
+	if v, ok := decode(text); ok {
+		return v, truncated, true
+	}
+	out, ok := repairPiece(text, 0)
+	if !ok {
+		return nil, truncated, false
+	}
+	v, ok = decode(out)
+	return v, truncated, ok
+}
+
+// repairPiece repairs one piece of text into valid JSON.
+func repairPiece(s string, depth int) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", false
+	}
+	if len(s) <= wholeRepair {
+		if out, ok := repairWhole(s); ok {
+			return out, true
+		}
+	}
+	if depth < maxDepth && (s[0] == '{' || s[0] == '[') {
+		if out, ok := repairSplit(s, depth); ok {
+			return out, true
+		}
+	}
+	if len(s) > wholeRepair && len(s) <= maxRepair {
+		return repairWhole(s)
+	}
+	return "", false
+}
+
+func repairWhole(s string) (string, bool) {
+	out, err := jsonrepair.Repair(s)
+	if err != nil || !json.Valid([]byte(out)) {
+		return "", false
+	}
+	return out, true
+}
+
+// repairSplit repairs a container member by member. In an array, a member that cannot be repaired
+// becomes null, so the item is reported as dropped instead of losing its siblings; in an object,
+// such a member fails the object, so that no item is kept with a field silently missing.
+func repairSplit(s string, depth int) (string, bool) {
+	open := s[0]
+	close := byte('}')
+	if open == '[' {
+		close = ']'
+	}
+	body := s[1:]
+	if strings.HasSuffix(body, string(close)) {
+		body = body[:len(body)-1]
+	} else {
+		return "", false // unbalanced: cut() closes what it can, so this is not JSON-like
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteByte(open)
+	n := 0
+	for _, m := range splitTop(body, ',') {
+		m = strings.TrimSpace(stripComments(m))
+		if m == "" {
+			continue // trailing or doubled comma
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		if open == '[' {
+			out, ok := repairPiece(m, depth+1)
+			if !ok {
+				out = "null"
+			}
+			b.WriteString(out)
+			continue
+		}
+		kv := splitTop(m, ':')
+		if len(kv) < 2 {
+			return "", false
+		}
+		key := strings.TrimSpace(kv[0])
+		val := strings.TrimSpace(m[len(kv[0])+1:])
+		k, ok := repairKey(key)
+		if !ok {
+			return "", false
+		}
+		out, ok := repairPiece(val, depth+1)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(k)
+		b.WriteByte(':')
+		b.WriteString(out)
+	}
+	b.WriteByte(close)
+	return b.String(), true
+}
+
+// repairKey turns a quoted, single-quoted or bare key into a JSON string.
+func repairKey(k string) (string, bool) {
+	if k == "" {
+		return "", false
+	}
+	if k[0] == '"' {
+		var s string
+		if json.Unmarshal([]byte(k), &s) == nil {
+			return k, true
+		}
+	}
+	k = strings.Trim(k, `"'`)
+	if k == "" {
+		return "", false
+	}
+	b, _ := json.Marshal(k)
+	return string(b), true
+}
+
+// splitTop splits s at sep where sep stands outside strings, comments and nested containers.
+func splitTop(s string, sep byte) []string {
+	var parts []string
+	depth, last := 0, 0
+	sc := scanner{s: s}
+	for sc.next() {
+		if sc.inToken {
+			continue
+		}
+		switch c := s[sc.pos]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case sep:
+			if depth == 0 {
+				parts = append(parts, s[last:sc.pos])
+				last = sc.pos + 1
+				if sep == ':' {
+					return append(parts, s[last:])
+				}
+			}
+		}
+	}
+	return append(parts, s[last:])
+}
+
+// stripComments removes // and /* */ comments that stand outside strings.
+func stripComments(s string) string {
+	if !strings.Contains(s, "//") && !strings.Contains(s, "/*") {
+		return s
+	}
+	var b strings.Builder
+	sc := scanner{s: s}
+	for sc.next() {
+		if sc.inComment {
+			continue
+		}
+		b.WriteByte(s[sc.pos])
+	}
+	return b.String()
+}
+
+// scanner walks a JSON-like text byte by byte, tracking whether the current byte is inside a
+// string ("…" or '…') or a comment, so that callers only look at structure.
+type scanner struct {
+	s         string
+	pos       int
+	started   bool
+	quote     byte // the open string's quote, or 0
+	inToken   bool // current byte is part of a string or comment (delimiters included)
+	inComment bool // current byte is part of a comment
+	comment   byte // '/' for a line comment, '*' for a block comment, 0 outside
+	escaped   bool
+}
+
+func (sc *scanner) next() bool {
+	if sc.started {
+		sc.pos++
+	}
+	sc.started = true
+	if sc.pos >= len(sc.s) {
+		return false
+	}
+	c := sc.s[sc.pos]
+	switch {
+	case sc.comment == '/':
+		sc.inToken, sc.inComment = true, true
+		if c == '\n' {
+			sc.comment = 0
+		}
+	case sc.comment == '*':
+		sc.inToken, sc.inComment = true, true
+		if c == '/' && sc.pos > 0 && sc.s[sc.pos-1] == '*' {
+			sc.comment = 0
+		}
+	case sc.quote != 0:
+		sc.inToken, sc.inComment = true, false
+		switch {
+		case sc.escaped:
+			sc.escaped = false
+		case c == '\\':
+			sc.escaped = true
+		case c == sc.quote:
+			sc.quote = 0
+		}
+	case c == '"' || c == '\'':
+		sc.quote = c
+		sc.inToken, sc.inComment = true, false
+	case c == '/' && sc.pos+1 < len(sc.s) && (sc.s[sc.pos+1] == '/' || sc.s[sc.pos+1] == '*'):
+		sc.comment = sc.s[sc.pos+1]
+		sc.inToken, sc.inComment = true, true
+		if sc.comment == '*' {
+			sc.pos++ // so that "/*/" does not close itself
+		}
+	default:
+		sc.inToken, sc.inComment = false, false
+	}
+	return true
+}
+
+// fullWidth maps punctuation that some models write as structure to its ASCII form.
+var fullWidth = map[rune]byte{
+	'：': ':', '，': ',', '［': '[', '］': ']', '｛': '{', '｝': '}', '“': '"', '”': '"',
+}
+
+// normalize turns full-width structural punctuation and curly quotes that stand outside ASCII
+// strings into ASCII. A curly quote outside a string opens a string, which ends at the next
+// closing curly or ASCII quote; punctuation inside any string is left alone.
+func normalize(s string) string {
+	if !hasFullWidth(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	var quote rune // '"', '“' or 0
+	escaped := false
+	for _, r := range s {
+		switch {
+		case quote == '"':
+			switch {
+			case escaped:
+				escaped = false
+			case r == '\\':
+				escaped = true
+			case r == '"':
+				quote = 0
+			}
+			b.WriteRune(r)
+		case quote == '“':
+			switch r {
+			case '”', '"':
+				quote = 0
+				b.WriteByte('"')
+			default:
+				b.WriteRune(r)
+			}
+		case r == '"':
+			quote = '"'
+			b.WriteRune(r)
+		case r == '“' || r == '”':
+			quote = '“'
+			b.WriteByte('"')
+		default:
+			if a, ok := fullWidth[r]; ok {
+				b.WriteByte(a)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	return b.String()
+}
+
+func hasFullWidth(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if _, ok := fullWidth[r]; ok {
+			return true
+		}
+		i += n
+	}
+	return false
+}

@@ -1,0 +1,58 @@
+package prompt
+
+import (
+	"flag"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestGolden pins the rendered prompt: a change to the contract or the rules shows up here as a
+// diff to review, and changes the prompt version.
+func TestGolden(t *testing.T) {
+	const path = "testdata/prompt.golden.txt"
+	got := Render()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("prompt differs from %s (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestEveryField fails when a contract field is missing from the prompt, with its description.
+func TestEveryField(t *testing.T) {
+	p := Render()
+	for _, typ := range []reflect.Type{reflect.TypeFor[schema.OcrDraft](), reflect.TypeFor[schema.OcrIndicator]()} {
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			desc := f.Tag.Get("desc")
+			if desc == "" {
+				t.Errorf("%s.%s has no desc tag", typ.Name(), f.Name)
+			}
+			if !strings.Contains(p, "- "+name+" (") || !strings.Contains(p, desc) {
+				t.Errorf("prompt lacks field %s or its description", name)
+			}
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	v := Version()
+	if len(v) != 12 || strings.Trim(v, "0123456789abcdef") != "" {
+		t.Errorf("Version() = %q, want 12 hex digits", v)
+	}
+}

@@ -1,0 +1,252 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Style is a JSON Schema dialect the contract is rendered in.
+type Style int
+
+const (
+	// OpenAPI is OpenAPI 3.0.3: nullable: true, nested types as $ref to components, and the
+	// validate tags as maxLength, minLength, minimum and maximum.
+	OpenAPI Style = iota
+	// Strict is OpenAI's structured-output strict form: every property required, null as a type
+	// in a type list, additionalProperties false, everything inline, and no length or range
+	// keywords (strict mode rejects them).
+	Strict
+)
+
+// Property is one named property, kept in declaration order so that the prompt and the spec list
+// fields in the order of the Go types.
+type Property struct {
+	Name   string
+	Schema *JSONSchema
+}
+
+// JSONSchema is the subset of JSON Schema the contract needs. Properties keep their order.
+type JSONSchema struct {
+	Ref                  string
+	Type                 []string // one type, or a type and "null" in Strict style
+	Format               string
+	Description          string
+	Nullable             bool
+	Enum                 []string
+	Properties           []Property
+	Required             []string
+	AdditionalProperties *bool
+	Items                *JSONSchema
+	MinLength, MaxLength *int
+	Minimum, Maximum     *int
+}
+
+// MarshalJSON writes the schema with properties in declaration order.
+func (s *JSONSchema) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	put := func(k string, v any) {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := json.Marshal(v)
+		if err != nil {
+			panic(err) // only our own types are marshalled
+		}
+		b.Write(vb)
+	}
+	if s.Ref != "" {
+		put("$ref", s.Ref)
+	}
+	switch len(s.Type) {
+	case 0:
+	case 1:
+		put("type", s.Type[0])
+	default:
+		put("type", s.Type)
+	}
+	if s.Format != "" {
+		put("format", s.Format)
+	}
+	if s.Description != "" {
+		put("description", s.Description)
+	}
+	if s.Nullable {
+		put("nullable", true)
+	}
+	if s.Enum != nil {
+		put("enum", s.Enum)
+	}
+	if s.MinLength != nil {
+		put("minLength", *s.MinLength)
+	}
+	if s.MaxLength != nil {
+		put("maxLength", *s.MaxLength)
+	}
+	if s.Minimum != nil {
+		put("minimum", *s.Minimum)
+	}
+	if s.Maximum != nil {
+		put("maximum", *s.Maximum)
+	}
+	if s.Items != nil {
+		put("items", s.Items)
+	}
+	if s.Properties != nil {
+		var pb bytes.Buffer
+		pb.WriteByte('{')
+		for i, p := range s.Properties {
+			if i > 0 {
+				pb.WriteByte(',')
+			}
+			kb, _ := json.Marshal(p.Name)
+			pb.Write(kb)
+			pb.WriteByte(':')
+			vb, err := p.Schema.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			pb.Write(vb)
+		}
+		pb.WriteByte('}')
+		put("properties", json.RawMessage(pb.Bytes()))
+	}
+	if s.Required != nil {
+		put("required", s.Required)
+	}
+	if s.AdditionalProperties != nil {
+		put("additionalProperties", *s.AdditionalProperties)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Components are the named types of the contract, for openapi.yaml's components.schemas.
+var Components = []struct {
+	Name string
+	Type reflect.Type
+}{
+	{"OcrDraft", reflect.TypeFor[OcrDraft]()},
+	{"OcrIndicator", reflect.TypeFor[OcrIndicator]()},
+	{"Warning", reflect.TypeFor[Warning]()},
+	{"Result", reflect.TypeFor[Result]()},
+}
+
+// enums are named string types whose values come from a table.
+var enums = map[reflect.Type]func() []string{
+	reflect.TypeFor[WarningCode](): func() []string {
+		out := make([]string, len(WarningCodes))
+		for i, w := range WarningCodes {
+			out[i] = string(w.Code)
+		}
+		return out
+	},
+}
+
+// Generate renders the JSON Schema of t in a style. In OpenAPI style, fields whose type is one of
+// Components are $refs to it (t itself is expanded).
+func Generate(t reflect.Type, style Style) *JSONSchema {
+	return gen(t, style, true)
+}
+
+func gen(t reflect.Type, style Style, top bool) *JSONSchema {
+	nullable := false
+	if t.Kind() == reflect.Pointer {
+		nullable = true
+		t = t.Elem()
+	}
+	var s *JSONSchema
+	switch {
+	case t == reflect.TypeFor[Decimal]():
+		s = &JSONSchema{Type: []string{"number"}}
+	case t == reflect.TypeFor[Date]():
+		s = &JSONSchema{Type: []string{"string"}, Format: "date"}
+	case enums[t] != nil:
+		s = &JSONSchema{Type: []string{"string"}, Enum: enums[t]()}
+	case t.Kind() == reflect.String:
+		s = &JSONSchema{Type: []string{"string"}}
+	case t.Kind() == reflect.Int:
+		s = &JSONSchema{Type: []string{"integer"}}
+	case t.Kind() == reflect.Slice:
+		s = &JSONSchema{Type: []string{"array"}, Items: gen(t.Elem(), style, false)}
+	case t.Kind() == reflect.Struct:
+		if style == OpenAPI && !top && isComponent(t) {
+			s = &JSONSchema{Ref: "#/components/schemas/" + t.Name()}
+			break
+		}
+		s = object(t, style)
+	default:
+		panic(fmt.Sprintf("schema: no JSON Schema for %v", t))
+	}
+	if nullable {
+		switch {
+		case style == Strict:
+			s.Type = append(s.Type, "null")
+		case s.Ref != "":
+			// OpenAPI 3.0 ignores siblings of $ref; no nullable $ref is used in the contract.
+		default:
+			s.Nullable = true
+		}
+	}
+	return s
+}
+
+func isComponent(t reflect.Type) bool {
+	for _, c := range Components {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+func object(t reflect.Type, style Style) *JSONSchema {
+	no := false
+	s := &JSONSchema{Type: []string{"object"}, AdditionalProperties: &no, Properties: []Property{}, Required: []string{}}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		p := gen(f.Type, style, false)
+		if p.Ref == "" {
+			p.Description = f.Tag.Get("desc")
+		}
+		if style == OpenAPI {
+			constrain(p, f.Tag.Get("validate"))
+		}
+		s.Properties = append(s.Properties, Property{name, p})
+		s.Required = append(s.Required, name) // every key is always present
+	}
+	return s
+}
+
+// constrain turns validate tags into OpenAPI keywords.
+func constrain(s *JSONSchema, tag string) {
+	isString := len(s.Type) > 0 && s.Type[0] == "string"
+	for _, rule := range strings.Split(tag, ",") {
+		k, v, _ := strings.Cut(rule, "=")
+		n, err := strconv.Atoi(v)
+		switch {
+		case k == "required" && isString:
+			one := 1
+			s.MinLength = &one
+		case err != nil:
+		case k == "max" && isString:
+			s.MaxLength = &n
+		case k == "gte":
+			s.Minimum = &n
+		case k == "lte":
+			s.Maximum = &n
+		}
+	}
+}
