@@ -149,7 +149,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // isUnit reports whether s looks like a unit: it starts with a letter or one of unitStarts (not a
 // slash, so 120/80 stays text), holds no spaces, and only unit characters.
 func isUnit(s string) bool {
-	if s == "" || len(s) > 30 {
+	if s == "" || len(s) > 30 || isNullWord(s) {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s)

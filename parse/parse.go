@@ -104,6 +104,9 @@ func candidates(text string, depth int) []Candidate {
 			if s, isString := v.(string); isString && depth < maxUnwrap {
 				for _, c := range candidates(trim(s), depth+1) {
 					c.Offset, c.Len = p.offset, len(p.text)
+					if c.Stage == Strict {
+						c.Stage = stage
+					}
 					out = append(out, c)
 				}
 				return

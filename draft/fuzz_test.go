@@ -1,0 +1,77 @@
+package draft
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// FuzzFromReply feeds arbitrary replies through parse and draft. It must never panic, and any
+// draft it accepts must re-encode to JSON that decodes into the contract types and validates,
+// and building a draft again from that JSON must give the same draft without warnings: what we
+// return is a fixed point of our own rules.
+func FuzzFromReply(f *testing.F) {
+	files, _ := os.ReadDir("../testdata/replies")
+	for _, e := range files {
+		if b, err := os.ReadFile("../testdata/replies/" + e.Name()); err == nil && strings.HasSuffix(e.Name(), ".txt") {
+			f.Add(string(b), strings.HasSuffix(e.Name(), ".length.txt"))
+		}
+	}
+	for _, s := range []string{
+		`{"indicators":[{"itemName":"a","valueNum":"5.6↑","refRange":"3.9-6.1"}]}`,
+		"```json\n[{\"name\":\"x\",\"value\":\"1,024.5 mmol/L\"}]\n```",
+		`{'items': [{'name': 'x', 'value': None,}]`,
+		`"{\"title\":\"t\"}"`,
+		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`,
+	} {
+		f.Add(s, false)
+	}
+	b := New()
+	f.Fuzz(func(t *testing.T, reply string, cut bool) {
+		out, err := b.FromReply(reply, cut)
+		if err != nil {
+			return
+		}
+		enc, err := json.Marshal(out.Result)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		var back schema.Result
+		dec := json.NewDecoder(bytes.NewReader(enc))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&back); err != nil {
+			t.Fatalf("accepted draft does not decode into the contract: %v\n%s", err, enc)
+		}
+		for i, ind := range back.Draft.Indicators {
+			if err := b.validate.Struct(ind); err != nil {
+				t.Fatalf("indicator %d does not validate: %v", i, err)
+			}
+		}
+		d := back.Draft
+		d.Indicators = nil
+		if err := b.validate.Struct(d); err != nil {
+			t.Fatalf("draft does not validate: %v", err)
+		}
+		draftJSON, _ := json.Marshal(out.Draft)
+		var v any
+		dec = json.NewDecoder(bytes.NewReader(draftJSON))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		again := b.Build(v)
+		againJSON, _ := json.Marshal(again.Draft)
+		if diff := cmp.Diff(string(draftJSON), string(againJSON)); diff != "" {
+			t.Fatalf("rebuilding the draft changed it (-first +again):\n%s", diff)
+		}
+		if len(again.Warnings) > 0 {
+			t.Fatalf("rebuilding the draft warned: %+v", again.Warnings)
+		}
+	})
+}
