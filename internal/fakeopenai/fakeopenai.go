@@ -1,0 +1,290 @@
+// Package fakeopenai is a fake OpenAI-compatible chat-completions server for tests, in the spirit
+// of go-openai's own internal/test/server.go: the real client talks HTTP to it, so tests exercise
+// the same bytes, headers and failures a real upstream produces, with no network and no key.
+//
+// A test scripts the answers — a queue used once each, in order, then a default — and reads back
+// every request the server received:
+//
+//	f := fakeopenai.New(t)
+//	f.Queue(fakeopenai.RateLimited("1"), fakeopenai.Reply(`{"items":[]}`))
+//	client := vision.New(vision.Config{BaseURL: f.URL, Model: "m"})
+//	...
+//	got := f.Requests()
+package fakeopenai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Server is a running fake. It is safe for concurrent use, so load tests can share one.
+type Server struct {
+	// URL is the base URL to give a client, ending in /v1 as real endpoints do; the client appends
+	// /chat/completions. The fake also answers /chat/completions without the /v1, so a base URL
+	// configured without it works too.
+	URL string
+
+	srv  *httptest.Server
+	stop context.CancelFunc
+
+	mu    sync.Mutex
+	queue []Answer
+	def   Answer
+	reqs  []Request
+}
+
+// Request is one request as the fake received it.
+type Request struct {
+	Header http.Header
+	Body   []byte                       // raw, as sent
+	Chat   openai.ChatCompletionRequest // Body decoded; zero if Body is not JSON
+	// Fields holds Body's top-level fields undecoded, so a test can tell a field that was left out
+	// (omitempty) from one sent as zero: _, sent := r.Fields["temperature"].
+	Fields map[string]json.RawMessage
+}
+
+// Answer writes one response. It is an http.HandlerFunc in all but name, so any handler works as
+// an escape hatch: fakeopenai.Answer(func(w http.ResponseWriter, r *http.Request) { ... }).
+// The request's context is cancelled when the client goes away or the fake shuts down.
+type Answer func(w http.ResponseWriter, r *http.Request)
+
+// New starts a fake that answers every request with Reply("{}") until told otherwise, and closes
+// it when the test ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{def: Reply("{}"), stop: stop}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// Every request context derives from ctx, so a Slow answer still waiting when the test ends
+	// returns at once instead of holding Close up.
+	s.srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
+	s.srv.Start()
+	s.URL = s.srv.URL + "/v1"
+	t.Cleanup(func() {
+		stop()
+		s.srv.Close()
+	})
+	return s
+}
+
+// Queue appends answers that are used once each, in order, before the default.
+func (s *Server) Queue(answers ...Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, answers...)
+}
+
+// Default sets the answer used whenever the queue is empty.
+func (s *Server) Default(a Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.def = a
+}
+
+// Requests returns a copy of every chat-completion request received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Calls is the number of chat-completion requests received so far.
+func (s *Server) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reqs)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if p := strings.TrimPrefix(r.URL.Path, "/v1"); p != "/chat/completions" {
+		Error(http.StatusNotFound, "no such route: "+r.URL.Path)(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		Error(http.StatusMethodNotAllowed, "chat completions take POST")(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away mid-body; there is nobody to answer
+	}
+	rec := Request{Header: r.Header.Clone(), Body: body}
+	if json.Unmarshal(body, &rec.Fields) == nil {
+		_ = json.Unmarshal(body, &rec.Chat)
+	}
+
+	s.mu.Lock()
+	s.reqs = append(s.reqs, rec)
+	a := s.def
+	if len(s.queue) > 0 {
+		a = s.queue[0]
+		s.queue = s.queue[1:]
+	}
+	s.mu.Unlock()
+
+	// Answers see the request as sent: the body again from the start, and the model at hand.
+	r = r.WithContext(context.WithValue(r.Context(), modelKey{}, rec.Chat.Model))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	a(w, r)
+}
+
+// Response is a successful completion with one choice.
+type Response struct {
+	Content      string
+	FinishReason string // "stop" when empty
+	Model        string // the request's model when empty, as real endpoints echo it
+	PromptTokens int
+	// CompletionTokens defaults to a rough count of Content so usage is never all zeros.
+	CompletionTokens int
+}
+
+// Complete answers 200 with r as a chat.completion object.
+func Complete(r Response) Answer {
+	return func(w http.ResponseWriter, req *http.Request) {
+		model := r.Model
+		if model == "" {
+			model = requestModel(req)
+		}
+		finish := r.FinishReason
+		if finish == "" {
+			finish = string(openai.FinishReasonStop)
+		}
+		out := r.CompletionTokens
+		if out == 0 {
+			out = len(r.Content)/4 + 1
+		}
+		in := r.PromptTokens
+		if in == 0 {
+			in = 1000
+		}
+		writeJSON(w, http.StatusOK, openai.ChatCompletionResponse{
+			ID:      "chatcmpl-fake",
+			Object:  "chat.completion",
+			Created: time.Now().Unix(),
+			Model:   model,
+			Choices: []openai.ChatCompletionChoice{{
+				Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.Content},
+				FinishReason: openai.FinishReason(finish),
+			}},
+			Usage: openai.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out},
+		})
+	}
+}
+
+// Reply answers 200 with content and finish_reason "stop".
+func Reply(content string) Answer { return Complete(Response{Content: content}) }
+
+// Truncated answers 200 with content and finish_reason "length", as when max_tokens ran out.
+func Truncated(content string) Answer {
+	return Complete(Response{Content: content, FinishReason: string(openai.FinishReasonLength)})
+}
+
+// NoChoices answers 200 with a well-formed completion whose choices array is empty.
+func NoChoices() Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(),
+			"model": requestModel(r), "choices": []any{},
+			"usage": map[string]int{"prompt_tokens": 1000, "completion_tokens": 0, "total_tokens": 1000},
+		})
+	}
+}
+
+// Error answers status with an OpenAI-style error body: {"error":{"message":...,"type":...}}.
+func Error(status int, message string) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, status, message)
+	}
+}
+
+// ServerError answers 500 with an OpenAI-style error body.
+func ServerError() Answer {
+	return Error(http.StatusInternalServerError, "The server had an error while processing your request.")
+}
+
+// Unauthorized answers 401 as OpenAI does for a wrong key.
+func Unauthorized() Answer {
+	return Error(http.StatusUnauthorized, "Incorrect API key provided.")
+}
+
+// RateLimited answers 429 with an OpenAI-style error body and, unless retryAfter is empty, a
+// Retry-After header holding it verbatim (seconds such as "2", or an HTTP date).
+func RateLimited(retryAfter string) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests.")
+	}
+}
+
+// Garbage answers 200 with a body that is not JSON, like a proxy's HTML page.
+func Garbage() Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "<html><body>Gateway says hello</body></html>")
+	}
+}
+
+// Slow waits d, then answers with then; if the request's context ends first (the client gave up
+// or the test ended) it returns without answering.
+func Slow(d time.Duration, then Answer) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			then(w, r)
+		case <-r.Context().Done():
+		}
+	}
+}
+
+// HangUp closes the connection without a response, as a crashing upstream or a dropped
+// connection does; the client sees EOF.
+func HangUp() Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic("fakeopenai: HangUp cannot hijack: " + err.Error())
+		}
+		_ = conn.Close()
+	}
+}
+
+func requestModel(r *http.Request) string {
+	if m, ok := r.Context().Value(modelKey{}).(string); ok && m != "" {
+		return m
+	}
+	return "fake-model"
+}
+
+type modelKey struct{}
+
+func writeError(w http.ResponseWriter, status int, message string) {
+	typ := "invalid_request_error"
+	if status >= 500 {
+		typ = "server_error"
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{
+		"message": message, "type": typ, "param": nil, "code": nil,
+	}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,319 @@
+// Package vision sends page photos to an OpenAI-compatible chat-completions endpoint and returns
+// the model's reply as text. It knows nothing of drafts: parsing the reply is parse's job.
+//
+// Everything that can go wrong upstream leaves this package as a *problem.Error with a stable
+// code, except a caller's cancellation, which is returned as the wrapped context error. Nothing
+// here logs: prompts, images and replies are health data.
+package vision
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// Output modes: how the reply is held to JSON.
+const (
+	ModePrompt     = "prompt"      // only the prompt asks for JSON; every server accepts it
+	ModeJSONObject = "json_object" // response_format {"type":"json_object"}
+	ModeJSONSchema = "json_schema" // response_format json_schema, strict, with Config.Schema
+)
+
+// SchemaName is the name sent with the json_schema response format. Some servers show it in
+// their logs; none give it meaning.
+const SchemaName = "ocr_draft"
+
+// zeroTemperature is what Temperature 0 becomes on the wire. go-openai tags temperature
+// omitempty, so a literal 0 is never sent and the server's default (often 0.7 to 1.0) applies,
+// which makes the same photo read differently on each call. 0.01 survives omitempty and is
+// greedy decoding in all but name.
+const zeroTemperature = 0.01
+
+// Config says where the model is and how to ask it.
+type Config struct {
+	// BaseURL is the endpoint up to and including its version, such as
+	// https://api.openai.com/v1 (the default) or http://localhost:8000/v1 for vLLM;
+	// /chat/completions is appended.
+	BaseURL string
+	APIKey  string // sent as a bearer token; empty sends none, as local servers want
+	Model   string
+
+	OutputMode string          // ModePrompt (the default), ModeJSONObject or ModeJSONSchema
+	Schema     json.RawMessage // the JSON Schema itself, for ModeJSONSchema; sent strict, named SchemaName
+
+	// MaxTokens bounds the reply (0 leaves it to the server). It is sent as max_tokens, the field
+	// vLLM, Ollama, DashScope and OpenAI's chat models all know (Ollama ignores
+	// max_completion_tokens, so a reply would run unbounded there). Models that refuse
+	// max_tokens — OpenAI's reasoning models, by go-openai's own list — get
+	// max_completion_tokens instead.
+	MaxTokens int
+
+	// Temperature is sent as given, except that 0 is sent as 0.01 (see zeroTemperature), and
+	// reasoning models get none at all because they refuse anything but their own.
+	Temperature float32
+
+	// Tries is how many times one Complete may call the endpoint when it answers 429 or 5xx, or
+	// the connection fails or an attempt times out. 0 means 3.
+	Tries int
+
+	// AttemptTimeout bounds each try, inside the context's deadline; 0 leaves only the context.
+	// A hung upstream then costs one attempt rather than the whole request.
+	AttemptTimeout time.Duration
+
+	HTTPClient *http.Client // nil means a plain &http.Client{}; deadlines come from contexts
+}
+
+// Image is one page photo. It is sent as a data: URL with detail "high": lab reports are dense
+// small print, and "low" downsamples them to 512px, where digits blur.
+type Image struct {
+	MIME string // image/jpeg, image/png, image/webp or image/gif
+	Data []byte
+}
+
+// Request is one question to the model.
+//
+// On the wire it becomes: a user message with the images and then Prompt as text; then,
+// when re-asking after a reply that could not be parsed, Previous as the assistant's turn and
+// Retry as the user's. Re-asking in the same conversation lets the model mend its own output
+// rather than read the photos afresh and make different mistakes.
+type Request struct {
+	Prompt   string
+	Images   []Image
+	Previous string // the model's earlier, unusable reply; sent only with Retry
+	Retry    string // a short correction, such as "That was not valid JSON. Reply with one JSON object only."
+}
+
+// Reply is the model's answer, unparsed.
+type Reply struct {
+	Text string
+	// FinishReason is the upstream's, as is. "length" means Text was cut off at MaxTokens; it is
+	// not retried, because the caller can often salvage the part that arrived.
+	FinishReason     string
+	Model            string // the model that answered, as the upstream names it
+	PromptTokens     int
+	CompletionTokens int
+	Tries            int // calls made, including the one that succeeded
+}
+
+// Client calls one model. It is safe for concurrent use.
+type Client struct {
+	api       *openai.Client
+	cfg       Config
+	reasoning bool
+	format    *openai.ChatCompletionResponseFormat
+
+	// sleep waits between tries; tests replace it to record the waits instead of taking them.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// New checks cfg and returns a client. A bad config is a model_not_configured error naming the
+// field, so the service fails at startup rather than on the first photo.
+func New(cfg Config) (*Client, error) {
+	bad := func(format string, args ...any) (*Client, error) {
+		return nil, problem.Errorf(problem.ModelNotConfigured, format, args...)
+	}
+	if cfg.Model == "" {
+		return bad("no model name")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	if cfg.OutputMode == "" {
+		cfg.OutputMode = ModePrompt
+	}
+	if cfg.Tries == 0 {
+		cfg.Tries = 3
+	}
+	switch {
+	case cfg.Tries < 0:
+		return bad("tries %d is negative", cfg.Tries)
+	case cfg.MaxTokens < 0:
+		return bad("max tokens %d is negative", cfg.MaxTokens)
+	case cfg.Temperature < 0 || cfg.Temperature > 2:
+		return bad("temperature %v is outside 0..2", cfg.Temperature)
+	case cfg.AttemptTimeout < 0:
+		return bad("attempt timeout %v is negative", cfg.AttemptTimeout)
+	}
+
+	c := &Client{cfg: cfg, reasoning: reasoning(cfg.Model), sleep: sleep}
+	switch cfg.OutputMode {
+	case ModePrompt:
+	case ModeJSONObject:
+		c.format = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	case ModeJSONSchema:
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(cfg.Schema, &obj); err != nil {
+			return bad("output mode json_schema needs a JSON Schema object: %v", err)
+		}
+		c.format = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: SchemaName, Schema: cfg.Schema, Strict: true,
+			},
+		}
+	default:
+		return bad("unknown output mode %q (want %s, %s or %s)", cfg.OutputMode, ModePrompt, ModeJSONObject, ModeJSONSchema)
+	}
+
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = doer{hc}
+	c.api = openai.NewClientWithConfig(oc)
+	return c, nil
+}
+
+// reasoning reports whether go-openai refuses max_tokens for model, which it does for OpenAI's
+// reasoning models (o1, o3, o4, gpt-5 …); those also refuse a temperature. Asking its validator
+// keeps one list of such models, theirs, and we never build a request it would refuse.
+func reasoning(model string) bool {
+	err := openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: model, MaxTokens: 1})
+	return errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated)
+}
+
+// Complete asks the model, trying again on 429, 5xx, connection failures and attempt timeouts,
+// and returns its reply as is, whatever its finish reason. Failures are *problem.Error:
+//
+//   - model_rate_limited: still 429 after the tries, or its Retry-After ends past the deadline
+//     (or beyond a minute); RetryAfter is the upstream's, when it gave one.
+//   - model_unavailable: 5xx or connection failures after the tries; a 200 that is not a chat
+//     completion, or has no choices (neither retried).
+//   - model_rejected: any other 4xx (bad key, unknown model, spent quota), not retried.
+//   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
+//
+// If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back
+// wrapped. No error holds the API key, even when the upstream quotes it back.
+func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
+	creq := c.request(req)
+	for try := 1; ; try++ {
+		h := new(hint)
+		actx, cancel := c.attempt(ctx, h)
+		resp, err := c.api.CreateChatCompletion(actx, creq)
+		cancel() // a deadline that fired first still shows in actx.Err()
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
+		if err == nil {
+			if len(resp.Choices) == 0 {
+				// A 200 with nothing in it is the endpoint misbehaving, not the model refusing
+				// (a refusal still comes as a choice), so it is model_unavailable. Not retried:
+				// it is rarely transient, and the tries would only multiply the wait.
+				return Reply{}, &problem.Error{
+					Code:   problem.ModelUnavailable,
+					Detail: "model endpoint answered without any choices",
+					Err:    errors.New("vision: chat completion with no choices"),
+				}
+			}
+			ch := resp.Choices[0]
+			model := resp.Model
+			if model == "" {
+				model = c.cfg.Model
+			}
+			return Reply{
+				Text:             ch.Message.Content,
+				FinishReason:     string(ch.FinishReason),
+				Model:            model,
+				PromptTokens:     resp.Usage.PromptTokens,
+				CompletionTokens: resp.Usage.CompletionTokens,
+				Tries:            try,
+			}, nil
+		}
+		if ctx.Err() != nil {
+			return Reply{}, c.ctxErr(ctx, try)
+		}
+
+		f := c.classify(err, h, timedOut)
+		if !f.retry || try >= c.cfg.Tries {
+			return Reply{}, f.problem(try)
+		}
+		wait := f.retryAfter
+		if wait == 0 {
+			wait = backoff(try)
+		}
+		// Waiting past the deadline only to fail then helps no one, and an upstream that asks for
+		// minutes is better reported to the caller, whose Retry-After says when to come back.
+		if dl, ok := ctx.Deadline(); (ok && time.Until(dl) < wait) || wait > maxWait {
+			return Reply{}, f.problem(try)
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return Reply{}, c.ctxErr(ctx, try)
+		}
+	}
+}
+
+// attempt returns the context for one try: bounded by AttemptTimeout and carrying h, where the
+// transport leaves the response's Retry-After.
+func (c *Client) attempt(ctx context.Context, h *hint) (context.Context, context.CancelFunc) {
+	ctx = context.WithValue(ctx, hintKey{}, h)
+	if c.cfg.AttemptTimeout > 0 {
+		return context.WithTimeout(ctx, c.cfg.AttemptTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// ctxErr reports the caller's context ending: its deadline is model_timeout; a cancellation (the
+// caller went away) is returned wrapped, for the server to map as it maps its own.
+func (c *Client) ctxErr(ctx context.Context, tries int) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &problem.Error{
+			Code:   problem.ModelTimeout,
+			Detail: fmt.Sprintf("model did not answer within the request deadline (%s)", plural(tries, "try", "tries")),
+			Err:    ctx.Err(),
+		}
+	}
+	return fmt.Errorf("vision: model call: %w", ctx.Err())
+}
+
+func (c *Client) request(req Request) openai.ChatCompletionRequest {
+	// The instructions go in the user turn after the images, not in a system message: some
+	// vision chat templates (Llama 3.2 Vision's among them) refuse or ignore a system prompt
+	// next to an image, and every OpenAI-compatible server takes text beside images.
+	parts := make([]openai.ChatMessagePart, 0, len(req.Images)+1)
+	for _, im := range req.Images {
+		parts = append(parts, openai.ChatMessagePart{
+			Type: openai.ChatMessagePartTypeImageURL,
+			ImageURL: &openai.ChatMessageImageURL{
+				URL:    "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data),
+				Detail: openai.ImageURLDetailHigh,
+			},
+		})
+	}
+	if req.Prompt != "" {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: req.Prompt})
+	}
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, MultiContent: parts}}
+	if req.Retry != "" {
+		if req.Previous != "" {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: req.Previous})
+		}
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Retry})
+	}
+
+	r := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: msgs, ResponseFormat: c.format}
+	if c.reasoning {
+		r.MaxCompletionTokens = c.cfg.MaxTokens
+		return r
+	}
+	r.MaxTokens = c.cfg.MaxTokens
+	r.Temperature = c.cfg.Temperature
+	if r.Temperature == 0 {
+		r.Temperature = zeroTemperature
+	}
+	return r
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
