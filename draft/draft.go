@@ -72,7 +72,7 @@ func (bd *build) root(v any, depth int) {
 			bd.fields(fields)
 			return
 		}
-		if item := pick(v, 1); item[fItemName].key != "" {
+		if item := pick(v, 1); item[fItemName].key != "" && hasResult(item) {
 			bd.items([]any{v}, "indicators", nil, 0)
 			return
 		}
@@ -92,6 +92,17 @@ func (bd *build) root(v any, depth int) {
 			bd.root(inner, depth+1)
 		}
 	}
+}
+
+// hasResult reports whether an item's fields hold a result or a range, so that a lone object
+// with only a name (a patient: {"name": "张三", "age": 45}) is not taken for an indicator.
+func hasResult(f map[field]slot) bool {
+	for _, k := range []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange} {
+		if f[k].key != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // slot is the key and value chosen for a field.
@@ -150,6 +161,10 @@ func (bd *build) fields(f map[field]slot) {
 		case []any:
 			bd.items(list, "indicators", nil, 0)
 		case nil:
+		case string:
+			if !isNullWord(strings.TrimSpace(list)) {
+				bd.warn(schema.IndicatorDropped, "indicators", "indicators is text, not a list; nothing was read from it")
+			}
 		default:
 			bd.warn(schema.IndicatorDropped, "indicators", "indicators is not a list; nothing was read from it")
 		}
@@ -254,6 +269,7 @@ func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIn
 		ind.ValueNum = txt.num
 		setUnit(txt.unit)
 	case txt.num != nil && ind.ValueNum.Equal(*txt.num): // said twice
+		setUnit(txt.unit)
 	case txt.num != nil:
 		s := f[fValueText].val.(string)
 		s = strings.TrimSpace(s)

@@ -246,13 +246,14 @@ func parseRange(s string) (bounds, bool) {
 	return bounds{}, false
 }
 
-// datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, with an
-// optional time part that is dropped. Day-first and month-first dates are ambiguous and are not
-// read.
-var datePattern = regexp.MustCompile(`^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?:(?:[T\s]+|号\s*)\d{1,2}[:时点]\d{1,2}(?:[:分]\d{1,2}(?:\.\d+)?秒?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
-
-// compactDate is 20260305.
-var compactDate = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})$`)
+// datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, 20260305,
+// followed by an optional time part (timePattern) that is dropped. Day-first and month-first
+// dates are ambiguous and are not read.
+var (
+	datePattern = regexp.MustCompile(`^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号]?(.*)$`)
+	compactDate = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(.*)$`)
+	timePattern = regexp.MustCompile(`^(?:[T\s]*(?:上午|下午)?\s*\d{1,2}\s*[:时点]\s*\d{1,2}\s*(?:[:分]\s*(?:\d{1,2}(?:\.\d+)?\s*秒?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+)
 
 // readDate reads a checkup date. ok is false for a value that is there but is not a real date.
 func readDate(raw any) (d *schema.Date, ok bool) {
@@ -274,7 +275,7 @@ func readDate(raw any) (d *schema.Date, ok bool) {
 	if m == nil {
 		m = compactDate.FindStringSubmatch(s)
 	}
-	if m == nil {
+	if m == nil || !timePattern.MatchString(m[4]) {
 		return nil, false
 	}
 	y, _ := strconv.Atoi(m[1])

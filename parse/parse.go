@@ -259,6 +259,14 @@ func spans(text string) []piece {
 			i += size
 			continue
 		}
+		if depth == 0 && c == '"' && i+1 < len(text) && (text[i+1] == '{' || text[i+1] == '[') {
+			// A JSON document encoded as a string literal, after chatter: decode the literal.
+			if n := stringLiteral(text[i:]); n > 0 {
+				out = append(out, piece{text: text[i : i+n], offset: i})
+				i += n
+				continue
+			}
+		}
 		open, close := false, false
 		switch {
 		case c == '{' || c == '[':
@@ -298,6 +306,16 @@ func spans(text string) []piece {
 		out = append(out, piece{text: text[start:], offset: start, unclosed: true})
 	}
 	return out
+}
+
+// stringLiteral returns the length of the JSON string literal at the start of s, or 0.
+func stringLiteral(s string) int {
+	dec := json.NewDecoder(strings.NewReader(s))
+	var v string
+	if err := dec.Decode(&v); err != nil {
+		return 0
+	}
+	return int(dec.InputOffset())
 }
 
 // Unparseable is the error for a reply that holds JSON but no report data (an empty object, a

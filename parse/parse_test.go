@@ -121,6 +121,8 @@ var replyTests = []struct {
 		want: []cand{{`{"a":"他说“好”"}`, Repaired, false}}},
 	{name: "digits survive repair", in: `{'v': 1.020, 'w': 6.0,}`,
 		want: []cand{{`{"v":1.020,"w":6.0}`, Repaired, false}}},
+	{name: "double-encoded document in chatter", in: `结果："{\"a\":1}"`,
+		want: []cand{{`{"a":1}`, "", false}}},
 	{name: "double-encoded document needing repair", in: `"{'a': 1,}"`,
 		want: []cand{{`{"a":1}`, Repaired, false}}},
 	{name: "everything at once", in: "好的！\n" + fence + "json\n{\n  // 血脂\n  indicators: [{'itemName': '总胆固醇', 'valueNum': 5.60, 'refLow': None,},],\n}\n" + fence + "\n以上。",

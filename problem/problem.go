@@ -32,6 +32,7 @@ const (
 	ModelNotConfigured     Code = "model_not_configured"
 	ModelRateLimited       Code = "model_rate_limited"
 	ModelTimeout           Code = "model_timeout"
+	Canceled               Code = "canceled"
 	Internal               Code = "internal_error"
 )
 
@@ -62,6 +63,7 @@ var Codes = []Info{
 	{ModelNotConfigured, http.StatusServiceUnavailable, "Model not configured", "The service has no model configured. Operators set OCR_MODEL (and the endpoint and key)."},
 	{ModelRateLimited, http.StatusServiceUnavailable, "Model rate limited", "The model endpoint kept answering 429. Retry after the Retry-After delay."},
 	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The model did not answer within the request deadline. Retry, perhaps with fewer pages."},
+	{Canceled, 499, "Client closed request", "The caller went away before the answer; the model call was cancelled. Seen only in logs and metrics."},
 	{Internal, http.StatusInternalServerError, "Internal error", "A bug on our side; the request id finds it in the logs."},
 }
 
@@ -88,7 +90,14 @@ type Error struct {
 	Code       Code
 	Detail     string
 	RetryAfter time.Duration // sent as Retry-After when positive
+	Fields     []Field       // for invalid_draft: each field's problem
 	Err        error         // cause; logged, never shown
+}
+
+// Field is one field's problem in a submitted document.
+type Field struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 // Errorf returns an *Error with a formatted detail.
@@ -116,12 +125,13 @@ func CodeOf(err error) Code {
 
 // Document is an RFC 9457 problem document with our code and the request id.
 type Document struct {
-	Type      string `json:"type"`
-	Title     string `json:"title"`
-	Status    int    `json:"status"`
-	Detail    string `json:"detail"`
-	Code      Code   `json:"code"`
-	RequestID string `json:"requestId,omitempty"`
+	Type      string  `json:"type"`
+	Title     string  `json:"title"`
+	Status    int     `json:"status"`
+	Detail    string  `json:"detail"`
+	Code      Code    `json:"code"`
+	RequestID string  `json:"requestId,omitempty"`
+	Errors    []Field `json:"errors,omitempty"` // for invalid_draft, each field's problem
 }
 
 // TypeURI is the problem type for a code. It is a URN rather than a URL because nothing is served
@@ -137,5 +147,5 @@ func From(err error) Document {
 		return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: "internal error", Code: i.Code}
 	}
 	i := Lookup(e.Code)
-	return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: e.Detail, Code: i.Code}
+	return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: e.Detail, Code: i.Code, Errors: e.Fields}
 }

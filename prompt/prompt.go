@@ -89,3 +89,9 @@ func typeName(f reflect.StructField) string {
 	}
 	return base
 }
+
+// Retry is the follow-up sent after a reply that held no usable draft, in the same conversation,
+// so that the model mends its answer rather than reading the page afresh.
+func Retry() string {
+	return "Your reply could not be read as the JSON object described above. Reply again with only that one JSON object: no Markdown fence, no explanation, keys exactly as listed, null for anything you cannot read."
+}
