@@ -130,35 +130,51 @@ func (s *JSONSchema) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Components are the named types of the contract, for openapi.yaml's components.schemas.
-var Components = []struct {
-	Name string
-	Type reflect.Type
-}{
-	{"OcrDraft", reflect.TypeFor[OcrDraft]()},
-	{"OcrIndicator", reflect.TypeFor[OcrIndicator]()},
-	{"Warning", reflect.TypeFor[Warning]()},
-	{"Result", reflect.TypeFor[Result]()},
+// Components are the contract's named types, for openapi.yaml's components.schemas.
+var Components = []reflect.Type{
+	reflect.TypeFor[OcrDraft](),
+	reflect.TypeFor[OcrIndicator](),
+	reflect.TypeFor[Warning](),
 }
 
-// enums are named string types whose values come from a table.
-var enums = map[reflect.Type]func() []string{
-	reflect.TypeFor[WarningCode](): func() []string {
-		out := make([]string, len(WarningCodes))
-		for i, w := range WarningCodes {
-			out[i] = string(w.Code)
-		}
-		return out
-	},
+// Generator renders Go types as JSON Schema.
+type Generator struct {
+	Style Style
+	// Enums lists the values of named string types, from their tables.
+	Enums map[reflect.Type][]string
+	// Refs are the types rendered as $ref to components.schemas, by component name (OpenAPI
+	// style only); the type being generated is always expanded.
+	Refs map[reflect.Type]string
 }
 
-// Generate renders the JSON Schema of t in a style. In OpenAPI style, fields whose type is one of
-// Components are $refs to it (t itself is expanded).
+// Contract returns the generator for the contract's own types in a style.
+func Contract(style Style) Generator {
+	codes := make([]string, len(WarningCodes))
+	for i, w := range WarningCodes {
+		codes[i] = string(w.Code)
+	}
+	refs := make(map[reflect.Type]string, len(Components))
+	for _, t := range Components {
+		refs[t] = t.Name()
+	}
+	return Generator{
+		Style: style,
+		Enums: map[reflect.Type][]string{reflect.TypeFor[WarningCode](): codes},
+		Refs:  refs,
+	}
+}
+
+// Generate renders t in a style with the contract's enums and components.
 func Generate(t reflect.Type, style Style) *JSONSchema {
-	return gen(t, style, true)
+	return Contract(style).Schema(t)
 }
 
-func gen(t reflect.Type, style Style, top bool) *JSONSchema {
+// Schema renders t.
+func (g Generator) Schema(t reflect.Type) *JSONSchema {
+	return g.gen(t, true)
+}
+
+func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 	nullable := false
 	if t.Kind() == reflect.Pointer {
 		nullable = true
@@ -170,26 +186,28 @@ func gen(t reflect.Type, style Style, top bool) *JSONSchema {
 		s = &JSONSchema{Type: []string{"number"}}
 	case t == reflect.TypeFor[Date]():
 		s = &JSONSchema{Type: []string{"string"}, Format: "date"}
-	case enums[t] != nil:
-		s = &JSONSchema{Type: []string{"string"}, Enum: enums[t]()}
+	case g.Enums[t] != nil:
+		s = &JSONSchema{Type: []string{"string"}, Enum: g.Enums[t]}
 	case t.Kind() == reflect.String:
 		s = &JSONSchema{Type: []string{"string"}}
-	case t.Kind() == reflect.Int:
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
 		s = &JSONSchema{Type: []string{"integer"}}
+	case t.Kind() == reflect.Bool:
+		s = &JSONSchema{Type: []string{"boolean"}}
 	case t.Kind() == reflect.Slice:
-		s = &JSONSchema{Type: []string{"array"}, Items: gen(t.Elem(), style, false)}
+		s = &JSONSchema{Type: []string{"array"}, Items: g.gen(t.Elem(), false)}
 	case t.Kind() == reflect.Struct:
-		if style == OpenAPI && !top && isComponent(t) {
-			s = &JSONSchema{Ref: "#/components/schemas/" + t.Name()}
+		if name, ok := g.Refs[t]; ok && g.Style == OpenAPI && !top {
+			s = &JSONSchema{Ref: "#/components/schemas/" + name}
 			break
 		}
-		s = object(t, style)
+		s = g.object(t)
 	default:
 		panic(fmt.Sprintf("schema: no JSON Schema for %v", t))
 	}
 	if nullable {
 		switch {
-		case style == Strict:
+		case g.Style == Strict:
 			s.Type = append(s.Type, "null")
 		case s.Ref != "":
 			// OpenAPI 3.0 ignores siblings of $ref; no nullable $ref is used in the contract.
@@ -200,32 +218,30 @@ func gen(t reflect.Type, style Style, top bool) *JSONSchema {
 	return s
 }
 
-func isComponent(t reflect.Type) bool {
-	for _, c := range Components {
-		if c.Type == t {
-			return true
-		}
-	}
-	return false
-}
-
-func object(t reflect.Type, style Style) *JSONSchema {
+// object renders a struct. A field is required unless its json tag says omitempty: the contract
+// always writes every key, null when unknown. Embedded structs' fields are inlined.
+func (g Generator) object(t reflect.Type) *JSONSchema {
 	no := false
 	s := &JSONSchema{Type: []string{"object"}, AdditionalProperties: &no, Properties: []Property{}, Required: []string{}}
 	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !f.IsExported() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
 			continue
 		}
-		p := gen(f.Type, style, false)
+		if name == "" {
+			name = f.Name
+		}
+		p := g.gen(f.Type, false)
 		if p.Ref == "" {
 			p.Description = f.Tag.Get("desc")
 		}
-		if style == OpenAPI {
+		if g.Style == OpenAPI {
 			constrain(p, f.Tag.Get("validate"))
 		}
 		s.Properties = append(s.Properties, Property{name, p})
-		s.Required = append(s.Required, name) // every key is always present
+		if !strings.Contains(opts, "omitempty") || g.Style == Strict {
+			s.Required = append(s.Required, name)
+		}
 	}
 	return s
 }

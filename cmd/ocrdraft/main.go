@@ -52,6 +52,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return errUsage
 	}
 	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], environ, stderr, nil)
+	case "extract":
+		return runExtract(ctx, args[1:], environ, stdout, stderr)
 	case "parse":
 		return runParse(args[1:], stdin, stdout, stderr)
 	case "-h", "-help", "--help", "help":

@@ -81,3 +81,15 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	_, err := w.Write(buf.Bytes())
 	return err
 }
+
+// writeProblem prints err as the problem document the HTTP API would return, and fails.
+func writeProblem(w io.Writer, err error) error {
+	if werr := writeJSON(w, problem.From(err), true); werr != nil {
+		return werr
+	}
+	return errFailed
+}
+
+func tooMany(n int) error {
+	return problem.Errorf(problem.TooManyPages, "more than %d images: send at most %d pages per request", n, n)
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/server"
+	"github.com/ocrdraft/ocrdraft/vision"
+)
+
+// config is the service's configuration: environment first, flags override.
+type config struct {
+	ListenAddr      string
+	BaseURL         string
+	APIKey          string
+	Model           string
+	OutputMode      string
+	MaxAttempts     int
+	RequestTimeout  time.Duration
+	MaxTokens       int
+	Temperature     float64
+	ModelTries      int
+	AttemptTimeout  time.Duration
+	MaxImageBytes   int64
+	MaxRequestBytes int64
+	MaxPixels       int
+	MaxEdge         int
+	MaxPages        int
+	PageConcurrency int
+	ShutdownTimeout time.Duration
+	LogLevel        slog.Level
+}
+
+// setting is one configuration value: its environment variables (the first set one wins), the
+// flag that overrides it, its default, and how to store it. settings is the one table of them;
+// the README's table is checked against it.
+type setting struct {
+	env   []string
+	flag  string
+	def   string
+	usage string
+	set   func(c *config, v string) error
+}
+
+var settings = []setting{
+	{[]string{"OCR_LISTEN_ADDR"}, "listen", ":8080", "listen address", func(c *config, v string) error { c.ListenAddr = v; return nil }},
+	{[]string{"OCR_MODEL_BASE_URL", "OPENAI_BASE_URL"}, "base-url", "https://api.openai.com/v1", "OpenAI-compatible endpoint, up to and including its version path", func(c *config, v string) error { c.BaseURL = v; return nil }},
+	{[]string{"OCR_MODEL_API_KEY", "OPENAI_API_KEY"}, "", "", "key for the model endpoint (environment only, so it never shows in a process list)", func(c *config, v string) error { c.APIKey = v; return nil }},
+	{[]string{"OCR_MODEL"}, "model", "", "model name (gpt-4o-mini, qwen-vl-max, llama3.2-vision …); empty leaves /v1/extract answering model_not_configured", func(c *config, v string) error { c.Model = v; return nil }},
+	{[]string{"OCR_OUTPUT_MODE"}, "output-mode", "prompt", "prompt, json_object or json_schema", func(c *config, v string) error {
+		switch v {
+		case vision.ModePrompt, vision.ModeJSONObject, vision.ModeJSONSchema:
+			c.OutputMode = v
+			return nil
+		}
+		return fmt.Errorf("want prompt, json_object or json_schema, got %q", v)
+	}},
+	{[]string{"OCR_MAX_ATTEMPTS"}, "max-attempts", "2", "model calls per page while the reply is unparseable", positiveInt(func(c *config, n int) { c.MaxAttempts = n })},
+	{[]string{"OCR_REQUEST_TIMEOUT"}, "request-timeout", "120s", "whole-request deadline", duration(func(c *config, d time.Duration) { c.RequestTimeout = d })},
+	{[]string{"OCR_MAX_TOKENS"}, "max-tokens", "4096", "completion token budget per model call", positiveInt(func(c *config, n int) { c.MaxTokens = n })},
+	{[]string{"OCR_TEMPERATURE"}, "temperature", "0", "sampling temperature, 0 to 2 (0 is sent as 0.01: go-openai drops a literal 0)", func(c *config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 2 {
+			return fmt.Errorf("want a number from 0 to 2, got %q", v)
+		}
+		c.Temperature = f
+		return nil
+	}},
+	{[]string{"OCR_MODEL_TRIES"}, "model-tries", "3", "tries per model call on 429, 5xx and connection errors", positiveInt(func(c *config, n int) { c.ModelTries = n })},
+	{[]string{"OCR_ATTEMPT_TIMEOUT"}, "attempt-timeout", "60s", "deadline of one try, inside the request deadline", duration(func(c *config, d time.Duration) { c.AttemptTimeout = d })},
+	{[]string{"OCR_MAX_IMAGE_BYTES"}, "max-image-bytes", strconv.Itoa(intake.DefaultMaxBytes), "largest image file, in bytes", positiveInt(func(c *config, n int) { c.MaxImageBytes = int64(n) })},
+	{[]string{"OCR_MAX_REQUEST_BYTES"}, "max-request-bytes", strconv.Itoa(server.DefaultMaxRequestBytes), "largest /v1/extract request body, in bytes", positiveInt(func(c *config, n int) { c.MaxRequestBytes = int64(n) })},
+	{[]string{"OCR_MAX_PIXELS"}, "max-pixels", strconv.Itoa(intake.DefaultMaxPixels), "largest image, in pixels, read from its header before decoding", positiveInt(func(c *config, n int) { c.MaxPixels = n })},
+	{[]string{"OCR_MAX_EDGE"}, "max-edge", strconv.Itoa(intake.DefaultMaxEdge), "long edge, in pixels, that images are downscaled to", positiveInt(func(c *config, n int) { c.MaxEdge = n })},
+	{[]string{"OCR_MAX_PAGES"}, "max-pages", strconv.Itoa(server.DefaultMaxPages), "images per request", positiveInt(func(c *config, n int) { c.MaxPages = n })},
+	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", "4", "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n })},
+	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d })},
+	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
+		return c.LogLevel.UnmarshalText([]byte(v))
+	}},
+}
+
+func positiveInt(set func(*config, int)) func(*config, string) error {
+	return func(c *config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("want a whole number above 0, got %q", v)
+		}
+		set(c, n)
+		return nil
+	}
+}
+
+func duration(set func(*config, time.Duration)) func(*config, string) error {
+	return func(c *config, v string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a duration such as 30s or 2m, got %q", v)
+		}
+		set(c, d)
+		return nil
+	}
+}
+
+// loadConfig reads the environment (getenv), then the flags in args. A bad value is an error
+// naming the variable or the flag it came from.
+func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (config, error) {
+	var c config
+	for _, s := range settings {
+		v, from := s.def, "default of "+s.env[0]
+		for _, name := range s.env {
+			if e := getenv(name); e != "" {
+				v, from = e, name
+				break
+			}
+		}
+		if err := s.set(&c, v); err != nil {
+			return config{}, fmt.Errorf("%s: %w", from, err)
+		}
+		if s.flag != "" {
+			fs.Func(s.flag, fmt.Sprintf("%s (env %s, default %q)", s.usage, strings.Join(s.env, " or "), s.def), func(v string) error {
+				return s.set(&c, v)
+			})
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if c.AttemptTimeout > c.RequestTimeout {
+		c.AttemptTimeout = c.RequestTimeout
+	}
+	return c, nil
+}
+
+// notConfigured is the detail of model_not_configured: what to set.
+const notConfigured = "no model is configured: set OCR_MODEL (and OCR_MODEL_BASE_URL and OCR_MODEL_API_KEY for your endpoint) and restart"
+
+func environ(name string) string { return os.Getenv(name) }

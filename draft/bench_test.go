@@ -1,0 +1,95 @@
+package draft
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkCorpus reads every captured reply: ns/op, MB/s and allocs/op per reply shape.
+func BenchmarkCorpus(b *testing.B) {
+	bd := New()
+	for _, file := range replies(b) {
+		reply, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cut := strings.HasSuffix(file, ".length.txt")
+		b.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(b *testing.B) {
+			b.SetBytes(int64(len(reply)))
+			b.ReportAllocs()
+			for b.Loop() {
+				bd.FromReply(string(reply), cut)
+			}
+		})
+	}
+}
+
+// typical is a clean 20-indicator reply of about 4 KB, the common case.
+func typical() string {
+	var s strings.Builder
+	s.WriteString(`{"title":"血常规+生化","hospital":"复旦大学附属中山医院","checkupDate":"2026-03-05","reportYear":2026,"indicators":[`)
+	for i := range 20 {
+		if i > 0 {
+			s.WriteString(",")
+		}
+		fmt.Fprintf(&s, `{"itemName":"检验项目%02d","itemGroup":"血常规","valueNum":%d.%02d,"valueText":null,"unit":"×10^9/L","refLow":3.50,"refHigh":9.50}`, i, 4+i%5, i)
+	}
+	s.WriteString("]}")
+	return s.String()
+}
+
+// BenchmarkTypical is the target of the issue: a 4 KB, 20-indicator reply in under 50 µs and
+// 300 allocations, on the strict path.
+func BenchmarkTypical(b *testing.B) {
+	bd := New()
+	for _, tc := range []struct{ name, reply string }{
+		{"strict", typical()},
+		{"fenced", "以下是识别结果：\n```json\n" + typical() + "\n```\n请核对。"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.reply)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bd.FromReply(tc.reply, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// hostile returns 64 KB replies of shapes that make a repairer work: the bound on the repairer's
+// quadratic cost must hold for each.
+func hostile() map[string]string {
+	const size = 64 << 10
+	item := `{item_name: '总胆固醇', 'value': '5.86↑', unit: "mmol/L", ref: '3.1-5.2',},` // unquoted, single quotes, trailing commas
+	fill := func(unit string) string { return strings.Repeat(unit, size/len(unit)) }
+	return map[string]string{
+		"repair-items":        "[" + fill(item) + "]",
+		"repair-items-cut":    "[" + fill(item)[:size-17],
+		"one-huge-string":     `{"title": "` + fill("血") + `, "indicators": [}`,
+		"deep-nesting":        fill("[{"),
+		"many-spans":          fill("{x} "),
+		"braces-in-prose":     fill("注意：{总胆固醇} 偏高。"),
+		"unclosed-strings":    fill(`{"a": "`),
+		"python-literals":     "[" + fill(`{'itemName': 'x', 'valueNum': None, 'ok': True},`) + "]",
+		"fullwidth-structure": "｛“indicators”：［" + fill("｛“itemName”：“总胆固醇”，“valueNum”：5.86｝，") + "］｝",
+	}
+}
+
+// BenchmarkHostile: no 64 KB reply may take more than 20 ms, whatever its shape.
+func BenchmarkHostile(b *testing.B) {
+	bd := New()
+	for name, reply := range hostile() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(reply)))
+			b.ReportAllocs()
+			for b.Loop() {
+				bd.FromReply(reply, false)
+			}
+		})
+	}
+}

@@ -1,0 +1,346 @@
+// Package intake checks and normalises one page image before it is sent to the vision model.
+//
+// Every check that can be made from the header is made before any pixel is decoded, so a file
+// that would cost memory or a model call for nothing (a PDF, a HEIC, a 40000×40000 PNG bomb) is
+// rejected for the price of reading a few bytes. What passes is decoded under a semaphore, turned
+// upright, flattened, brought to 8 bits and shrunk to what a model can use, then sent as JPEG; an
+// upload that needs none of that goes as its own bytes.
+package intake
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"net/http"
+	"runtime"
+	"time"
+
+	"golang.org/x/image/webp"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// The default limits. 20 MiB holds any phone photo; 40 megapixels holds any phone sensor while
+// capping the decoded size of one image near 160 MB; a 2048-pixel long edge keeps the smallest
+// print on an A4 report legible, and vision models downscale larger images anyway.
+const (
+	DefaultMaxBytes  = 20 << 20
+	DefaultMaxPixels = 40_000_000
+	DefaultMaxEdge   = 2048
+	DefaultMinSide   = 32
+)
+
+// Quality is the JPEG quality of re-encoded pages: high enough that small print keeps its edges.
+const Quality = 90
+
+// Limits bound what one image may cost. A zero field takes its default.
+type Limits struct {
+	MaxBytes  int64 // encoded size; larger is payload_too_large
+	MaxPixels int   // width×height from the header; larger is image_too_large, never decoded
+	MaxEdge   int   // long edge sent to the model; larger images are downscaled
+	MinSide   int   // shortest side accepted; smaller is image_unreadable
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxPixels <= 0 {
+		l.MaxPixels = DefaultMaxPixels
+	}
+	if l.MaxEdge <= 0 {
+		l.MaxEdge = DefaultMaxEdge
+	}
+	if l.MinSide <= 0 {
+		l.MinSide = DefaultMinSide
+	}
+	return l
+}
+
+// Page is one image ready for the model, with the sizes the metrics want.
+type Page struct {
+	MIME          string // image/jpeg or image/png
+	Data          []byte // aliases the input when Reencoded is false
+	Width, Height int    // of Data, upright
+	Kind          string // what was sent, as Sniff names it
+	BytesIn       int
+	BytesOut      int
+	Reencoded     bool
+}
+
+// Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
+// uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
+// each holding 20–160 MB of pixels.
+type Preparer struct {
+	l   Limits
+	sem chan struct{}
+}
+
+// New returns a Preparer with l's limits (zero fields take the defaults).
+func New(l Limits) *Preparer {
+	return &Preparer{l: l.withDefaults(), sem: make(chan struct{}, runtime.NumCPU())}
+}
+
+// Limits returns the limits in force, defaults filled in.
+func (p *Preparer) Limits() Limits { return p.l }
+
+// header is what intake knows before decoding.
+type header struct {
+	f      format
+	w, h   int
+	orient int // EXIF orientation, 1 when there is none
+}
+
+// Prepare checks data and returns the page to send. Errors are *problem.Error with codes
+// payload_too_large, unsupported_media_type, image_too_large and image_unreadable, or overloaded
+// (wrapping ctx.Err()) when ctx ends while waiting for a decoding slot. The decoded pixels are
+// dropped before it returns; Page.Data may alias data.
+func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
+	h, err := p.inspect(data)
+	if err != nil {
+		return Page{}, err
+	}
+	if err := p.acquire(ctx); err != nil {
+		return Page{}, err
+	}
+	defer func() { <-p.sem }()
+	return p.convert(h, data)
+}
+
+// inspect makes every check that the header allows, so that nothing rejected here is decoded.
+func (p *Preparer) inspect(data []byte) (header, error) {
+	if len(data) == 0 {
+		return header{}, problem.Errorf(problem.ImageUnreadable, "the file is empty; attach the photo or scan again")
+	}
+	if int64(len(data)) > p.l.MaxBytes {
+		return header{}, tooManyBytes(int64(len(data)), p.l.MaxBytes)
+	}
+	f := lookup(data)
+	if !f.ok {
+		hint := f.hint
+		if hint == "" {
+			hint = "send each page as a JPEG or PNG image, one image per page"
+		}
+		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
+	}
+	cfg, err := decodeConfig(f.kind, data)
+	if err != nil {
+		return header{}, unreadable(f, err)
+	}
+	h := header{f: f, w: cfg.Width, h: cfg.Height, orient: 1}
+	if px := int64(h.w) * int64(h.h); px > int64(p.l.MaxPixels) {
+		return header{}, problem.Errorf(problem.ImageTooLarge,
+			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
+			h.w, h.h, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
+	}
+	if h.w < p.l.MinSide || h.h < p.l.MinSide {
+		return header{}, problem.Errorf(problem.ImageUnreadable,
+			"the image is only %d×%d pixels; each side must be at least %d: send the full-size photo or scan", h.w, h.h, p.l.MinSide)
+	}
+	if f.kind == "jpeg" {
+		h.orient = orientation(data)
+	}
+	return h, nil
+}
+
+// acquire waits for a decoding slot. A request whose deadline passes in the queue is overloaded:
+// the CPU, not the image, is the problem, and a retry later will succeed.
+func (p *Preparer) acquire(ctx context.Context) error {
+	if err := ctx.Err(); err == nil {
+		select {
+		case p.sem <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+		}
+	}
+	return &problem.Error{
+		Code:       problem.Overloaded,
+		Detail:     "the server is busy preparing other images; retry shortly",
+		RetryAfter: time.Second,
+		Err:        ctx.Err(),
+	}
+}
+
+// convert decodes and, unless the upload can go as it is, normalises and re-encodes it.
+func (p *Preparer) convert(h header, data []byte) (Page, error) {
+	m, err := decode(h.f.kind, data)
+	if err != nil {
+		return Page{}, unreadable(h.f, err)
+	}
+	canvas := image.Rect(0, 0, h.w, h.h)
+	if !m.Bounds().In(canvas) {
+		return Page{}, unreadable(h.f, fmt.Errorf("decoded bounds %v outside the header's %v", m.Bounds(), canvas))
+	}
+	page := Page{Kind: h.f.kind, BytesIn: len(data)}
+	if h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge && plain(h.f.kind, m) {
+		page.MIME, page.Data, page.Width, page.Height = h.f.mime, data, h.w, h.h
+		page.BytesOut = len(data)
+		return page, nil
+	}
+	out := render(m, canvas, h.orient, p.l.MaxEdge)
+	m = nil // the decoded original can be collected while the output is encoded
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
+		return Page{}, fmt.Errorf("intake: encode: %w", err) // cannot happen for in-memory images
+	}
+	b := out.Bounds()
+	page.MIME, page.Data, page.Width, page.Height = "image/jpeg", buf.Bytes(), b.Dx(), b.Dy()
+	page.BytesOut, page.Reencoded = buf.Len(), true
+	return page, nil
+}
+
+// plain reports whether a decoded upload may go to the model as its own bytes: a JPEG or PNG
+// whose pixels are already 8-bit grey, YCbCr, RGB or palette, with nothing transparent. A CMYK
+// JPEG, a 16-bit PNG or a PNG with alpha is re-encoded, because models differ in how they read
+// those, and transparent pixels are black to some of them.
+func plain(kind string, m image.Image) bool {
+	switch kind {
+	case "jpeg":
+		switch m.(type) {
+		case *image.YCbCr, *image.Gray:
+			return true
+		}
+	case "png":
+		switch m := m.(type) {
+		case *image.Gray:
+			return true
+		case *image.RGBA:
+			return m.Opaque()
+		case *image.NRGBA:
+			return m.Opaque()
+		case *image.Paletted:
+			return m.Opaque()
+		}
+	}
+	return false
+}
+
+// decodeConfig reads only the header. The decoders are called by name rather than through
+// image.DecodeConfig so that the kind found by Sniff, not the global format registry, decides.
+func decodeConfig(kind string, data []byte) (cfg image.Config, err error) {
+	defer recoverInto(&err)
+	r := bytes.NewReader(data)
+	switch kind {
+	case "jpeg":
+		return jpeg.DecodeConfig(r)
+	case "png":
+		return png.DecodeConfig(r)
+	case "gif":
+		return gif.DecodeConfig(r)
+	case "webp":
+		return webp.DecodeConfig(r)
+	}
+	return image.Config{}, fmt.Errorf("no decoder for %q", kind)
+}
+
+// decode decodes the whole image; for a GIF, the first frame.
+func decode(kind string, data []byte) (m image.Image, err error) {
+	defer recoverInto(&err)
+	r := bytes.NewReader(data)
+	switch kind {
+	case "jpeg":
+		return jpeg.Decode(r)
+	case "png":
+		return png.Decode(r)
+	case "gif":
+		return gif.Decode(r)
+	case "webp":
+		return webp.Decode(r)
+	}
+	return nil, fmt.Errorf("no decoder for %q", kind)
+}
+
+// recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they
+// read bytes from strangers, and one bad upload must cost one request, not the process.
+func recoverInto(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("decoder panic: %v", r)
+	}
+}
+
+func unreadable(f format, err error) error {
+	return &problem.Error{
+		Code:   problem.ImageUnreadable,
+		Detail: fmt.Sprintf("the file starts as %s but is truncated or corrupt; export it again or retake the photo", f.what),
+		Err:    err,
+	}
+}
+
+func tooManyBytes(n, max int64) error {
+	what := "the image is larger than"
+	if n > 0 {
+		what = fmt.Sprintf("the image is %s; that is more than", mib(n))
+	}
+	return problem.Errorf(problem.PayloadTooLarge,
+		"%s the %s limit for one image: send a smaller file, such as a JPEG with a long edge of about 2000 pixels", what, mib(max))
+}
+
+// mib formats a byte count for a person: "20 MiB", "20.5 MiB", "900 KiB".
+func mib(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadAll reads one image (a multipart part, a decoded base64 body) and fails with
+// payload_too_large as soon as it passes max bytes (DefaultMaxBytes when max <= 0). It never
+// reads or holds more than max+1 bytes, so an oversized upload costs at most that much memory. A body cut
+// by http.MaxBytesReader is payload_too_large too; any other read error is invalid_request, since
+// the upload, not the image, is broken.
+func ReadAll(r io.Reader, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	buf := make([]byte, 0, min(max, 64<<10))
+	for {
+		if int64(len(buf)) == max {
+			// Full: one more byte, in a probe of its own, tells too large from exactly max.
+			var probe [1]byte
+			n, err := io.ReadFull(r, probe[:])
+			if n > 0 {
+				return nil, tooManyBytes(0, max)
+			}
+			if err == io.EOF {
+				return buf, nil
+			}
+			return nil, readError(err)
+		}
+		if len(buf) == cap(buf) { // grow by doubling like append, but never past max
+			next := make([]byte, len(buf), min(int64(cap(buf))*2, max))
+			copy(next, buf)
+			buf = next
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, readError(err)
+		}
+	}
+}
+
+// readError tells a body cut by http.MaxBytesReader (payload_too_large) from a broken upload.
+func readError(err error) error {
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return &problem.Error{Code: problem.PayloadTooLarge,
+			Detail: fmt.Sprintf("the request is larger than the %s limit: send fewer or smaller images", mib(mb.Limit)), Err: err}
+	}
+	return &problem.Error{Code: problem.InvalidRequest, Detail: "the upload could not be read to its end; send it again", Err: err}
+}

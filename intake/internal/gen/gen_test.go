@@ -1,0 +1,154 @@
+package gen
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/image/webp"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/images from the generator")
+
+// dir is testdata/images at the repository root.
+var dir = filepath.Join("..", "..", "..", "testdata", "images")
+
+// TestGolden keeps the committed images equal to what the generator makes, so that a fixture is
+// never edited by hand and its note here stays true. Go's encoders are deterministic; if a Go
+// release changes one, rerun with -update and review the images.
+func TestGolden(t *testing.T) {
+	files, err := Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	total := 0
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			t.Errorf("%s: %v (run go test ./intake/internal/gen -run TestGolden -update)", f.Name, err)
+			continue
+		}
+		if !bytes.Equal(got, f.Data) {
+			t.Errorf("%s: committed file (%d bytes) differs from the generator's (%d bytes); rerun with -update", f.Name, len(got), len(f.Data))
+		}
+		total += len(got)
+	}
+	if total > 3<<20 {
+		t.Errorf("test images total %d bytes; keep them under 3 MiB", total)
+	}
+}
+
+// TestCMYKJPEG checks the hand-written CMYK JPEG against Go's decoder, pixel for pixel.
+func TestCMYKJPEG(t *testing.T) {
+	m, err := jpeg.Decode(bytes.NewReader(CMYKJPEG(128, 96, cmykTiles)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := m.(*image.CMYK)
+	if !ok {
+		t.Fatalf("decoded as %T, want *image.CMYK", m)
+	}
+	if got, want := c.Bounds(), image.Rect(0, 0, 128, 96); got != want {
+		t.Fatalf("bounds %v, want %v", got, want)
+	}
+	for y := range 96 {
+		for x := range 128 {
+			if got, want := c.CMYKAt(x, y), cmykTiles(x, y); got != want {
+				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+}
+
+// TestWebP checks the hand-written lossless WebP against x/image/webp, pixel for pixel.
+func TestWebP(t *testing.T) {
+	for _, size := range []image.Point{{160, 120}, {1, 1}, {33, 7}} {
+		data := WebP(size.X, size.Y, webpInk)
+		cfg, err := webp.DecodeConfig(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%v: config: %v", size, err)
+		}
+		if cfg.Width != size.X || cfg.Height != size.Y {
+			t.Fatalf("%v: config says %d×%d", size, cfg.Width, cfg.Height)
+		}
+		m, err := webp.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%v: %v", size, err)
+		}
+		for y := range size.Y {
+			for x := range size.X {
+				want := color.NRGBA{0xf0, 0xf0, 0xf0, 0xff}
+				if webpInk(x, y) {
+					want = color.NRGBA{0x20, 0x20, 0x20, 0xff}
+				}
+				if got := color.NRGBAModel.Convert(m.At(x, y)); got != want {
+					t.Fatalf("%v: pixel (%d,%d) = %v, want %v", size, x, y, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestStored checks Stored against the EXIF definitions of where row 0 and column 0 of the
+// stored image are seen: for 6 ("right-top"), stored row 0 is the upright image's right edge read
+// downwards, and stored column 0 its top edge read leftwards.
+func TestStored(t *testing.T) {
+	up := image.NewRGBA(image.Rect(0, 0, 3, 2)) // upright, 3 wide: pixel value = 1 + index
+	for i := range 6 {
+		up.Pix[4*i] = byte(1 + i)
+	}
+	tests := []struct {
+		o    int
+		want [][]byte // stored rows of upright indices+1
+	}{
+		{1, [][]byte{{1, 2, 3}, {4, 5, 6}}},
+		{2, [][]byte{{3, 2, 1}, {6, 5, 4}}},
+		{3, [][]byte{{6, 5, 4}, {3, 2, 1}}},
+		{4, [][]byte{{4, 5, 6}, {1, 2, 3}}},
+		{5, [][]byte{{1, 4}, {2, 5}, {3, 6}}},
+		{6, [][]byte{{3, 6}, {2, 5}, {1, 4}}},
+		{7, [][]byte{{6, 3}, {5, 2}, {4, 1}}},
+		{8, [][]byte{{4, 1}, {5, 2}, {6, 3}}},
+	}
+	for _, tt := range tests {
+		m := Stored(up, tt.o)
+		var got [][]byte
+		for y := range m.Rect.Dy() {
+			var row []byte
+			for x := range m.Rect.Dx() {
+				row = append(row, m.RGBAAt(x, y).R)
+			}
+			got = append(got, row)
+		}
+		if !equalRows(got, tt.want) {
+			t.Errorf("orientation %d: stored %v, want %v", tt.o, got, tt.want)
+		}
+	}
+}
+
+func equalRows(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

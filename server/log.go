@@ -1,0 +1,60 @@
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// Keys for what handlers leave in the echo context for the request's log line. Only counts,
+// names and codes go there: never an image, a prompt, a reply or a draft value.
+const (
+	ctxMeta       = "ocrdraft.meta"
+	ctxPages      = "ocrdraft.pages"
+	ctxIndicators = "ocrdraft.indicators"
+	ctxCode       = "ocrdraft.code"
+)
+
+// logRequests writes one line per request. It renders a handler's error first, so the line has
+// the status the caller got.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		attrs := []slog.Attr{
+			slog.String("requestId", requestID(c)),
+			slog.String("method", c.Request().Method),
+			slog.String("route", c.Path()),
+			slog.Int("status", c.Response().Status),
+			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
+		}
+		if n, ok := c.Get(ctxPages).(int); ok {
+			attrs = append(attrs, slog.Int("pages", n))
+		}
+		if n, ok := c.Get(ctxIndicators).(int); ok {
+			attrs = append(attrs, slog.Int("indicators", n))
+		}
+		if m, ok := c.Get(ctxMeta).(*extract.Meta); ok {
+			attrs = append(attrs,
+				slog.String("model", m.Model),
+				slog.Int("attempts", m.Attempts),
+				slog.Int("promptTokens", m.Usage.PromptTokens),
+				slog.Int("completionTokens", m.Usage.CompletionTokens))
+		}
+		level := slog.LevelInfo
+		if code, ok := c.Get(ctxCode).(problem.Code); ok {
+			attrs = append(attrs, slog.String("code", string(code)))
+			if problem.Lookup(code).Status >= 500 {
+				level = slog.LevelWarn
+			}
+		}
+		s.cfg.Logger.LogAttrs(c.Request().Context(), level, "request", attrs...)
+		return nil
+	}
+}

@@ -1,0 +1,211 @@
+// Package server is the HTTP API: echo routes, middleware, and the one error handler that maps
+// every error to an RFC 9457 problem document. Handlers return errors; only handleError writes
+// them.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/ocrdraft/ocrdraft/draft"
+	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// Extractor reads a report's page images into a draft.
+type Extractor interface {
+	Extract(ctx context.Context, images [][]byte) (extract.Response, error)
+}
+
+// Config is what the server needs. Zero limits take their defaults.
+type Config struct {
+	// Extractor is nil when no model is configured: the server still runs, and /v1/extract
+	// answers model_not_configured with NotConfigured as its detail.
+	Extractor     Extractor
+	NotConfigured string
+
+	Builder *draft.Builder
+
+	MaxImageBytes   int64         // one image; default 20 MiB
+	MaxRequestBytes int64         // a whole /v1/extract request; default 50 MiB
+	MaxPages        int           // images in one request; default 10
+	RequestTimeout  time.Duration // whole-request deadline for /v1/extract; default 120s
+
+	Spec   []byte // openapi.yaml, served at /openapi.yaml
+	Logger *slog.Logger
+}
+
+// Defaults for Config's zero fields.
+const (
+	DefaultMaxImageBytes   = 20 << 20
+	DefaultMaxRequestBytes = 50 << 20
+	DefaultMaxPages        = 10
+	DefaultRequestTimeout  = 120 * time.Second
+	// maxTextBody bounds /v1/parse and /v1/validate bodies: a reply or a draft is small.
+	maxTextBody = 1 << 20
+)
+
+// Server is the HTTP API.
+type Server struct {
+	cfg  Config
+	echo *echo.Echo
+}
+
+// New returns a Server with its routes.
+func New(cfg Config) *Server {
+	if cfg.MaxImageBytes <= 0 {
+		cfg.MaxImageBytes = DefaultMaxImageBytes
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Builder == nil {
+		cfg.Builder = draft.New()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, echo: echo.New()}
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+
+	// Order matters: the request id first, so that every later line and problem carries it; the
+	// log line wraps everything after it, recovered panics included.
+	e.Use(middleware.RequestID())
+	e.Use(s.logRequests)
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.cfg.Logger.Error("panic", "requestId", requestID(c), "err", err, "stack", string(stack))
+			return &problem.Error{Code: problem.Internal, Detail: "internal error", Err: err}
+		},
+	}))
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/openapi.yaml", s.spec)
+
+	timeout := middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+		Timeout: cfg.RequestTimeout,
+		ErrorHandler: func(err error, c echo.Context) error {
+			if errors.Is(err, context.DeadlineExceeded) && problem.CodeOf(err) == problem.Internal {
+				return &problem.Error{Code: problem.ModelTimeout, Detail: "the request did not finish within its deadline", Err: err}
+			}
+			return err
+		},
+	})
+	e.POST("/v1/extract", s.extract, bodyLimit(cfg.MaxRequestBytes), timeout)
+	e.POST("/v1/parse", s.parse, bodyLimit(maxTextBody))
+	e.POST("/v1/validate", s.validate, bodyLimit(maxTextBody))
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+func bodyLimit(n int64) echo.MiddlewareFunc {
+	return middleware.BodyLimit(strconv.FormatInt(n, 10) + "B")
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(c echo.Context) error {
+	if s.cfg.Extractor == nil {
+		return s.notConfigured()
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) notConfigured() error {
+	return &problem.Error{Code: problem.ModelNotConfigured, Detail: s.cfg.NotConfigured}
+}
+
+func (s *Server) spec(c echo.Context) error {
+	return c.Blob(http.StatusOK, "application/yaml", s.cfg.Spec)
+}
+
+// handleError is the one place errors become responses.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	pe := toProblem(err)
+	doc := problem.From(pe)
+	doc.RequestID = requestID(c)
+	c.Set(ctxCode, doc.Code)
+	if doc.Code == problem.Internal {
+		s.cfg.Logger.Error("internal error", "requestId", doc.RequestID, "err", err)
+	}
+	h := c.Response().Header()
+	if pe.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int((pe.RetryAfter+time.Second-1)/time.Second)))
+	}
+	h.Set(echo.HeaderContentType, "application/problem+json")
+	c.Response().WriteHeader(doc.Status)
+	if c.Request().Method == http.MethodHead {
+		return
+	}
+	_ = json.NewEncoder(c.Response()).Encode(doc)
+}
+
+// toProblem maps any error to a *problem.Error: ours as they are, echo's by status, a context's
+// end by its cause.
+func toProblem(err error) *problem.Error {
+	var pe *problem.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		code, ok := echoCodes[he.Code]
+		if !ok {
+			code = problem.Internal
+		}
+		detail := http.StatusText(he.Code)
+		if m, ok := he.Message.(string); ok && code != problem.Internal {
+			detail = m
+		}
+		if he.Code == http.StatusRequestEntityTooLarge {
+			detail = "the request body is larger than the limit"
+		}
+		return &problem.Error{Code: code, Detail: detail, Err: err}
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request did not finish within its deadline", Err: err}
+	case errors.Is(err, context.Canceled):
+		return &problem.Error{Code: problem.Canceled, Detail: "the caller closed the request", Err: err}
+	}
+	return &problem.Error{Code: problem.Internal, Detail: "internal error", Err: err}
+}
+
+// echoCodes maps the statuses echo itself answers with (routing, body limit) to our codes.
+var echoCodes = map[int]problem.Code{
+	http.StatusBadRequest:            problem.InvalidRequest,
+	http.StatusUnauthorized:          problem.Unauthorized,
+	http.StatusNotFound:              problem.NotFound,
+	http.StatusMethodNotAllowed:      problem.MethodNotAllowed,
+	http.StatusRequestEntityTooLarge: problem.PayloadTooLarge,
+	http.StatusUnsupportedMediaType:  problem.UnsupportedMediaType,
+	http.StatusServiceUnavailable:    problem.Overloaded,
+}
+
+func requestID(c echo.Context) string {
+	return c.Response().Header().Get(echo.HeaderXRequestID)
+}
