@@ -10,10 +10,12 @@ package draft
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
 
+	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -38,9 +40,9 @@ const (
 	maxGroupDepth = 3 // groups inside groups
 )
 
-// Build reads a draft out of a decoded JSON value (numbers as json.Number). It never fails: what
-// it cannot read is null or left out, with a warning.
-func (b *Builder) Build(v any) schema.Result {
+// Build reads a draft out of a decoded JSON value. It never fails: what it cannot read is null or
+// left out, with a warning.
+func (b *Builder) Build(v parse.Value) schema.Result {
 	bd := build{b: b}
 	bd.draft.Indicators = []schema.OcrIndicator{}
 	bd.root(v, 0)
@@ -51,6 +53,7 @@ func (b *Builder) Build(v any) schema.Result {
 // build is the state of one Build call.
 type build struct {
 	b        *Builder
+	a        arena
 	draft    schema.OcrDraft
 	warnings []schema.Warning
 }
@@ -62,29 +65,29 @@ func (bd *build) warn(code schema.WarningCode, path, format string, args ...any)
 // root finds the draft in v: a list is the indicators; an object with draft keys is the draft; an
 // object with an item name is one indicator; any other object with exactly one object or list
 // among its values is a wrapper ({"data": …}, {"code": 0, "result": …}) and is unwrapped.
-func (bd *build) root(v any, depth int) {
-	switch v := v.(type) {
-	case []any:
-		bd.items(v, "indicators", nil, 0)
-	case map[string]any:
-		fields := pick(v, 0)
-		if len(fields) > 0 {
-			bd.fields(fields)
+func (bd *build) root(v parse.Value, depth int) {
+	switch v.Kind {
+	case parse.Array:
+		bd.items(v.Elems, "indicators", nil, 0)
+	case parse.Object:
+		var f fields
+		if f.pick(v.Members, 0) {
+			bd.fields(&f)
 			return
 		}
-		if item := pick(v, 1); item[fItemName].key != "" && hasResult(item) {
-			bd.items([]any{v}, "indicators", nil, 0)
+		var item fields
+		if item.pick(v.Members, 1) && item[fItemName].key != "" && hasResult(&item) {
+			bd.items([]parse.Value{v}, "indicators", nil, 0)
 			return
 		}
 		if depth >= maxUnwrap {
 			return
 		}
-		var inner any
+		var inner parse.Value
 		n := 0
-		for _, x := range v {
-			switch x.(type) {
-			case map[string]any, []any:
-				inner = x
+		for _, m := range v.Members {
+			if m.Value.IsContainer() {
+				inner = m.Value
 				n++
 			}
 		}
@@ -96,7 +99,7 @@ func (bd *build) root(v any, depth int) {
 
 // hasResult reports whether an item's fields hold a result or a range, so that a lone object
 // with only a name (a patient: {"name": "张三", "age": 45}) is not taken for an indicator.
-func hasResult(f map[field]slot) bool {
+func hasResult(f *fields) bool {
 	for _, k := range []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange} {
 		if f[k].key != "" {
 			return true
@@ -105,36 +108,41 @@ func hasResult(f map[field]slot) bool {
 	return false
 }
 
-// slot is the key and value chosen for a field.
+// slot is the key and value chosen for a field; key is "" when the object has none.
 type slot struct {
 	key  string
 	rank int
-	val  any
+	val  parse.Value
 }
 
-// pick maps an object's keys to fields at a level (0 draft, 1 item). Map order is random, so ties
-// are broken by alias rank and then by the key itself, to keep results deterministic.
-func pick(obj map[string]any, level int) map[field]slot {
-	var out map[field]slot
-	for k, v := range obj {
-		e, ok := keyTable[normKey(k)]
+// fields holds an object's value for each field, chosen through the alias table.
+type fields [numFields]slot
+
+// pick maps an object's keys to fields at a level (0 draft, 1 item) and reports whether any key
+// matched. When several keys mean one field, the alias listed first wins; the same key twice,
+// the last, as encoding/json would.
+func (f *fields) pick(members []parse.Member, level int) bool {
+	found := false
+	for _, m := range members {
+		e, ok := keyTable[m.Key] // the table holds the aliases as written too, sparing normKey
+		if !ok {
+			e, ok = keyTable[normKey(m.Key)]
+		}
 		if !ok || e[level].field == noField {
 			continue
 		}
 		a := e[level]
-		if out == nil {
-			out = make(map[field]slot, 8)
-		}
-		if cur, ok := out[a.field]; ok && (cur.rank < a.rank || cur.rank == a.rank && cur.key < k) {
+		if cur := &f[a.field]; cur.key != "" && cur.rank < a.rank {
 			continue
 		}
-		out[a.field] = slot{key: k, rank: a.rank, val: v}
+		f[a.field] = slot{key: m.Key, rank: a.rank, val: m.Value}
+		found = true
 	}
-	return out
+	return found
 }
 
 // fields reads the draft's own fields.
-func (bd *build) fields(f map[field]slot) {
+func (bd *build) fields(f *fields) {
 	d := &bd.draft
 	d.Title = bd.text(f[fTitle], "title")
 	d.Hospital = bd.text(f[fHospital], "hospital")
@@ -157,12 +165,12 @@ func (bd *build) fields(f map[field]slot) {
 		d.ReportYear = &y
 	}
 	if s := f[fIndicators]; s.key != "" {
-		switch list := s.val.(type) {
-		case []any:
-			bd.items(list, "indicators", nil, 0)
-		case nil:
-		case string:
-			if !isNullWord(strings.TrimSpace(list)) {
+		switch s.val.Kind {
+		case parse.Array:
+			bd.items(s.val.Elems, "indicators", nil, 0)
+		case parse.Null:
+		case parse.String:
+			if !isNullWord(strings.TrimSpace(s.val.Text)) {
 				bd.warn(schema.IndicatorDropped, "indicators", "indicators is text, not a list; nothing was read from it")
 			}
 		default:
@@ -176,7 +184,7 @@ func (bd *build) text(s slot, path string) *string {
 	if s.key == "" {
 		return nil
 	}
-	t, ok := readText(s.val)
+	t, ok := readText(s.val, &bd.a)
 	if !ok {
 		bd.warn(schema.InvalidValue, path, "%s is not text; set to null", quote(s.val))
 	}
@@ -185,56 +193,58 @@ func (bd *build) text(s slot, path string) *string {
 
 // items reads a list of indicators, flattening groups: {"group": G, "items": [...]} gives each of
 // its items the group G unless the item names its own.
-func (bd *build) items(list []any, path string, group *string, depth int) {
+func (bd *build) items(list []parse.Value, path string, group *string, depth int) {
 	for i, raw := range list {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		obj, ok := raw.(map[string]any)
-		if !ok {
-			bd.warn(schema.IndicatorDropped, p, "item is %s, not an object", kind(raw))
+		if raw.Kind != parse.Object {
+			bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is %s, not an object", kind(raw))
 			continue
 		}
-		f := pick(obj, 1)
-		if sub, ok := f[fIndicators].val.([]any); ok {
+		var f fields
+		f.pick(raw.Members, 1)
+		if sub := f[fIndicators].val; sub.Kind == parse.Array {
 			if depth >= maxGroupDepth {
-				bd.warn(schema.IndicatorDropped, p, "groups nested too deep")
+				bd.warn(schema.IndicatorDropped, itemPath(path, i), "groups nested too deep")
 				continue
 			}
 			g := group
-			if t, _ := readText(f[fItemGroup].val); t != nil {
+			if t, _ := readText(f[fItemGroup].val, &bd.a); t != nil {
 				g = t
-			} else if t, _ := readText(f[fItemName].val); t != nil {
+			} else if t, _ := readText(f[fItemName].val, &bd.a); t != nil {
 				g = t
 			}
-			bd.items(sub, p+"."+f[fIndicators].key, g, depth+1)
+			bd.items(sub.Elems, itemPath(path, i)+"."+f[fIndicators].key, g, depth+1)
 			continue
 		}
-		if ind, ok := bd.item(f, p, group); ok {
+		if ind, ok := bd.item(&f, path, i, group); ok {
 			bd.draft.Indicators = append(bd.draft.Indicators, ind)
 		}
 	}
 }
 
-// item reads one indicator. Warnings about it name its place in the draft.
-func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIndicator, bool) {
+func itemPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// item reads one indicator. Warnings about it name its place in the draft; if it is dropped,
+// they are taken back and the one warning names its place in the reply.
+func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrIndicator, bool) {
 	var ind schema.OcrIndicator
-	name, _ := readText(f[fItemName].val)
+	name, _ := readText(f[fItemName].val, &bd.a)
 	if name == nil || *name == "" {
-		bd.warn(schema.IndicatorDropped, src, "item has no name")
+		bd.warn(schema.IndicatorDropped, itemPath(path, i), "item has no name")
 		return ind, false
 	}
 	ind.ItemName = *name
-	at := fmt.Sprintf("indicators[%d]", len(bd.draft.Indicators))
-	var w []schema.Warning
+	mark := len(bd.warnings)
+	idx := len(bd.draft.Indicators)
 	warn := func(code schema.WarningCode, field, format string, args ...any) {
-		w = append(w, schema.Warn(code, at+"."+field, fmt.Sprintf(format, args...)))
+		bd.warn(code, itemPath("indicators", idx)+"."+field, format, args...)
 	}
 
-	if g, ok := readText(f[fItemGroup].val); ok && g != nil {
+	if g, ok := readText(f[fItemGroup].val, &bd.a); ok && g != nil {
 		ind.ItemGroup = g
 	} else {
 		ind.ItemGroup = group
 	}
-	if u, ok := readText(f[fUnit].val); ok {
+	if u, ok := readText(f[fUnit].val, &bd.a); ok {
 		ind.Unit = u
 	} else {
 		warn(schema.InvalidValue, "unit", "%s is not text; set to null", quote(f[fUnit].val))
@@ -246,9 +256,9 @@ func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIn
 	}
 
 	// The result: valueNum, then valueText, then a generic value key.
-	num := readValue(f[fValueNum].val)
-	txt := readValue(f[fValueText].val)
-	gen := readValue(f[fValue].val)
+	num := readValue(f[fValueNum].val, &bd.a)
+	txt := readValue(f[fValueText].val, &bd.a)
+	gen := readValue(f[fValue].val, &bd.a)
 	if num.bad {
 		warn(schema.InvalidValue, "valueNum", "%s is not a number; set to null", quote(f[fValueNum].val))
 	}
@@ -271,8 +281,7 @@ func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIn
 	case txt.num != nil && ind.ValueNum.Equal(*txt.num): // said twice
 		setUnit(txt.unit)
 	case txt.num != nil:
-		s := f[fValueText].val.(string)
-		s = strings.TrimSpace(s)
+		s := strings.TrimSpace(f[fValueText].val.Text)
 		ind.ValueText = &s
 	case txt.text != nil:
 		ind.ValueText = txt.text
@@ -286,9 +295,9 @@ func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIn
 	}
 
 	// The reference range: refLow and refHigh, each a number or a range string, then a range key.
-	lowRange, low, lowOK := readRange(f[fRefLow].val)
-	highRange, high, highOK := readRange(f[fRefHigh].val)
-	rng, lone, rngOK := readRange(f[fRefRange].val)
+	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
+	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
+	rng, lone, rngOK := readRange(f[fRefRange].val, &bd.a)
 	if !lowOK {
 		warn(schema.InvalidValue, "refLow", "%s is not a bound; set to null", quote(f[fRefLow].val))
 	}
@@ -312,14 +321,14 @@ func (bd *build) item(f map[field]slot, src string, group *string) (schema.OcrIn
 	if err := bd.b.validate.Struct(ind); err != nil {
 		for _, fe := range asFieldErrors(err) {
 			if fe.StructField() == "ItemName" {
-				bd.warn(schema.IndicatorDropped, src, "item name %s", describe(fe))
+				bd.warnings = bd.warnings[:mark]
+				bd.warn(schema.IndicatorDropped, itemPath(path, i), "item name %s", describe(fe))
 				return ind, false
 			}
 			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()
 			warn(schema.InvalidValue, fe.Field(), "%s; set to null", describe(fe))
 		}
 	}
-	bd.warnings = append(bd.warnings, w...)
 	return ind, true
 }
 
@@ -364,35 +373,35 @@ func first(ds ...*schema.Decimal) *schema.Decimal {
 }
 
 // kind names a JSON value's type for a warning.
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
+func kind(v parse.Value) string {
+	switch v.Kind {
+	case parse.Null:
 		return "null"
-	case string:
+	case parse.String:
 		return "a string"
-	case bool:
+	case parse.Bool:
 		return "a boolean"
-	case []any:
+	case parse.Array:
 		return "a list"
-	case map[string]any:
+	case parse.Object:
 		return "an object"
 	}
 	return "a number"
 }
 
 // quote renders a value for a warning, short.
-func quote(v any) string {
-	switch v := v.(type) {
-	case string:
-		r := []rune(v)
+func quote(v parse.Value) string {
+	switch v.Kind {
+	case parse.String:
+		r := []rune(v.Text)
 		if len(r) > 40 {
-			return fmt.Sprintf("%q", string(r[:40])+"…")
+			return strconv.Quote(string(r[:40]) + "…")
 		}
-		return fmt.Sprintf("%q", v)
-	case nil:
+		return strconv.Quote(v.Text)
+	case parse.Null:
 		return "null"
-	case map[string]any, []any:
+	case parse.Array, parse.Object:
 		return kind(v)
 	}
-	return fmt.Sprint(v)
+	return v.Text
 }

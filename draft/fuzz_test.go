@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -59,10 +60,8 @@ func FuzzFromReply(f *testing.F) {
 			t.Fatalf("draft does not validate: %v", err)
 		}
 		draftJSON, _ := json.Marshal(out.Draft)
-		var v any
-		dec = json.NewDecoder(bytes.NewReader(draftJSON))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
+		v, err := parse.Decode(string(draftJSON))
+		if err != nil {
 			t.Fatal(err)
 		}
 		again := b.Build(v)

@@ -24,6 +24,7 @@ const (
 	fRefLow
 	fRefHigh
 	fRefRange // a reference range written as one string
+	numFields
 )
 
 // aliases lists, per field, the keys that mean it; the first is the contract's own name. Keys
@@ -66,15 +67,16 @@ var keyTable = func() map[string][2]aliasRank {
 	m := make(map[string][2]aliasRank)
 	for _, a := range aliases {
 		for rank, k := range a.keys {
-			nk := normKey(k)
-			e := m[nk]
-			if draftFields[a.field] && e[0].field == noField {
-				e[0] = aliasRank{a.field, rank}
+			for _, nk := range []string{normKey(k), k} {
+				e := m[nk]
+				if draftFields[a.field] && e[0].field == noField {
+					e[0] = aliasRank{a.field, rank}
+				}
+				if itemFields[a.field] && e[1].field == noField {
+					e[1] = aliasRank{a.field, rank}
+				}
+				m[nk] = e
 			}
-			if itemFields[a.field] && e[1].field == noField {
-				e[1] = aliasRank{a.field, rank}
-			}
-			m[nk] = e
 		}
 	}
 	return m

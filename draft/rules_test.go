@@ -30,13 +30,23 @@ var indicatorKeys = []string{"itemName", "itemGroup", "valueNum", "valueText", "
 
 var draftKeys = []string{"title", "hospital", "checkupDate", "reportYear"}
 
-// decodeJSON decodes like the parser does: numbers as json.Number.
+// decodeJSON decodes a want literal for comparison: numbers as json.Number.
 func decodeJSON(t *testing.T, s string) any {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("bad JSON in test table: %v\n%s", err, s)
+	}
+	return v
+}
+
+// decodeValue decodes an input like the parser does: numbers as written.
+func decodeValue(t *testing.T, s string) parse.Value {
+	t.Helper()
+	v, err := parse.Decode(s)
+	if err != nil {
 		t.Fatalf("bad JSON in test table: %v\n%s", err, s)
 	}
 	return v
@@ -399,7 +409,7 @@ func TestRuleIndicator(t *testing.T) {
 	for _, tt := range indicatorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `{"indicators":[` + tt.in + `]}`
-			res := b.Build(decodeJSON(t, in))
+			res := b.Build(decodeValue(t, in))
 			want := `{"indicators":[]}`
 			if tt.want != "" {
 				want = `{"indicators":[` + tt.want + `]}`
@@ -578,7 +588,7 @@ func TestRuleDraft(t *testing.T) {
 	b := New()
 	for _, tt := range draftTests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := b.Build(decodeJSON(t, tt.in))
+			res := b.Build(decodeValue(t, tt.in))
 			checkResult(t, tt.in, res, tt.want, tt.warn)
 		})
 	}

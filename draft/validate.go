@@ -1,15 +1,13 @@
 package draft
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
-	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -19,14 +17,9 @@ import (
 // unknown key, a nameless indicator, an impossible date or a broken length rule is an
 // invalid_draft error listing every such field, not a warning. A missing key reads as null.
 func (b *Builder) Validate(body []byte) (schema.Result, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return schema.Result{}, problem.Errorf(problem.InvalidRequest, "the body is not JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return schema.Result{}, problem.Errorf(problem.InvalidRequest, "the body holds more than one JSON value")
+	v, err := parse.Decode(string(body))
+	if err != nil {
+		return schema.Result{}, problem.Errorf(problem.InvalidRequest, "the body is not one JSON value")
 	}
 	var fields []problem.Field
 	check(reflect.TypeFor[schema.OcrDraft](), v, "", &fields)
@@ -62,60 +55,54 @@ func (b *Builder) Validate(body []byte) (schema.Result, error) {
 }
 
 // check compares a decoded JSON value with a contract type, recording every mismatch.
-func check(t reflect.Type, v any, path string, out *[]problem.Field) {
+func check(t reflect.Type, v parse.Value, path string, out *[]problem.Field) {
 	bad := func(format string, args ...any) {
 		*out = append(*out, problem.Field{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	nullable := t.Kind() == reflect.Pointer
 	if nullable {
-		if v == nil {
+		if v.Kind == parse.Null {
 			return
 		}
 		t = t.Elem()
 	}
 	switch {
 	case t == reflect.TypeFor[schema.Decimal]():
-		n, ok := v.(json.Number)
-		if !ok {
+		if v.Kind != parse.Number {
 			bad("want a number, got %s", kind(v))
-		} else if _, err := schema.ParseDecimal(n.String()); err != nil {
-			bad("number %s is out of range", n)
+		} else if _, err := schema.ParseDecimal(v.Text); err != nil {
+			bad("number %s is out of range", v.Text)
 		}
 	case t == reflect.TypeFor[schema.Date]():
-		s, ok := v.(string)
-		if !ok {
+		if v.Kind != parse.String {
 			bad("want a \"YYYY-MM-DD\" string, got %s", kind(v))
-		} else if _, err := schema.ParseDate(s); err != nil {
+		} else if _, err := schema.ParseDate(v.Text); err != nil {
 			bad("%v", err)
 		}
 	case t.Kind() == reflect.String:
-		s, ok := v.(string)
 		switch {
-		case !ok:
+		case v.Kind != parse.String:
 			bad("want a string, got %s", kind(v))
-		case strings.TrimSpace(s) == "" && !nullable:
+		case strings.TrimSpace(v.Text) == "" && !nullable:
 			bad("is blank")
 		}
 	case t.Kind() == reflect.Int:
-		n, ok := v.(json.Number)
-		if _, err := n.Int64(); !ok || err != nil {
+		if _, err := strconv.Atoi(v.Text); v.Kind != parse.Number || err != nil {
 			bad("want an integer, got %s", quote(v))
 		}
 	case t.Kind() == reflect.Slice:
-		if v == nil {
+		if v.Kind == parse.Null {
 			return // a missing list is empty
 		}
-		list, ok := v.([]any)
-		if !ok {
+		if v.Kind != parse.Array {
 			bad("want a list, got %s", kind(v))
 			return
 		}
-		for i, x := range list {
+		for i, x := range v.Elems {
 			check(t.Elem(), x, fmt.Sprintf("%s[%d]", path, i), out)
 		}
 	case t.Kind() == reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
+		if v.Kind != parse.Object {
 			bad("want an object, got %s", kind(v))
 			return
 		}
@@ -127,7 +114,7 @@ func check(t reflect.Type, v any, path string, out *[]problem.Field) {
 			if path != "" {
 				p = path + "." + name
 			}
-			x, present := obj[name]
+			x, present := v.Get(name)
 			if !present && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Slice {
 				*out = append(*out, problem.Field{Path: p, Message: "is missing"})
 				continue
@@ -136,14 +123,11 @@ func check(t reflect.Type, v any, path string, out *[]problem.Field) {
 				check(f.Type, x, p, out)
 			}
 		}
-		var unknown []string
-		for k := range obj {
-			if !known[k] {
-				unknown = append(unknown, k)
+		for _, m := range v.Members {
+			k := m.Key
+			if known[k] {
+				continue
 			}
-		}
-		sort.Strings(unknown)
-		for _, k := range unknown {
 			p := k
 			if path != "" {
 				p = path + "." + k

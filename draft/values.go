@@ -1,13 +1,13 @@
 package draft
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -22,31 +22,25 @@ type value struct {
 // readValue reads a result. Numbers keep their digits; a string that is a number, maybe with a
 // unit and an abnormality mark, gives a number; any other string is text as written — "阴性(-)",
 // "1+", "<0.5" are results in their own right, never guesses at a number.
-func readValue(raw any) value {
-	switch v := raw.(type) {
-	case nil:
+func readValue(raw parse.Value, a *arena) value {
+	switch raw.Kind {
+	case parse.Null:
 		return value{}
-	case json.Number:
-		d, err := schema.ParseDecimal(v.String())
+	case parse.Number:
+		d, err := schema.ParseDecimal(raw.Text)
 		if err != nil {
 			return value{bad: true}
 		}
-		return value{num: &d}
-	case float64:
-		d, err := schema.ParseDecimal(strconv.FormatFloat(v, 'f', -1, 64))
-		if err != nil {
-			return value{bad: true}
-		}
-		return value{num: &d}
-	case string:
-		s := strings.TrimSpace(v)
+		return value{num: a.dec(d)}
+	case parse.String:
+		s := strings.TrimSpace(raw.Text)
 		if isNullWord(s) {
 			return value{}
 		}
 		if d, unit, ok := numberWithUnit(s); ok {
-			return value{num: &d, unit: unit}
+			return value{num: a.dec(d), unit: unit}
 		}
-		return value{text: &s}
+		return value{text: a.str(s)}
 	default:
 		return value{bad: true}
 	}
@@ -179,30 +173,30 @@ type bounds struct {
 // one of the notations of rangeSeparators and rangeBounds, maybe with a unit. ok is false for a
 // string that has digits but no notation we know; a range without digits ("阴性") is qualitative
 // and reads as no bounds.
-func readRange(raw any) (b bounds, num *schema.Decimal, ok bool) {
-	switch v := raw.(type) {
-	case nil:
+func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok bool) {
+	switch raw.Kind {
+	case parse.Null:
 		return bounds{}, nil, true
-	case json.Number, float64:
-		x := readValue(v)
+	case parse.Number:
+		x := readValue(raw, a)
 		return bounds{}, x.num, x.num != nil
-	case []any:
-		if len(v) == 2 {
-			lo, hi := readValue(v[0]), readValue(v[1])
-			if (lo.num != nil || v[0] == nil) && (hi.num != nil || v[1] == nil) && !lo.bad && !hi.bad {
+	case parse.Array:
+		if len(raw.Elems) == 2 {
+			lo, hi := readValue(raw.Elems[0], a), readValue(raw.Elems[1], a)
+			if (lo.num != nil || raw.Elems[0].Kind == parse.Null) && (hi.num != nil || raw.Elems[1].Kind == parse.Null) && !lo.bad && !hi.bad {
 				return bounds{low: lo.num, high: hi.num}, nil, true
 			}
 		}
 		return bounds{}, nil, false
-	case string:
-		s := strings.TrimSpace(fullWidthNumber.Replace(v))
+	case parse.String:
+		s := strings.TrimSpace(fullWidthNumber.Replace(raw.Text))
 		if isNullWord(s) || !strings.ContainsAny(s, "0123456789") {
 			return bounds{}, nil, true
 		}
 		if d, unit, isNum := numberWithUnit(s); isNum {
-			return bounds{unit: unit}, &d, true
+			return bounds{unit: unit}, a.dec(d), true
 		}
-		if b, ok := parseRange(s); ok {
+		if b, ok := parseRange(s, a); ok {
 			return b, nil, true
 		}
 		return bounds{}, nil, false
@@ -212,7 +206,7 @@ func readRange(raw any) (b bounds, num *schema.Decimal, ok bool) {
 }
 
 // parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L".
-func parseRange(s string) (bounds, bool) {
+func parseRange(s string, a *arena) (bounds, bool) {
 	for _, rb := range rangeBounds {
 		if rest, ok := strings.CutPrefix(s, rb.prefix); ok {
 			d, unit, ok := numberWithUnit(strings.TrimSpace(rest))
@@ -220,9 +214,9 @@ func parseRange(s string) (bounds, bool) {
 				return bounds{}, false
 			}
 			if rb.high {
-				return bounds{high: &d, unit: unit}, true
+				return bounds{high: a.dec(d), unit: unit}, true
 			}
-			return bounds{low: &d, unit: unit}, true
+			return bounds{low: a.dec(d), unit: unit}, true
 		}
 	}
 	n := numberPrefix(s)
@@ -240,7 +234,7 @@ func parseRange(s string) (bounds, bool) {
 			if !ok {
 				return bounds{}, false
 			}
-			return bounds{low: &lo, high: &hi, unit: unit}, true
+			return bounds{low: a.dec(lo), high: a.dec(hi), unit: unit}, true
 		}
 	}
 	return bounds{}, false
@@ -256,18 +250,18 @@ var (
 )
 
 // readDate reads a checkup date. ok is false for a value that is there but is not a real date.
-func readDate(raw any) (d *schema.Date, ok bool) {
+func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 	var s string
-	switch v := raw.(type) {
-	case nil:
+	switch raw.Kind {
+	case parse.Null:
 		return nil, true
-	case string:
-		s = strings.TrimSpace(fullWidthNumber.Replace(v))
+	case parse.String:
+		s = strings.TrimSpace(fullWidthNumber.Replace(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}
-	case json.Number:
-		s = v.String()
+	case parse.Number:
+		s = raw.Text
 	default:
 		return nil, false
 	}
@@ -289,17 +283,15 @@ func readDate(raw any) (d *schema.Date, ok bool) {
 }
 
 // readYear reads a report year: 2026, "2026", "2026年".
-func readYear(raw any) (y *int, ok bool) {
+func readYear(raw parse.Value) (y *int, ok bool) {
 	var s string
-	switch v := raw.(type) {
-	case nil:
+	switch raw.Kind {
+	case parse.Null:
 		return nil, true
-	case json.Number:
-		s = v.String()
-	case float64:
-		s = strconv.FormatFloat(v, 'f', -1, 64)
-	case string:
-		s = strings.TrimSpace(fullWidthNumber.Replace(v))
+	case parse.Number:
+		s = raw.Text
+	case parse.String:
+		s = strings.TrimSpace(fullWidthNumber.Replace(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}
@@ -316,20 +308,46 @@ func readYear(raw any) (y *int, ok bool) {
 
 // readText reads a text field: a trimmed string, null for null words. Numbers become their
 // digits (a hospital named by a number is odd, but it is what was written).
-func readText(raw any) (s *string, ok bool) {
-	switch v := raw.(type) {
-	case nil:
+func readText(raw parse.Value, a *arena) (s *string, ok bool) {
+	switch raw.Kind {
+	case parse.Null:
 		return nil, true
-	case string:
-		t := strings.TrimSpace(v)
+	case parse.String:
+		t := strings.TrimSpace(raw.Text)
 		if isNullWord(t) {
 			return nil, true
 		}
-		return &t, true
-	case json.Number:
-		t := v.String()
-		return &t, true
+		return a.str(t), true
+	case parse.Number:
+		t := raw.Text
+		return a.str(t), true
 	default:
 		return nil, false
 	}
+}
+
+// arena hands out pointers for a draft's nullable fields from chunks, so that a reply costs a few
+// allocations instead of one per field. A full chunk is left as it is and a new one started, so
+// pointers already handed out stay valid.
+type arena struct {
+	strs []string
+	decs []schema.Decimal
+}
+
+const arenaChunk = 64
+
+func (a *arena) str(s string) *string {
+	if len(a.strs) == cap(a.strs) {
+		a.strs = make([]string, 0, arenaChunk)
+	}
+	a.strs = append(a.strs, s)
+	return &a.strs[len(a.strs)-1]
+}
+
+func (a *arena) dec(d schema.Decimal) *schema.Decimal {
+	if len(a.decs) == cap(a.decs) {
+		a.decs = make([]schema.Decimal, 0, arenaChunk)
+	}
+	a.decs = append(a.decs, d)
+	return &a.decs[len(a.decs)-1]
 }

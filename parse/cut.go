@@ -63,6 +63,9 @@ func cut(s string) (string, bool) {
 		}
 		switch c {
 		case '{', '[':
+			if len(stack) >= maxNesting {
+				return "", true // deeper than any report; nothing honest to salvage
+			}
 			item := c == '{' && len(stack) > 0 && stack[len(stack)-1].kind == '['
 			stack = append(stack, frame{kind: c, item: item, expectKey: c == '{'})
 			if len(stack) == 1 {

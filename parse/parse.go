@@ -14,8 +14,6 @@ package parse
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -36,9 +34,8 @@ const (
 
 // Candidate is one JSON value found in a reply.
 type Candidate struct {
-	// Value is the decoded JSON: map[string]any, []any, string, bool, nil, or json.Number for
-	// numbers, so that the digits the model wrote survive.
-	Value any
+	// Value is the decoded JSON, an object or an array, numbers as the model wrote them.
+	Value Value
 	Stage Stage
 	// Truncated reports that the candidate's text was unclosed at the end of the reply; it was cut
 	// back to its last complete item, and whatever was open at the cut is gone.
@@ -79,13 +76,13 @@ func Reply(reply string) ([]Candidate, error) {
 func candidates(text string, depth int) []Candidate {
 	// Stage 1: the whole reply is JSON.
 	if v, ok := decode(text); ok {
-		if s, isString := v.(string); isString {
+		if v.Kind == String {
 			if depth < maxUnwrap {
-				return candidates(trim(s), depth+1)
+				return candidates(trim(v.Text), depth+1)
 			}
 			return nil
 		}
-		if isContainer(v) {
+		if v.IsContainer() {
 			return []Candidate{{Value: v, Stage: Strict, Len: len(text)}}
 		}
 		return nil // a bare number or literal is not a draft
@@ -101,8 +98,8 @@ func candidates(text string, depth int) []Candidate {
 		}
 		seen[body] = true
 		if v, ok := decode(body); ok {
-			if s, isString := v.(string); isString && depth < maxUnwrap {
-				for _, c := range candidates(trim(s), depth+1) {
+			if v.Kind == String && depth < maxUnwrap {
+				for _, c := range candidates(trim(v.Text), depth+1) {
 					c.Offset, c.Len = p.offset, len(p.text)
 					if c.Stage == Strict {
 						c.Stage = stage
@@ -111,7 +108,7 @@ func candidates(text string, depth int) []Candidate {
 				}
 				return
 			}
-			if isContainer(v) {
+			if v.IsContainer() {
 				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text)})
 			}
 			return
@@ -119,7 +116,7 @@ func candidates(text string, depth int) []Candidate {
 		if body[0] != '{' && body[0] != '[' && !strings.HasPrefix(body, "｛") && !strings.HasPrefix(body, "［") {
 			return // fence content with chatter: its spans are tried on their own
 		}
-		if v, truncated, ok := repair(body); ok && isContainer(v) {
+		if v, truncated, ok := repair(body); ok && v.IsContainer() {
 			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text)})
 		}
 	}
@@ -139,33 +136,17 @@ func trim(s string) string {
 }
 
 // decode is a strict decode of exactly one JSON value, keeping numbers as written.
-func decode(s string) (any, bool) {
+func decode(s string) (Value, bool) {
 	if s == "" {
-		return nil, false
+		return Value{}, false
 	}
 	switch s[0] {
 	case '{', '[', '"':
 	default:
-		return nil, false
+		return Value{}, false
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, false // trailing data after the value
-	}
-	return v, true
-}
-
-func isContainer(v any) bool {
-	switch v.(type) {
-	case map[string]any, []any:
-		return true
-	}
-	return false
+	v, err := Decode(s)
+	return v, err == nil
 }
 
 // unparseable is the error for a reply without usable JSON, quoting its start so the caller can

@@ -21,18 +21,18 @@ const (
 
 // repair normalises, cuts and repairs a candidate's text. truncated reports that the text was
 // unclosed and was cut back to its last complete item.
-func repair(text string) (v any, truncated bool, ok bool) {
+func repair(text string) (v Value, truncated bool, ok bool) {
 	text = normalize(text)
 	text, truncated = cut(text)
 	if text == "" {
-		return nil, truncated, false
+		return Value{}, truncated, false
 	}
 	if v, ok := decode(text); ok {
 		return v, truncated, true
 	}
 	out, ok := repairPiece(text, 0)
 	if !ok {
-		return nil, truncated, false
+		return Value{}, truncated, false
 	}
 	v, ok = decode(out)
 	return v, truncated, ok

@@ -16,7 +16,7 @@ import "encoding/json"
 type OcrDraft struct {
 	Title       *string        `json:"title" validate:"omitempty,max=200" desc:"The report's title as printed, such as 血脂四项 or 体检报告."`
 	Hospital    *string        `json:"hospital" validate:"omitempty,max=200" desc:"The hospital or institution that issued the report, as printed."`
-	CheckupDate *Date          `json:"checkupDate" desc:"The date of the checkup or sampling, as YYYY-MM-DD."`
+	CheckupDate *Date          `json:"checkupDate" validate:"-" desc:"The date of the checkup or sampling, as YYYY-MM-DD."`
 	ReportYear  *int           `json:"reportYear" validate:"omitempty,gte=1900,lte=2100" desc:"The year of the report as a four-digit integer."`
 	Indicators  []OcrIndicator `json:"indicators" desc:"Every test result row on the page, in the order printed."`
 }
@@ -25,11 +25,11 @@ type OcrDraft struct {
 type OcrIndicator struct {
 	ItemName  string   `json:"itemName" validate:"required,max=200" desc:"The item's name as printed, such as 总胆固醇 or ALT."`
 	ItemGroup *string  `json:"itemGroup" validate:"omitempty,max=200" desc:"The section or panel the item is printed under, such as 血常规."`
-	ValueNum  *Decimal `json:"valueNum" desc:"The result when it is a plain number, with the digits printed (5.60 stays 5.60)."`
+	ValueNum  *Decimal `json:"valueNum" validate:"-" desc:"The result when it is a plain number, with the digits printed (5.60 stays 5.60)."`
 	ValueText *string  `json:"valueText" validate:"omitempty,max=200" desc:"The result when it is not a plain number, as printed, such as 阴性(-), +, or <0.5."`
 	Unit      *string  `json:"unit" validate:"omitempty,max=50" desc:"The unit as printed, such as mmol/L or ×10^9/L."`
-	RefLow    *Decimal `json:"refLow" desc:"The lower bound of the reference range."`
-	RefHigh   *Decimal `json:"refHigh" desc:"The upper bound of the reference range."`
+	RefLow    *Decimal `json:"refLow" validate:"-" desc:"The lower bound of the reference range."`
+	RefHigh   *Decimal `json:"refHigh" validate:"-" desc:"The upper bound of the reference range."`
 }
 
 // Result is a draft and what the person confirming it should look at.
