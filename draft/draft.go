@@ -83,16 +83,24 @@ func (bd *build) root(v parse.Value, depth int) {
 		if depth >= maxUnwrap {
 			return
 		}
-		var inner parse.Value
-		n := 0
+		// A wrapper: {"data": …}, {"code": 0, "result": …}, or {"patient": {…}, "report": {…}}.
+		// Each object or list inside is read on its own, and the one that yields the most
+		// indicators (then any data at all) is the draft.
+		var best *build
 		for _, m := range v.Members {
-			if m.Value.IsContainer() {
-				inner = m.Value
-				n++
+			if !m.Value.IsContainer() {
+				continue
+			}
+			sub := &build{b: bd.b}
+			sub.draft.Indicators = []schema.OcrIndicator{}
+			sub.root(m.Value, depth+1)
+			if best == nil || len(sub.draft.Indicators) > len(best.draft.Indicators) ||
+				len(sub.draft.Indicators) == len(best.draft.Indicators) && empty(best.draft) && !empty(sub.draft) {
+				best = sub
 			}
 		}
-		if n == 1 {
-			bd.root(inner, depth+1)
+		if best != nil {
+			bd.draft, bd.warnings = best.draft, best.warnings
 		}
 	}
 }
@@ -106,6 +114,31 @@ func hasResult(f *fields) bool {
 		}
 	}
 	return false
+}
+
+// keyedItems reads indicators written as an object keyed by name — {"总胆固醇": "5.86 mmol/L"},
+// {"总胆固醇": {"value": 5.86, …}}, or groups {"血常规": [...]} — as the list they mean.
+func keyedItems(members []parse.Member) []parse.Value {
+	out := make([]parse.Value, len(members))
+	name := func(k string) parse.Member { return parse.Member{Key: "itemName", Value: parse.Value{Kind: parse.String, Text: k}} }
+	for i, m := range members {
+		switch m.Value.Kind {
+		case parse.Array:
+			out[i] = parse.Value{Kind: parse.Object, Members: []parse.Member{
+				{Key: "itemGroup", Value: parse.Value{Kind: parse.String, Text: m.Key}}, {Key: "items", Value: m.Value}}}
+		case parse.Object:
+			var f fields
+			f.pick(m.Value.Members, 1)
+			if f[fItemName].key != "" {
+				out[i] = m.Value
+				continue
+			}
+			out[i] = parse.Value{Kind: parse.Object, Members: append([]parse.Member{name(m.Key)}, m.Value.Members...)}
+		default:
+			out[i] = parse.Value{Kind: parse.Object, Members: []parse.Member{name(m.Key), {Key: "value", Value: m.Value}}}
+		}
+	}
+	return out
 }
 
 // slot is the key and value chosen for a field; key is "" when the object has none.
@@ -168,6 +201,8 @@ func (bd *build) fields(f *fields) {
 		switch s.val.Kind {
 		case parse.Array:
 			bd.items(s.val.Elems, "indicators", nil, 0)
+		case parse.Object:
+			bd.items(keyedItems(s.val.Members), "indicators", nil, 0)
 		case parse.Null:
 		case parse.String:
 			if !isNullWord(strings.TrimSpace(s.val.Text)) {
@@ -201,7 +236,10 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 		}
 		var f fields
 		f.pick(raw.Members, 1)
-		if sub := f[fIndicators].val; sub.Kind == parse.Array {
+		if sub := f[fIndicators].val; sub.Kind == parse.Array || sub.Kind == parse.Object && !hasResult(&f) {
+			if sub.Kind == parse.Object {
+				sub = parse.Value{Kind: parse.Array, Elems: keyedItems(sub.Members)}
+			}
 			if depth >= maxGroupDepth {
 				bd.warn(schema.IndicatorDropped, itemPath(path, i), "groups nested too deep")
 				continue

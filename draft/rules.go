@@ -1,6 +1,10 @@
 package draft
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // This file holds the rules as tables, one per kind, so that a new spelling seen in the field is
 // one line here and one test case, not a change to the code that applies it.
@@ -34,20 +38,20 @@ var aliases = []struct {
 	field field
 	keys  []string
 }{
-	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题"}},
-	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构"}},
-	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "sampleDate", "collectionDate"}},
+	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题", "reportName", "报告类型"}},
+	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构", "医疗机构", "检验机构", "送检医院", "institutionName", "facility"}},
+	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate"}},
 	{fReportYear, []string{"reportYear", "year", "年份"}},
-	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList"}},
-	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test"}},
-	{fItemGroup, []string{"itemGroup", "group", "category", "分组", "类别", "groupName", "panel"}},
+	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests"}},
+	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test", "检查项目", "检测项目", "化验项目", "项目名", "名称", "中文名称"}},
+	{fItemGroup, []string{"itemGroup", "group", "category", "分组", "类别", "groupName", "panel", "组别", "分类", "检查类别"}},
 	{fValueNum, []string{"valueNum", "numericValue", "valueNumber"}},
 	{fValueText, []string{"valueText", "textValue"}},
-	{fValue, []string{"value", "result", "结果", "检验结果", "测定值", "检测值", "数值"}},
-	{fUnit, []string{"unit", "单位", "units"}},
+	{fValue, []string{"value", "result", "结果", "检验结果", "测定值", "检测值", "数值", "测定结果", "检测结果", "检查结果", "结果值", "resultValue"}},
+	{fUnit, []string{"unit", "单位", "units", "计量单位"}},
 	{fRefLow, []string{"refLow", "referenceLow", "low", "lower", "min", "参考下限", "下限"}},
 	{fRefHigh, []string{"refHigh", "referenceHigh", "high", "upper", "max", "参考上限", "上限"}},
-	{fRefRange, []string{"refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval"}},
+	{fRefRange, []string{"refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval", "正常范围", "正常值", "参考范围值", "参考标准", "referenceValue"}},
 }
 
 // draftFields and itemFields say which fields each level reads; the same key can mean different
@@ -65,7 +69,16 @@ type aliasRank struct {
 // keyTable maps a normalised key to its field at the draft level and at the item level.
 var keyTable = func() map[string][2]aliasRank {
 	m := make(map[string][2]aliasRank)
-	for _, a := range aliases {
+	// Inside an item, a key that also names the list ("检验结果" is a result there, the list at
+	// the top) means the item's own field: the list field is registered last.
+	ordered := slices.Clone(aliases)
+	slices.SortStableFunc(ordered, func(x, y struct {
+		field field
+		keys  []string
+	}) int {
+		return cmp.Compare(boolInt(x.field == fIndicators), boolInt(y.field == fIndicators))
+	})
+	for _, a := range ordered {
 		for rank, k := range a.keys {
 			for _, nk := range []string{normKey(k), k} {
 				e := m[nk]
@@ -81,6 +94,13 @@ var keyTable = func() map[string][2]aliasRank {
 	}
 	return m
 }()
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // normKey folds case and drops separators: "Item_Name", "item-name" and "item name" → "itemname".
 func normKey(k string) string {
@@ -126,7 +146,7 @@ func isNullWord(s string) bool {
 // the range already says whether it is high or low. The letters and characters only count as a
 // mark when they stand apart from a unit (after a digit or a space), so mmol/L keeps its L.
 var (
-	arrowMarks  = []string{"↑", "↓", "⬆", "⬇"}
+	arrowMarks  = []string{"↑", "↓", "⬆", "⬇", "(H)", "(L)", "(↑)", "(↓)", "（H）", "（L）", "（↑）", "（↓）", "[H]", "[L]", "(高)", "(低)", "（高）", "（低）", "*"}
 	letterMarks = []string{"H", "L", "高", "低", "偏高", "偏低"}
 )
 

@@ -170,6 +170,14 @@ var indicatorTests = []struct {
 	want string
 	warn []string
 }{
+	// Marks in brackets and a lone asterisk are abnormality flags; *10^9/L stays a unit.
+	{name: "mark (H)", in: `{"itemName":"ALT","value":"56 (H)","unit":"U/L"}`, want: `{"itemName":"ALT","valueNum":56,"unit":"U/L"}`},
+	{name: "mark （↑）", in: `{"itemName":"ALT","value":"56（↑）"}`, want: `{"itemName":"ALT","valueNum":56}`},
+	{name: "mark *", in: `{"itemName":"ALT","value":"56*","unit":"U/L"}`, want: `{"itemName":"ALT","valueNum":56,"unit":"U/L"}`},
+	{name: "unit *10^9/L", in: `{"itemName":"WBC","value":"6.5*10^9/L"}`, want: `{"itemName":"WBC","valueNum":6.5,"unit":"*10^9/L"}`},
+	{name: "more Chinese keys", in: `{"检查项目":"尿酸","检测结果":"420","计量单位":"μmol/L","正常范围":"208-428"}`,
+		want: `{"itemName":"尿酸","valueNum":420,"unit":"μmol/L","refLow":208,"refHigh":428}`},
+
 	// Keys: case and separators.
 	{name: "snake_case", in: `{"item_name":"总胆固醇","item_group":"血脂","value_num":5.6,"value_text":"偏高","unit":"mmol/L","ref_low":3.1,"ref_high":5.2}`,
 		want: `{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.6,"valueText":"偏高","unit":"mmol/L","refLow":3.1,"refHigh":5.2}`},
@@ -582,6 +590,20 @@ var draftTests = []struct {
 	{name: "each indicator on its own", in: `[{"itemName":"A","unit":"` + strings.Repeat("u", 500) + `","valueNum":1},{"itemName":"` + strings.Repeat("n", 201) + `"},{"itemName":"C","unit":"g/L"}]`,
 		want: `{"indicators":[{"itemName":"A","valueNum":1},{"itemName":"C","unit":"g/L"}]}`,
 		warn: []string{"invalid_value@indicators[0].unit", "indicator_dropped@indicators[1]"}},
+
+	// Shapes seen from weaker models.
+	{name: "indicators keyed by name", in: `{"title":"血脂","indicators":{"总胆固醇":"5.86 mmol/L","尿蛋白":"阴性(-)"}}`,
+		want: `{"title":"血脂","indicators":[{"itemName":"总胆固醇","valueNum":5.86,"unit":"mmol/L"},{"itemName":"尿蛋白","valueText":"阴性(-)"}]}`},
+	{name: "indicators keyed by name, objects", in: `{"indicators":{"ALT":{"value":41,"unit":"U/L","range":"9-50"}}}`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":41,"unit":"U/L","refLow":9,"refHigh":50}]}`},
+	{name: "groups keyed by name", in: `{"indicators":{"血常规":[{"itemName":"WBC","valueNum":6.5}],"肝功能":[{"itemName":"ALT","valueNum":41}]}}`,
+		want: `{"indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5},{"itemName":"ALT","itemGroup":"肝功能","valueNum":41}]}`},
+	{name: "a group keyed by name inside a list", in: `[{"group":"血常规","items":{"WBC":6.5}}]`,
+		want: `{"indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5}]}`},
+	{name: "patient beside the report", in: `{"patient":{"name":"张三","age":45},"report":{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6}]}}`,
+		want: `{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6}]}`},
+	{name: "the list under 检验结果 at the top", in: `{"标题":"血脂","检验结果":[{"项目":"TC","结果":"5.6"}]}`,
+		want: `{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6}]}`},
 }
 
 func TestRuleDraft(t *testing.T) {
