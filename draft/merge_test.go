@@ -1,0 +1,100 @@
+package draft
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+func TestMerge(t *testing.T) {
+	b := New()
+	page := func(s string) Page {
+		res := b.Build(decodeValue(t, s))
+		return Page{Result: &res}
+	}
+	failed := func(code problem.Code) Page { return Page{Err: problem.Errorf(code, "it broke")} }
+	tests := []struct {
+		name  string
+		pages []Page
+		want  string   // the merged draft, missing fields null
+		warn  []string // code@path, in order
+		err   problem.Code
+	}{
+		{name: "one page is returned as it is",
+			pages: []Page{page(`{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6,"refLow":5.2,"refHigh":3.1}]}`)},
+			want:  `{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6,"refLow":3.1,"refHigh":5.2}]}`,
+			warn:  []string{"reference_range_swapped@indicators[0].refLow"}},
+		{name: "fields from the first page that has them",
+			pages: []Page{
+				page(`{"title":null,"indicators":[{"itemName":"A","valueNum":1}]}`),
+				page(`{"title":"血常规","hospital":"协和","checkupDate":"2026-03-05","indicators":[{"itemName":"B","valueNum":2}]}`),
+			},
+			want: `{"title":"血常规","hospital":"协和","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"A","valueNum":1},{"itemName":"B","valueNum":2}]}`},
+		{name: "a later page that differs is a conflict; the first value stays",
+			pages: []Page{
+				page(`{"title":"血常规","checkupDate":"2026-03-05","indicators":[{"itemName":"A","valueNum":1}]}`),
+				page(`{"title":"肝功能","checkupDate":"2026-03-06","indicators":[{"itemName":"B","valueNum":2}]}`),
+				page(`{"title":"血常规","indicators":[{"itemName":"C","valueNum":3}]}`),
+			},
+			want: `{"title":"血常规","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"A","valueNum":1},{"itemName":"B","valueNum":2},{"itemName":"C","valueNum":3}]}`,
+			warn: []string{"page_conflict@pages[1].title", "page_conflict@pages[1].checkupDate"}},
+		{name: "an exact repeat on a later page is dropped; a different value is not",
+			pages: []Page{
+				page(`[{"itemName":"TC","valueNum":5.6,"unit":"mmol/L"},{"itemName":"TG","valueNum":1.2}]`),
+				page(`[{"itemName":"TC","valueNum":5.60,"unit":"mmol/L"},{"itemName":"TG","valueNum":1.3},{"itemName":"HDL","valueNum":1.1}]`),
+			},
+			want: `{"indicators":[{"itemName":"TC","valueNum":5.6,"unit":"mmol/L"},{"itemName":"TG","valueNum":1.2},{"itemName":"TG","valueNum":1.3},{"itemName":"HDL","valueNum":1.1}]}`,
+			warn: []string{"duplicate_indicator@pages[1].indicators[0]"}},
+		{name: "a repeat on the same page is kept",
+			pages: []Page{page(`[{"itemName":"TC","valueNum":5.6},{"itemName":"TC","valueNum":5.6}]`), page(`[{"itemName":"X","valueNum":1}]`)},
+			want:  `{"indicators":[{"itemName":"TC","valueNum":5.6},{"itemName":"TC","valueNum":5.6},{"itemName":"X","valueNum":1}]}`},
+		{name: "page warnings are prefixed by their page",
+			pages: []Page{page(`[{"itemName":"A","valueNum":1}]`), page(`[{"itemName":"B","refLow":9,"refHigh":1},"junk"]`)},
+			want:  `{"indicators":[{"itemName":"A","valueNum":1},{"itemName":"B","refLow":1,"refHigh":9}]}`,
+			warn:  []string{"reference_range_swapped@pages[1].indicators[0].refLow", "indicator_dropped@pages[1].indicators[1]"}},
+		{name: "a failed page is a warning when another succeeds",
+			pages: []Page{failed(problem.ModelTimeout), page(`[{"itemName":"B","valueNum":2}]`)},
+			want:  `{"indicators":[{"itemName":"B","valueNum":2}]}`,
+			warn:  []string{"page_failed@pages[0]"}},
+		{name: "all pages failed: the first page's error",
+			pages: []Page{failed(problem.ModelUnavailable), failed(problem.ModelTimeout)},
+			err:   problem.ModelUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Merge(tt.pages)
+			if tt.err != "" {
+				if problem.CodeOf(err) != tt.err {
+					t.Fatalf("err = %v, want code %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotWarn []string
+			for _, w := range res.Warnings {
+				s := string(w.Code)
+				if w.Path != nil {
+					s += "@" + *w.Path
+				}
+				gotWarn = append(gotWarn, s)
+			}
+			if diff := cmp.Diff(tt.warn, gotWarn); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			checkDraft(t, tt.want, res.Draft)
+		})
+	}
+}
+
+// checkDraft compares a draft with a JSON literal whose missing fields are null.
+func checkDraft(t *testing.T, want string, got schema.OcrDraft) {
+	t.Helper()
+	if diff := cmp.Diff(wantDraft(t, want), roundTrip(t, got)); diff != "" {
+		t.Errorf("draft (-want +got):\n%s", diff)
+	}
+}
