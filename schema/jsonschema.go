@@ -187,6 +187,10 @@ func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 	case t == reflect.TypeFor[Date]():
 		s = &JSONSchema{Type: []string{"string"}, Format: "date"}
 	case g.Enums[t] != nil:
+		if name, ok := g.Refs[t]; ok && g.Style == OpenAPI && !top {
+			s = &JSONSchema{Ref: "#/components/schemas/" + name}
+			break
+		}
 		s = &JSONSchema{Type: []string{"string"}, Enum: g.Enums[t]}
 	case t.Kind() == reflect.String:
 		s = &JSONSchema{Type: []string{"string"}}
