@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadConfig(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	load := func(m map[string]string, args ...string) (config, error) {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		return loadConfig(fs, args, env(m))
+	}
+
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ListenAddr != ":8080" || c.OutputMode != "prompt" || c.MaxAttempts != 2 || c.RequestTimeout != 120*time.Second || c.MaxTokens != 4096 || c.MaxPages != 10 {
+		t.Errorf("defaults = %+v", c)
+	}
+
+	c, err = load(map[string]string{"OPENAI_API_KEY": "k1", "OPENAI_BASE_URL": "http://b", "OCR_MODEL": "m", "OCR_MAX_PAGES": "3"}, "-max-pages", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.APIKey != "k1" || c.BaseURL != "http://b" || c.Model != "m" || c.MaxPages != 5 {
+		t.Errorf("env and flags = %+v", c)
+	}
+	c, _ = load(map[string]string{"OPENAI_API_KEY": "k1", "OCR_MODEL_API_KEY": "k2"})
+	if c.APIKey != "k2" {
+		t.Errorf("OCR_MODEL_API_KEY should win over OPENAI_API_KEY, got %q", c.APIKey)
+	}
+
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{env: map[string]string{"OCR_MAX_PAGES": "abc"}, want: "OCR_MAX_PAGES"},
+		{env: map[string]string{"OCR_REQUEST_TIMEOUT": "soon"}, want: "OCR_REQUEST_TIMEOUT"},
+		{env: map[string]string{"OCR_OUTPUT_MODE": "yaml"}, want: "OCR_OUTPUT_MODE"},
+		{env: map[string]string{"OCR_TEMPERATURE": "3"}, want: "OCR_TEMPERATURE"},
+		{args: []string{"-max-tokens", "0"}, want: "max-tokens"},
+	} {
+		_, err := load(tt.env, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("env %v args %v: err = %v, want one naming %s", tt.env, tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestREADMEConfig: every setting is in the README's configuration table, with its default.
+func TestREADMEConfig(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range settings {
+		row := ""
+		for _, line := range strings.Split(string(readme), "\n") {
+			if strings.HasPrefix(line, "| `"+s.env[0]+"`") {
+				row = line
+			}
+		}
+		if row == "" {
+			t.Errorf("README's configuration table has no row for %s", s.env[0])
+			continue
+		}
+		if s.def != "" && !strings.Contains(row, "`"+s.def+"`") {
+			t.Errorf("README's row for %s lacks its default %q: %s", s.env[0], s.def, row)
+		}
+		if s.flag != "" && !strings.Contains(row, "`-"+s.flag+"`") {
+			t.Errorf("README's row for %s lacks its flag -%s", s.env[0], s.flag)
+		}
+	}
+}
