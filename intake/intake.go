@@ -3,8 +3,8 @@
 // Every check that can be made from the header is made before any pixel is decoded, so a file
 // that would cost memory or a model call for nothing (a PDF, a HEIC, a 40000×40000 PNG bomb) is
 // rejected for the price of reading a few bytes. What passes is decoded under a semaphore, turned
-// upright, flattened, brought to 8 bits and shrunk to what a model can use, then sent as JPEG; an
-// upload that needs none of that goes as its own bytes.
+// upright, flattened onto white, brought to 8 bits and shrunk (area average) to what a model can
+// use, then sent as JPEG; an upload that needs none of that goes as its own bytes.
 package intake
 
 import (
@@ -27,8 +27,9 @@ import (
 )
 
 // The default limits. 20 MiB holds any phone photo; 40 megapixels holds any phone sensor while
-// capping the decoded size of one image near 160 MB; a 2048-pixel long edge keeps the smallest
-// print on an A4 report legible, and vision models downscale larger images anyway.
+// capping one decoded image at 60 MB (YCbCr 4:2:0) to 320 MB (16-bit RGBA); a 2048-pixel long edge
+// keeps the smallest print on an A4 report legible, and vision models downscale larger images
+// anyway.
 const (
 	DefaultMaxBytes  = 20 << 20
 	DefaultMaxPixels = 40_000_000
@@ -76,7 +77,7 @@ type Page struct {
 
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
 // uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
-// each holding 20–160 MB of pixels.
+// each holding the 18–36 MB that a 12-megapixel photo decodes to.
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
@@ -183,8 +184,7 @@ func (p *Preparer) convert(h header, data []byte) (Page, error) {
 		page.BytesOut = len(data)
 		return page, nil
 	}
-	out := render(m, canvas, h.orient, p.l.MaxEdge)
-	m = nil // the decoded original can be collected while the output is encoded
+	out := render(m, canvas, h.orient, p.l.MaxEdge) // m is garbage from here on
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
 		return Page{}, fmt.Errorf("intake: encode: %w", err) // cannot happen for in-memory images

@@ -1,0 +1,83 @@
+package intake
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// FuzzOrientation feeds the EXIF parser arbitrary bytes behind a JPEG start: it must never panic
+// and never return anything but 1–8.
+func FuzzOrientation(f *testing.F) {
+	var buf bytes.Buffer
+	jpeg.Encode(&buf, image.NewGray(image.Rect(0, 0, 8, 8)), nil)
+	for o := range 10 {
+		f.Add(gen.WithExif(buf.Bytes(), o))
+	}
+	f.Add([]byte("\xff\xd8\xff\xe1\x00\x10Exif\x00\x00II*\x00\xff\xff\xff\xff"))
+	f.Add([]byte("\xff\xd8\xff\xe1\x00\x1eExif\x00\x00II*\x00\x08\x00\x00\x00\xff\xff\x12\x01\x03\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if o := orientation(data); o < 1 || o > 8 {
+			t.Fatalf("orientation %d", o)
+		}
+		if o := tiffOrientation(data); o < 1 || o > 8 {
+			t.Fatalf("tiffOrientation %d", o)
+		}
+	})
+}
+
+// FuzzPrepare feeds Prepare arbitrary bytes: it must never panic, every error must be one of
+// intake's codes, and every page must be a JPEG or PNG of the size it claims, within the limits.
+// The pixel limit is small so that fuzzing explores headers rather than allocating.
+func FuzzPrepare(f *testing.F) {
+	for _, name := range []string{"alpha.png", "anim.gif", "bilevel.webp", "cmyk.jpg", "grey16.png",
+		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf"} {
+		data, err := os.ReadFile(filepath.Join(images, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	var buf bytes.Buffer
+	jpeg.Encode(&buf, gen.Report(40, 60), nil)
+	f.Add(gen.WithExif(buf.Bytes(), 6))
+
+	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
+	p := New(l)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		page, err := p.Prepare(context.Background(), data)
+		if err != nil {
+			var pe *problem.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			switch pe.Code {
+			case problem.PayloadTooLarge, problem.UnsupportedMediaType, problem.ImageUnreadable, problem.ImageTooLarge:
+			default:
+				t.Fatalf("code %s: %v", pe.Code, err)
+			}
+			return
+		}
+		cfg, kind, err := image.DecodeConfig(bytes.NewReader(page.Data))
+		if err != nil {
+			t.Fatalf("the page does not decode: %v", err)
+		}
+		if "image/"+kind != page.MIME || (kind != "jpeg" && kind != "png") {
+			t.Fatalf("page is %s, says %s", kind, page.MIME)
+		}
+		if cfg.Width != page.Width || cfg.Height != page.Height {
+			t.Fatalf("page is %d×%d, says %d×%d", cfg.Width, cfg.Height, page.Width, page.Height)
+		}
+		if max(cfg.Width, cfg.Height) > l.MaxEdge || min(cfg.Width, cfg.Height) < 1 {
+			t.Fatalf("page is %d×%d, outside the limits", cfg.Width, cfg.Height)
+		}
+	})
+}
