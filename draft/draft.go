@@ -120,7 +120,9 @@ func hasResult(f *fields) bool {
 // {"总胆固醇": {"value": 5.86, …}}, or groups {"血常规": [...]} — as the list they mean.
 func keyedItems(members []parse.Member) []parse.Value {
 	out := make([]parse.Value, len(members))
-	name := func(k string) parse.Member { return parse.Member{Key: "itemName", Value: parse.Value{Kind: parse.String, Text: k}} }
+	name := func(k string) parse.Member {
+		return parse.Member{Key: "itemName", Value: parse.Value{Kind: parse.String, Text: k}}
+	}
 	for i, m := range members {
 		switch m.Value.Kind {
 		case parse.Array:

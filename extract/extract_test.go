@@ -45,7 +45,9 @@ func (m *fakeModel) Complete(ctx context.Context, req vision.Request) (vision.Re
 	return m.answer(ctx, page, call)
 }
 
-func reply(text string) vision.Reply { return vision.Reply{Text: text, FinishReason: "stop", Model: "fake-vl", PromptTokens: 10, CompletionTokens: 5} }
+func reply(text string) vision.Reply {
+	return vision.Reply{Text: text, FinishReason: "stop", Model: "fake-vl", PromptTokens: 10, CompletionTokens: 5}
+}
 
 func names(d schema.OcrDraft) string {
 	var s []string
