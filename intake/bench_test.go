@@ -3,6 +3,7 @@ package intake
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/image/draw"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 )
 
 // BenchmarkPrepare times the whole of Prepare for one upload: decode, shrink, turn and encode for
@@ -19,14 +22,21 @@ import (
 //
 //	go test -bench . -benchmem -run '^$' ./intake/
 func BenchmarkPrepare(b *testing.B) {
-	cases := []struct{ name, path string }{
-		{"sample-12MP-exif6", filepath.Join(samples, "lipid-panel-phone-exif6.jpg")},
-		{"generated-12MP-exif6", filepath.Join(images, "phone-exif6.jpg")},
-		{"scan-as-is", filepath.Join(images, "scan.jpg")},
+	file := func(path string) func(testing.TB) ([]byte, error) {
+		return func(testing.TB) ([]byte, error) { return os.ReadFile(path) }
+	}
+	cases := []struct {
+		name string
+		load func(testing.TB) ([]byte, error)
+	}{
+		{"sample-12MP-exif6", file(filepath.Join(samples, "lipid-panel-phone-exif6.jpg"))},
+		{"generated-12MP-exif6", file(filepath.Join(images, "phone-exif6.jpg"))},
+		{"scan-as-is", file(filepath.Join(images, "scan.jpg"))},
+		{"photo-3MP-as-is-stripped", func(tb testing.TB) ([]byte, error) { return photo1MB(tb, true), nil }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			data, err := os.ReadFile(c.path)
+			data, err := c.load(b)
 			if err != nil {
 				b.Skip(err)
 			}
@@ -82,4 +92,52 @@ func BenchmarkScalers(b *testing.B) {
 			ycbcr(ycc, cw, ch, 2048, 1536, 1)
 		}
 	})
+}
+
+// BenchmarkStrip times the metadata walk alone on a 1 MB-class upright photo, the largest that
+// goes as its own bytes: with a phone's metadata (a copy without it is made), and without any
+// (the walk only, no copy).
+//
+//	go test -bench Strip -benchmem -run '^$' ./intake/
+func BenchmarkStrip(b *testing.B) {
+	for _, meta := range []bool{true, false} {
+		data := photo1MB(b, meta)
+		b.Run(fmt.Sprintf("jpeg-%dKiB-metadata=%v", len(data)>>10, meta), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := strip("jpeg", data); !ok {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
+}
+
+// photo1MB is a 1536×2048 phone photo of a report with sensor noise, at quality 90: about 1 MB,
+// upright and within DefaultMaxEdge, so it goes as its own bytes. With meta it carries what a
+// phone writes: EXIF with GPS and a thumbnail, XMP, an ICC profile, MPF, and a second image after
+// EOI.
+func photo1MB(tb testing.TB, meta bool) []byte {
+	m := gen.Photo(1536, 2048)
+	r := uint32(1)
+	for i := range m.Pix {
+		if i%4 == 3 {
+			continue
+		}
+		r = r*1664525 + 1013904223
+		m.Pix[i] = byte(min(255, max(0, int(m.Pix[i])+int(r>>27)-16)))
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 90}); err != nil {
+		tb.Fatal(err)
+	}
+	data := buf.Bytes()
+	if !meta {
+		return cat(soi, app0, icc, data[2:])
+	}
+	var thumb bytes.Buffer
+	jpeg.Encode(&thumb, gen.Photo(120, 160), nil)
+	exif := seg(0xe1, exifGPS(1)+thumb.String())
+	return cat(soi, app0, exif, xmp, icc, mpf, data[2:], cat(soi, exif, []byte("a gain map"), eoi))
 }

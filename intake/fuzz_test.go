@@ -49,6 +49,10 @@ func FuzzPrepare(f *testing.F) {
 	var buf bytes.Buffer
 	jpeg.Encode(&buf, gen.Report(40, 60), nil)
 	f.Add(gen.WithExif(buf.Bytes(), 6))
+	camera, _ := cameraJPEG(f, 1)
+	f.Add(camera)
+	meta, _ := metaPNG(f, gen.Photo(64, 48))
+	f.Add(meta)
 
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
 	p := New(l)
@@ -78,6 +82,58 @@ func FuzzPrepare(f *testing.F) {
 		}
 		if max(cfg.Width, cfg.Height) > l.MaxEdge || min(cfg.Width, cfg.Height) < 1 {
 			t.Fatalf("page is %d×%d, outside the limits", cfg.Width, cfg.Height)
+		}
+		if page.BytesOut != len(page.Data) || !page.Reencoded && page.BytesIn-page.Stripped != page.BytesOut {
+			t.Fatalf("in %d, stripped %d, out %d, for %d bytes sent", page.BytesIn, page.Stripped, page.BytesOut, len(page.Data))
+		}
+		if again, ok := strip(kind, page.Data); !ok || len(again) != len(page.Data) {
+			t.Fatalf("the page still holds metadata (or a layout the walk refuses): ok=%v, %d → %d bytes", ok, len(page.Data), len(again))
+		}
+	})
+}
+
+// FuzzStrip feeds the metadata walks arbitrary bytes as JPEG and as PNG: they must never panic;
+// what they return must be no longer than the input and come back unchanged from a second walk;
+// and an input that decodes must decode, after stripping, to exactly the same image. Images are
+// decoded only up to 2¹⁸ pixels, so that fuzzing explores layouts rather than allocating.
+func FuzzStrip(f *testing.F) {
+	for _, name := range []string{"upright-exif1.jpg", "cmyk.jpg", "truncated.jpg", "palette.png", "alpha.png", "truncated.png"} {
+		f.Add(read(f, name))
+	}
+	camera, _ := cameraJPEG(f, 1)
+	meta, _ := metaPNG(f, gen.Photo(64, 48))
+	base := baseJPEG(f)
+	f.Add(camera)
+	f.Add(meta)
+	f.Add(cat(soi, app0, jfxx, base[2:]))
+	f.Add(cat(base[:len(base)-2], []byte{0xff, 0xd0, 0xff, 0xff}, com, eoi, []byte("trailer")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, kind := range []string{"jpeg", "png"} {
+			out, ok := strip(kind, data)
+			if !ok {
+				continue
+			}
+			if len(out) > len(data) {
+				t.Fatalf("%s: %d bytes became %d", kind, len(data), len(out))
+			}
+			if again, ok := strip(kind, out); !ok || !bytes.Equal(again, out) {
+				t.Fatalf("%s: a second walk changed the output (ok=%v, %d → %d bytes)", kind, ok, len(out), len(again))
+			}
+			cfg, err := decodeConfig(kind, data)
+			if err != nil || int64(cfg.Width)*int64(cfg.Height) > 1<<18 {
+				continue
+			}
+			in, err := decode(kind, data)
+			if err != nil {
+				continue
+			}
+			got, err := decode(kind, out)
+			if err != nil {
+				t.Fatalf("%s: decodes before stripping, not after: %v", kind, err)
+			}
+			if !samePixels(in, got) {
+				t.Fatalf("%s: stripping changed the decoded image", kind)
+			}
 		}
 	})
 }

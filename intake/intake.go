@@ -5,6 +5,20 @@
 // rejected for the price of reading a few bytes. What passes is decoded under a semaphore, turned
 // upright, flattened onto white, brought to 8 bits and shrunk (area average) to what a model can
 // use, then sent as JPEG; an upload that needs none of that goes as its own bytes.
+//
+// # What reaches the model
+//
+// The pixels, and what a decoder needs to show them as the sender saw them; nothing that says who
+// sent them, where or with what (health data: caller identity never goes to the model provider).
+// A re-encoded page carries none of the upload's metadata: the encoder writes only the image. An
+// upload that goes as its own bytes is first stripped, losslessly and without decoding: a JPEG
+// keeps its JFIF, ICC profile and Adobe segments and every table, frame and scan, and loses EXIF
+// (GPS position, camera serial, times, owner), XMP, IPTC, every other APPn, comments and
+// whatever follows the end of the image; a PNG keeps its critical chunks and those that set its
+// colours, and loses text, EXIF, time and every other chunk, and whatever follows IEND. A file
+// the walk does not expect is re-encoded instead. Page.Stripped counts the bytes removed. The
+// EXIF orientation is read before stripping, and only an upright upload goes as its own bytes, so
+// dropping it changes nothing.
 package intake
 
 import (
@@ -67,12 +81,13 @@ func (l Limits) withDefaults() Limits {
 // Page is one image ready for the model, with the sizes the metrics want.
 type Page struct {
 	MIME          string // image/jpeg or image/png
-	Data          []byte // aliases the input when Reencoded is false
+	Data          []byte // aliases the input when Reencoded is false and Stripped is 0
 	Width, Height int    // of Data, upright
 	Kind          string // what was sent, as Sniff names it
 	BytesIn       int
 	BytesOut      int
 	Reencoded     bool
+	Stripped      int // metadata bytes left out of an upload sent as its own bytes
 }
 
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
@@ -180,9 +195,11 @@ func (p *Preparer) convert(h header, data []byte) (Page, error) {
 	}
 	page := Page{Kind: h.f.kind, BytesIn: len(data)}
 	if h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge && plain(h.f.kind, m) {
-		page.MIME, page.Data, page.Width, page.Height = h.f.mime, data, h.w, h.h
-		page.BytesOut = len(data)
-		return page, nil
+		if out, ok := strip(h.f.kind, data); ok { // else re-encoded below
+			page.MIME, page.Data, page.Width, page.Height = h.f.mime, out, h.w, h.h
+			page.BytesOut, page.Stripped = len(out), len(data)-len(out)
+			return page, nil
+		}
 	}
 	out := render(m, canvas, h.orient, p.l.MaxEdge) // m is garbage from here on
 	var buf bytes.Buffer
