@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -110,7 +111,8 @@ func (p *Preparer) Limits() Limits { return p.l }
 type header struct {
 	f      format
 	w, h   int
-	orient int // EXIF orientation, 1 when there is none
+	orient int         // EXIF orientation, 1 when there is none
+	model  color.Model // from the header: YCbCr, Gray, CMYK …
 }
 
 // Prepare checks data and returns the page to send. Errors are *problem.Error with codes
@@ -149,7 +151,7 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 	if err != nil {
 		return header{}, unreadable(f, err)
 	}
-	h := header{f: f, w: cfg.Width, h: cfg.Height, orient: 1}
+	h := header{f: f, w: cfg.Width, h: cfg.Height, orient: 1, model: cfg.ColorModel}
 	if px := int64(h.w) * int64(h.h); px > int64(p.l.MaxPixels) {
 		return header{}, problem.Errorf(problem.ImageTooLarge,
 			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
@@ -185,6 +187,22 @@ func (p *Preparer) acquire(ctx context.Context) error {
 
 // convert decodes and, unless the upload can go as it is, normalises and re-encodes it.
 func (p *Preparer) convert(h header, data []byte) (Page, error) {
+	// The common case — an upright YCbCr or grey JPEG within the edge, as phones and scanners
+	// write them — goes as its own bytes without being decoded: decoding a 2-megapixel JPEG costs
+	// tens of milliseconds and would change nothing. Its structure is checked instead, by the
+	// walk that strips its metadata, which follows every segment and scan to EOI, so an empty,
+	// truncated or mangled file still falls through to the decoder below and is refused there.
+	// What this lets through is damage inside the compressed data of a well-formed file; the
+	// model then sees a damaged page and says so, or the draft shows it.
+	if h.f.kind == "jpeg" && h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge &&
+		(h.model == color.YCbCrModel || h.model == color.GrayModel) {
+		if out, ok := strip(h.f.kind, data); ok {
+			return Page{
+				Kind: h.f.kind, MIME: h.f.mime, Data: out, Width: h.w, Height: h.h,
+				BytesIn: len(data), BytesOut: len(out), Stripped: len(data) - len(out),
+			}, nil
+		}
+	}
 	m, err := decode(h.f.kind, data)
 	if err != nil {
 		return Page{}, unreadable(h.f, err)
