@@ -35,7 +35,10 @@ const (
 // *APIError and *RequestError keep the status and body but drop the headers, Retry-After among
 // them. (In v1.43.0 the response returned beside the error happens to carry them; nothing
 // promises that.)
-type hint struct{ header http.Header }
+type hint struct {
+	header http.Header
+	images []imageSub // streamed into the body in place of their tokens
+}
 
 type hintKey struct{}
 
@@ -46,6 +49,11 @@ type hintKey struct{}
 type doer struct{ hc *http.Client }
 
 func (d doer) Do(r *http.Request) (*http.Response, error) {
+	if h, ok := r.Context().Value(hintKey{}).(*hint); ok && len(h.images) > 0 {
+		if err := streamImages(r, h.images); err != nil {
+			return nil, err
+		}
+	}
 	res, err := d.hc.Do(r)
 	if res != nil {
 		if h, ok := r.Context().Value(hintKey{}).(*hint); ok {

@@ -8,7 +8,6 @@ package vision
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,9 +194,9 @@ func reasoning(model string) bool {
 // If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back
 // wrapped. No error holds the API key, even when the upstream quotes it back.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
-	creq := c.request(req)
+	creq, images := c.request(req)
 	for try := 1; ; try++ {
-		h := new(hint)
+		h := &hint{images: images}
 		actx, cancel := c.attempt(ctx, h)
 		resp, err := c.api.CreateChatCompletion(actx, creq)
 		cancel() // a deadline that fired first still shows in actx.Err()
@@ -273,16 +272,18 @@ func (c *Client) ctxErr(ctx context.Context, tries int) error {
 	return fmt.Errorf("vision: model call: %w", ctx.Err())
 }
 
-func (c *Client) request(req Request) openai.ChatCompletionRequest {
+func (c *Client) request(req Request) (openai.ChatCompletionRequest, []imageSub) {
 	// The instructions go in the user turn after the images, not in a system message: some
 	// vision chat templates (Llama 3.2 Vision's among them) refuse or ignore a system prompt
 	// next to an image, and every OpenAI-compatible server takes text beside images.
 	parts := make([]openai.ChatMessagePart, 0, len(req.Images)+1)
-	for _, im := range req.Images {
+	images := make([]imageSub, len(req.Images))
+	for i, im := range req.Images {
+		images[i] = imageSub{token: newToken(), data: im.Data} // see stream.go
 		parts = append(parts, openai.ChatMessagePart{
 			Type: openai.ChatMessagePartTypeImageURL,
 			ImageURL: &openai.ChatMessageImageURL{
-				URL:    "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data),
+				URL:    "data:" + im.MIME + ";base64," + images[i].token,
 				Detail: openai.ImageURLDetailHigh,
 			},
 		})
@@ -301,14 +302,14 @@ func (c *Client) request(req Request) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: msgs, ResponseFormat: c.format}
 	if c.reasoning {
 		r.MaxCompletionTokens = c.cfg.MaxTokens
-		return r
+		return r, images
 	}
 	r.MaxTokens = c.cfg.MaxTokens
 	r.Temperature = c.cfg.Temperature
 	if r.Temperature == 0 {
 		r.Temperature = zeroTemperature
 	}
-	return r
+	return r, images
 }
 
 func plural(n int, one, many string) string {
