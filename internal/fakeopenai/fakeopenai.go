@@ -38,10 +38,21 @@ type Server struct {
 	srv  *httptest.Server
 	stop context.CancelFunc
 
-	mu    sync.Mutex
-	queue []Answer
-	def   Answer
-	reqs  []Request
+	mu     sync.Mutex
+	queue  []Answer
+	def    Answer
+	reqs   []Request
+	forget bool
+	calls  int
+}
+
+// Forget makes the fake keep and decode nothing of the requests it gets — only their count —
+// so that benchmarks and load runs measure the service, not the fake's bookkeeping of
+// megabyte-sized bodies. Requests then returns nothing.
+func (s *Server) Forget() {
+	s.mu.Lock()
+	s.forget = true
+	s.mu.Unlock()
 }
 
 // Request is one request as the fake received it.
@@ -103,7 +114,7 @@ func (s *Server) Requests() []Request {
 func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.reqs)
+	return s.calls
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -115,17 +126,32 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		Error(http.StatusMethodNotAllowed, "chat completions take POST")(w, r)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return // the client went away mid-body; there is nobody to answer
+	s.mu.Lock()
+	forget := s.forget
+	s.mu.Unlock()
+	if forget {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
 	}
-	rec := Request{Header: r.Header.Clone(), Body: body}
-	if json.Unmarshal(body, &rec.Fields) == nil {
-		_ = json.Unmarshal(body, &rec.Chat)
+	var body []byte
+	var rec Request
+	if !forget {
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
+			return // the client went away mid-body; there is nobody to answer
+		}
+		rec = Request{Header: r.Header.Clone(), Body: body}
+		if json.Unmarshal(body, &rec.Fields) == nil {
+			_ = json.Unmarshal(body, &rec.Chat)
+		}
 	}
 
 	s.mu.Lock()
-	s.reqs = append(s.reqs, rec)
+	s.calls++
+	if !forget {
+		s.reqs = append(s.reqs, rec)
+	}
 	a := s.def
 	if len(s.queue) > 0 {
 		a = s.queue[0]
