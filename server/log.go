@@ -19,8 +19,8 @@ const (
 	ctxCode       = "ocrdraft.code"
 )
 
-// logRequests writes one line per request. It renders a handler's error first, so the line has
-// the status the caller got.
+// logRequests writes one line per request and records it in the metrics. It renders a handler's
+// error first, so the line has the status the caller got.
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -55,6 +55,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		s.cfg.Logger.LogAttrs(c.Request().Context(), level, "request", attrs...)
+		s.cfg.Metrics.Request(c.Path(), c.Request().Method, c.Response().Status, time.Since(start))
 		return nil
 	}
 }

@@ -5,11 +5,15 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -17,6 +21,8 @@ import (
 
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/metrics"
+	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -39,8 +45,20 @@ type Config struct {
 	MaxPages        int           // images in one request; default 10
 	RequestTimeout  time.Duration // whole-request deadline for /v1/extract; default 120s
 
-	Spec   []byte // openapi.yaml, served at /openapi.yaml
-	Logger *slog.Logger
+	// MaxInFlight bounds the /v1/extract requests worked on at once (default 32); one more waits
+	// at most QueueWait (default 1s) for its turn, then gets 503 overloaded. The turn is taken
+	// before the body is read, so a burst is refused at once, before it costs memory for its
+	// images or CPU for decoding them. (Model calls have their own bound, in the Extractor.)
+	MaxInFlight int
+	QueueWait   time.Duration
+
+	// APIKeys are the bearer keys callers may send to /v1/*. Empty leaves the API open (the
+	// probes, /metrics and /openapi.yaml are open either way).
+	APIKeys []string
+
+	Spec    []byte // openapi.yaml, served at /openapi.yaml
+	Logger  *slog.Logger
+	Metrics *metrics.Metrics // served at /metrics; nil makes a fresh registry
 }
 
 // Defaults for Config's zero fields.
@@ -49,14 +67,18 @@ const (
 	DefaultMaxRequestBytes = 50 << 20
 	DefaultMaxPages        = 10
 	DefaultRequestTimeout  = 120 * time.Second
+	DefaultMaxInFlight     = 32
+	DefaultQueueWait       = time.Second
 	// maxTextBody bounds /v1/parse and /v1/validate bodies: a reply or a draft is small.
 	maxTextBody = 1 << 20
 )
 
 // Server is the HTTP API.
 type Server struct {
-	cfg  Config
-	echo *echo.Echo
+	cfg   Config
+	echo  *echo.Echo
+	keys  [][sha256.Size]byte // digests of cfg.APIKeys
+	turns chan struct{}       // one per /v1/extract request being worked on
 }
 
 // New returns a Server with its routes.
@@ -79,14 +101,30 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, echo: echo.New()}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.New()
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = DefaultQueueWait
+	}
+	s := &Server{cfg: cfg, echo: echo.New(), turns: make(chan struct{}, cfg.MaxInFlight)}
+	for _, k := range cfg.APIKeys {
+		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
+	}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 
 	// Order matters: the request id first, so that every later line and problem carries it; the
 	// log line wraps everything after it, recovered panics included.
-	e.Use(middleware.RequestID())
+	e.Use(dropOddRequestID, middleware.RequestIDWithConfig(middleware.RequestIDConfig{
+		RequestIDHandler: func(c echo.Context, id string) {
+			c.SetRequest(c.Request().WithContext(reqid.With(c.Request().Context(), id)))
+		},
+	}))
 	e.Use(s.logRequests)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -98,6 +136,7 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/openapi.yaml", s.spec)
+	e.GET("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
 
 	timeout := middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 		Timeout: cfg.RequestTimeout,
@@ -108,10 +147,115 @@ func New(cfg Config) *Server {
 			return err
 		},
 	})
-	e.POST("/v1/extract", s.extract, bodyLimit(cfg.MaxRequestBytes), timeout)
-	e.POST("/v1/parse", s.parse, bodyLimit(maxTextBody))
-	e.POST("/v1/validate", s.validate, bodyLimit(maxTextBody))
+	e.POST("/v1/extract", s.extract, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout)
+	e.POST("/v1/parse", s.parse, s.auth, bodyLimit(maxTextBody))
+	e.POST("/v1/validate", s.validate, s.auth, bodyLimit(maxTextBody))
 	return s
+}
+
+// auth lets a request through when it carries one of the configured keys as a bearer token, or
+// when none are configured. The presented key is hashed and compared with every configured
+// key's hash in constant time, without stopping at a match, so that neither the time taken nor
+// the length compared tells a caller how close it came or which key matched.
+func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if len(s.keys) == 0 {
+			return next(c)
+		}
+		token, given := bearer(c.Request().Header.Get(echo.HeaderAuthorization))
+		d := sha256.Sum256([]byte(token))
+		match := 0
+		for _, k := range s.keys {
+			match |= subtle.ConstantTimeCompare(d[:], k[:])
+		}
+		if given && match == 1 {
+			return next(c)
+		}
+		challenge := `Bearer realm="ocrdraft"`
+		detail := "send Authorization: Bearer <key>"
+		if given {
+			challenge += `, error="invalid_token"`
+			detail = "the bearer key is not one this service accepts"
+		}
+		c.Response().Header().Set(echo.HeaderWWWAuthenticate, challenge)
+		return problem.Errorf(problem.Unauthorized, "%s", detail)
+	}
+}
+
+// admit gives a request its turn, waiting at most QueueWait for one: never an unbounded queue.
+func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		select {
+		case s.turns <- struct{}{}:
+		default:
+			if err := s.wait(c.Request().Context()); err != nil {
+				return err
+			}
+		}
+		defer func() { <-s.turns }()
+		defer s.cfg.Metrics.Extracting()()
+		return next(c)
+	}
+}
+
+func (s *Server) wait(ctx context.Context) error {
+	start := time.Now()
+	done := s.cfg.Metrics.RequestQueued()
+	t := time.NewTimer(s.cfg.QueueWait)
+	defer t.Stop()
+	select {
+	case s.turns <- struct{}{}:
+		done(time.Since(start), false)
+		return nil
+	case <-t.C:
+		done(time.Since(start), true)
+		return &problem.Error{
+			Code:       problem.Overloaded,
+			Detail:     fmt.Sprintf("the service is at its limit of requests in flight and none finished within %v; retry after the Retry-After delay", s.cfg.QueueWait),
+			RetryAfter: max(s.cfg.QueueWait, time.Second),
+		}
+	case <-ctx.Done():
+		done(time.Since(start), false)
+		return ctx.Err()
+	}
+}
+
+// bearer returns the token of an "Authorization: Bearer <token>" header; the scheme's case does
+// not matter (RFC 9110 §11.1).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// dropOddRequestID drops a caller's X-Request-Id that is long or holds anything but letters,
+// digits and -_.:, so that a fresh one is made: the id goes into every log line, and a caller
+// must not be able to put arbitrary text (or health data) there.
+func dropOddRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if id := h.Get(echo.HeaderXRequestID); id != "" && !plainID(id) {
+			h.Del(echo.HeaderXRequestID)
+		}
+		return next(c)
+	}
+}
+
+func plainID(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			r == '-' || r == '_' || r == '.' || r == ':'
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // ServeHTTP serves the API.

@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,8 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/metrics"
+	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -90,12 +93,14 @@ var spec = sync.OnceValues(func() (routers.Router, error) {
 })
 
 // env is a server wired as in production — the real go-openai client against a fake
-// OpenAI-compatible endpoint, the real intake, extract and draft — with every response checked
-// against openapi.yaml.
+// OpenAI-compatible endpoint behind the model-call limiter, the real intake, extract and draft,
+// metrics, a JSON log at debug level — with every response checked against openapi.yaml.
 type env struct {
-	t     *testing.T
-	srv   *server.Server
-	model *fakeopenai.Server
+	t       testing.TB
+	srv     *server.Server
+	model   *fakeopenai.Server
+	metrics *metrics.Metrics
+	log     *syncBuffer // the server's log lines
 }
 
 type options struct {
@@ -105,29 +110,67 @@ type options struct {
 	timeout     time.Duration
 	maxAttempts int
 	tries       int
+	maxInFlight int           // model calls at once
+	maxRequests int           // /v1/extract requests at once
+	queueWait   time.Duration // for both
+	apiKeys     []string      // callers' keys; none leaves the API open
+	modelKey    string        // the model endpoint's key; "sk-test" when empty
+	logReplies  bool
 }
 
-func newEnv(t *testing.T, o options) *env {
+func newEnv(t testing.TB, o options) *env {
 	t.Helper()
 	fake := fakeopenai.New(t)
+	logs := new(syncBuffer)
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	m := metrics.New()
 	cfg := server.Config{
 		NotConfigured:  "set OCR_MODEL",
 		MaxPages:       o.maxPages,
 		MaxImageBytes:  o.maxBytes,
 		RequestTimeout: o.timeout,
+		MaxInFlight:    o.maxRequests,
+		QueueWait:      o.queueWait,
+		APIKeys:        o.apiKeys,
 		Spec:           ocrdraft.Spec,
+		Logger:         log,
+		Metrics:        m,
+	}
+	if o.modelKey == "" {
+		o.modelKey = "sk-test"
 	}
 	if !o.noModel {
-		client, err := vision.New(vision.Config{BaseURL: fake.URL, APIKey: "sk-test", Model: "test-vl", Tries: o.tries})
+		client, err := vision.New(vision.Config{BaseURL: fake.URL, APIKey: o.modelKey, Model: "test-vl", Tries: o.tries})
 		if err != nil {
 			t.Fatal(err)
 		}
+		limited := modelcall.New(client, modelcall.Options{
+			MaxInFlight: o.maxInFlight, QueueWait: o.queueWait, Observer: m, LogReplies: o.logReplies, Log: log,
+		})
 		cfg.Extractor = extract.New(extract.Config{
-			Model: client, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(),
-			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts,
+			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(),
+			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
 		})
 	}
-	return &env{t: t, srv: server.New(cfg), model: fake}
+	return &env{t: t, srv: server.New(cfg), model: fake, metrics: m, log: logs}
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a server's handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // do serves req and validates the response against the spec.
@@ -182,7 +225,7 @@ var page = func() []byte {
 	return b.Bytes()
 }()
 
-func multipartBody(t *testing.T, parts ...[]byte) (io.Reader, string) {
+func multipartBody(t testing.TB, parts ...[]byte) (io.Reader, string) {
 	t.Helper()
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
@@ -298,13 +341,15 @@ func TestExtractTwoPages(t *testing.T) {
 // TestExtractFailures: each failure has its status, code and number of model calls.
 func TestExtractFailures(t *testing.T) {
 	tests := []struct {
-		name   string
-		opts   options
-		answer []fakeopenai.Answer // queued; the default answers lipid
-		req    func(t *testing.T) *http.Request
-		status int
-		code   problem.Code
-		calls  int
+		name    string
+		opts    options
+		answer  []fakeopenai.Answer // queued; the default answers lipid
+		req     func(t *testing.T) *http.Request
+		status  int
+		code    problem.Code
+		calls   int
+		warning string        // a warning code the 200 must carry
+		minTime time.Duration // the request must take at least this long (an honoured Retry-After)
 	}{
 		{name: "no model configured", opts: options{noModel: true}, status: 503, code: problem.ModelNotConfigured},
 		{name: "refusal, then refusal", answer: []fakeopenai.Answer{fakeopenai.Reply("抱歉，图片太模糊，无法识别。"), fakeopenai.Reply("抱歉，无法识别。")},
@@ -318,6 +363,16 @@ func TestExtractFailures(t *testing.T) {
 		{name: "upstream 429 throughout", opts: options{tries: 1}, answer: []fakeopenai.Answer{fakeopenai.RateLimited("7")},
 			status: 503, code: problem.ModelRateLimited, calls: 1},
 		{name: "no choices", answer: []fakeopenai.Answer{fakeopenai.NoChoices()}, status: 502, code: problem.ModelUnavailable, calls: 1},
+		{name: "upstream 429 with Retry-After, then an answer", answer: []fakeopenai.Answer{fakeopenai.RateLimited("1")},
+			status: 200, calls: 2, minTime: time.Second},
+		{name: "connection reset, then an answer", answer: []fakeopenai.Answer{fakeopenai.HangUp()}, status: 200, calls: 2},
+		{name: "connection reset throughout", opts: options{tries: 2}, answer: []fakeopenai.Answer{fakeopenai.HangUp(), fakeopenai.HangUp()},
+			status: 502, code: problem.ModelUnavailable, calls: 2},
+		{name: "garbage instead of a completion is not retried", answer: []fakeopenai.Answer{fakeopenai.Garbage()},
+			status: 502, code: problem.ModelUnavailable, calls: 1},
+		{name: "cut after complete items keeps them", answer: []fakeopenai.Answer{
+			fakeopenai.Truncated(`{"indicators":[{"itemName":"总胆固醇","valueNum":5.86,"unit":"mmol/L"},{"itemName":"甘油三`)},
+			status: 200, calls: 1, warning: "output_truncated"},
 		{name: "slower than the deadline", opts: options{timeout: 50 * time.Millisecond, tries: 1},
 			answer: []fakeopenai.Answer{fakeopenai.Slow(time.Minute, fakeopenai.Reply(lipid))}, status: 504, code: problem.ModelTimeout, calls: 1},
 		{name: "too many pages", opts: options{maxPages: 2}, req: func(t *testing.T) *http.Request { return extractReq(t, page, page, page) },
@@ -341,6 +396,7 @@ func TestExtractFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, tt.opts)
 			e.model.Queue(tt.answer...)
 			e.model.Default(fakeopenai.Reply(lipid))
@@ -348,9 +404,16 @@ func TestExtractFailures(t *testing.T) {
 			if tt.req != nil {
 				req = tt.req(t)
 			}
+			start := time.Now()
 			rec := e.do(req)
+			if took := time.Since(start); took < tt.minTime {
+				t.Errorf("took %v, want at least %v", took, tt.minTime)
+			}
 			if rec.Code != tt.status {
 				t.Fatalf("status = %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			if tt.warning != "" && !strings.Contains(rec.Body.String(), `"code":"`+tt.warning+`"`) {
+				t.Errorf("no %s warning: %s", tt.warning, rec.Body)
 			}
 			if tt.code != "" {
 				if doc := problemOf(t, rec); doc.Code != tt.code {

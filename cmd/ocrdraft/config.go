@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
 )
@@ -35,6 +36,10 @@ type config struct {
 	PageConcurrency int
 	ShutdownTimeout time.Duration
 	LogLevel        slog.Level
+	APIKeys         []string
+	MaxInFlight     int
+	QueueWait       time.Duration
+	DebugLogReplies bool
 }
 
 // setting is one configuration value: its environment variables (the first set one wins), the
@@ -83,6 +88,28 @@ var settings = []setting{
 	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d })},
 	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
 		return c.LogLevel.UnmarshalText([]byte(v))
+	}},
+	{[]string{"OCR_API_KEYS"}, "", "", "bearer keys callers must send to /v1/*, comma-separated (environment only); empty leaves the API open", func(c *config, v string) error {
+		c.APIKeys = nil
+		for k := range strings.SplitSeq(v, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				c.APIKeys = append(c.APIKeys, k)
+			}
+		}
+		if strings.TrimSpace(v) != "" && len(c.APIKeys) == 0 {
+			return fmt.Errorf("want comma-separated keys, got only commas and spaces")
+		}
+		return nil
+	}},
+	{[]string{"OCR_MAX_INFLIGHT"}, "max-inflight", strconv.Itoa(modelcall.DefaultMaxInFlight), "/v1/extract requests worked on at once, and model calls at once, across the process; more wait for a turn", positiveInt(func(c *config, n int) { c.MaxInFlight = n })},
+	{[]string{"OCR_QUEUE_WAIT"}, "queue-wait", modelcall.DefaultQueueWait.String(), "longest wait for a turn (a request's or a model call's) before 503 overloaded", duration(func(c *config, d time.Duration) { c.QueueWait = d })},
+	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		c.DebugLogReplies = b
+		return nil
 	}},
 }
 

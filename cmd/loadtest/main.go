@@ -1,0 +1,461 @@
+// Command loadtest measures the service under a burst of concurrent single-page requests against
+// a fake model that answers after a fixed delay. It is not part of go test.
+//
+//	go run ./cmd/loadtest                  # both scenarios of the README, 500 requests each
+//	go run ./cmd/loadtest -n 200 -inflight 64
+//
+// It builds ./cmd/ocrdraft (run it from the repository root, or pass -bin), starts the binary on
+// 127.0.0.1 with its model pointed at a fake OpenAI-compatible server in this process, fires all
+// requests at once, each with the same ~1 MB JPEG, and reports the answers by code, the latency,
+// the service's overhead (latency minus the model's delay), the most calls the fake saw at once,
+// and the server process's peak RSS (VmHWM from /proc/PID/status). Everything stays on loopback,
+// and both the request count and the run time are bounded.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"math/rand/v2"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+const (
+	maxRequests = 2000
+	callerKey   = "load-test-key"
+)
+
+func main() {
+	n := flag.Int("n", 500, fmt.Sprintf("concurrent requests per scenario (at most %d)", maxRequests))
+	inflight := flag.Int("inflight", 0, "run one scenario with this OCR_MAX_INFLIGHT instead of the README's two (512, then the default 32)")
+	delay := flag.Duration("model-delay", 2*time.Second, "how long the fake model takes to answer")
+	bin := flag.String("bin", "", "the ocrdraft binary; empty builds ./cmd/ocrdraft")
+	limit := flag.Duration("timeout", 3*time.Minute, "bound on the whole run")
+	memLimit := flag.String("gomemlimit", "", "GOMEMLIMIT for the server, such as 400MiB; empty leaves Go's default")
+	flag.Parse()
+	if *n < 1 || *n > maxRequests {
+		fmt.Fprintf(os.Stderr, "loadtest: -n must be 1 to %d\n", maxRequests)
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *limit)
+	defer cancel()
+	if err := run(ctx, *n, *inflight, *delay, *bin, *memLimit); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+type scenario struct {
+	name     string
+	inflight int // OCR_MAX_INFLIGHT; 0 leaves the default
+}
+
+func run(ctx context.Context, n, inflight int, delay time.Duration, bin, memLimit string) error {
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "loadtest")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "ocrdraft")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ocrdraft")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build ./cmd/ocrdraft (run from the repository root, or pass -bin): %w", err)
+		}
+	}
+	scenarios := []scenario{
+		{fmt.Sprintf("%d concurrent, OCR_MAX_INFLIGHT=512", n), 512},
+		{fmt.Sprintf("%d concurrent, OCR_MAX_INFLIGHT default (32)", n), 0},
+	}
+	if inflight > 0 {
+		scenarios = []scenario{{fmt.Sprintf("%d concurrent, OCR_MAX_INFLIGHT=%d", n, inflight), inflight}}
+	}
+
+	photo := photo()
+	body, contentType := multipartBody(photo)
+	fmt.Printf("page: %d×%d JPEG, %d bytes (sent to the model as is); model delay %v; %d CPUs\n",
+		photoW, photoH, len(photo), delay, numCPU())
+
+	for _, sc := range scenarios {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := runScenario(ctx, sc, bin, n, delay, memLimit, body, contentType); err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+	}
+	return nil
+}
+
+func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time.Duration, memLimit string, body []byte, contentType string) error {
+	model, err := startModel(delay)
+	if err != nil {
+		return err
+	}
+	defer model.close()
+
+	env := map[string]string{
+		"OCR_LISTEN_ADDR":    "127.0.0.1:0",
+		"OCR_MODEL":          "load-vl",
+		"OCR_MODEL_BASE_URL": model.url,
+		"OCR_MODEL_API_KEY":  "sk-load",
+		"OCR_API_KEYS":       callerKey,
+	}
+	if sc.inflight > 0 {
+		env["OCR_MAX_INFLIGHT"] = strconv.Itoa(sc.inflight)
+	}
+	if memLimit != "" {
+		env["GOMEMLIMIT"] = memLimit
+	}
+	srv, err := startServer(ctx, bin, env)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+
+	client := &http.Client{Transport: &http.Transport{
+		MaxIdleConns: n, MaxIdleConnsPerHost: n, DisableCompression: true,
+		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+	}}
+	defer client.CloseIdleConnections()
+	url := "http://" + srv.addr + "/v1/extract"
+
+	// One request first, so that the measured burst does not include the first call's setup.
+	if r := send(ctx, client, url, body, contentType); r.status != http.StatusOK {
+		return fmt.Errorf("warm-up request: %d %s %v", r.status, r.code, r.err)
+	}
+	model.peak.Store(0)
+	cpu0 := procCPU(srv.cmd.Process.Pid)
+
+	results := make([]result, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			results[i] = send(ctx, client, url, body, contentType)
+		})
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	wall := time.Since(t0)
+
+	cpu := procCPU(srv.cmd.Process.Pid) - cpu0
+	hwm, rss := procMem(srv.cmd.Process.Pid)
+	ownHWM, _ := procMem(os.Getpid())
+	report(sc, results, delay, wall, model.peak.Load(), hwm, rss, ownHWM)
+	fmt.Printf("server CPU during the burst %v, %v per request\n", cpu.Round(10*time.Millisecond), (cpu / time.Duration(n)).Round(100*time.Microsecond))
+	return nil
+}
+
+type result struct {
+	status     int
+	code       string
+	retryAfter string
+	latency    time.Duration
+	err        error
+}
+
+func send(ctx context.Context, client *http.Client, url string, body []byte, contentType string) result {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return result{err: err}
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Authorization", "Bearer "+callerKey)
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		return result{err: err, latency: time.Since(start)}
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	r := result{status: res.StatusCode, latency: time.Since(start), err: err, retryAfter: res.Header.Get("Retry-After")}
+	if res.StatusCode != http.StatusOK {
+		var doc struct{ Code string }
+		_ = json.Unmarshal(b, &doc)
+		r.code = doc.Code
+	}
+	return r
+}
+
+func report(sc scenario, results []result, delay, wall time.Duration, peak int32, hwm, rss, ownHWM int64) {
+	byCode := map[string]int{}
+	var ok, overloaded []time.Duration
+	retryAfter := map[string]int{}
+	for _, r := range results {
+		switch {
+		case r.err != nil:
+			byCode["transport: "+shortErr(r.err)]++
+		case r.status == http.StatusOK:
+			ok = append(ok, r.latency)
+			byCode["200 ok"]++
+		default:
+			byCode[fmt.Sprintf("%d %s", r.status, r.code)]++
+			if r.code == "overloaded" {
+				overloaded = append(overloaded, r.latency)
+				retryAfter[r.retryAfter]++
+			}
+		}
+	}
+	fmt.Printf("\n== %s\n", sc.name)
+	fmt.Printf("requests %d in %v; answers: %s\n", len(results), wall.Round(time.Millisecond), fmtCounts(byCode))
+	if len(ok) > 0 {
+		over := make([]time.Duration, len(ok))
+		for i, l := range ok {
+			over[i] = l - delay
+		}
+		fmt.Printf("200s: latency p50 %v p99 %v max %v; overhead (latency − %v model) p50 %v p99 %v max %v\n",
+			pct(ok, 50), pct(ok, 99), pct(ok, 100), delay, pct(over, 50), pct(over, 99), pct(over, 100))
+	}
+	if len(overloaded) > 0 {
+		fmt.Printf("overloaded: latency min %v p50 %v p99 %v max %v; Retry-After %s\n",
+			pct(overloaded, 0), pct(overloaded, 50), pct(overloaded, 99), pct(overloaded, 100), fmtCounts(retryAfter))
+	}
+	fmt.Printf("most model calls at once (seen by the fake model): %d\n", peak)
+	fmt.Printf("server peak RSS (VmHWM) %.0f MB, RSS after the burst %.0f MB; load generator peak RSS %.0f MB\n",
+		float64(hwm)/1e6, float64(rss)/1e6, float64(ownHWM)/1e6)
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s) - 1) * p / 100
+	return s[i].Round(time.Millisecond)
+}
+
+func fmtCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		s = s[i+2:]
+	}
+	return s
+}
+
+// procMem reads a process's peak and current resident set size, in bytes, from /proc.
+func procMem(pid int) (hwm, rss int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		name, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch name {
+		case "VmHWM":
+			hwm = kb << 10
+		case "VmRSS":
+			rss = kb << 10
+		}
+	}
+	return hwm, rss
+}
+
+// procCPU reads a process's user and system CPU time from /proc/PID/stat (in clock ticks of
+// 1/100 s, as on every Linux the tool runs on).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces; the fields after it are fixed.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return max(1, strings.Count(string(b), "processor\t:"))
+}
+
+// server is a running ocrdraft process.
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+}
+
+// startServer runs bin serve with env (and none of this process's OCR_ variables), and waits for
+// its "listening" log line.
+func startServer(ctx context.Context, bin string, env map[string]string) (*server, error) {
+	cmd := exec.Command(bin, "serve")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OCR_") && !strings.HasPrefix(kv, "OPENAI_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, done: make(chan struct{})}
+	addrc := make(chan string, 1)
+	go func() {
+		defer close(s.done)
+		dec := json.NewDecoder(stderr)
+		for {
+			var line struct{ Msg, Addr string }
+			if err := dec.Decode(&line); err != nil {
+				_, _ = io.Copy(io.Discard, stderr)
+				return
+			}
+			if line.Msg == "listening" {
+				addrc <- line.Addr
+			}
+		}
+	}()
+	select {
+	case s.addr = <-addrc:
+		return s, nil
+	case <-s.done:
+		_ = cmd.Wait()
+		return nil, errors.New("the server exited before listening")
+	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	return nil, errors.New("the server did not start listening")
+}
+
+// stop sends SIGTERM, as an orchestrator does, and waits for the exit.
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { <-s.done; exited <- s.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest: the server's exit:", err)
+		}
+	case <-time.After(40 * time.Second):
+		_ = s.cmd.Process.Kill()
+	}
+}
+
+// fakeModel is a minimal OpenAI-compatible endpoint: it reads and drops the request, waits, and
+// answers one fixed draft. It keeps nothing, so its memory stays flat under load.
+type fakeModel struct {
+	url  string
+	srv  *http.Server
+	now  atomic.Int32
+	peak atomic.Int32
+}
+
+const modelReply = `{"title":"血脂四项","hospital":null,"checkupDate":"2026-03-05","reportYear":2026,"indicators":[` +
+	`{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.86,"valueText":null,"unit":"mmol/L","refLow":null,"refHigh":5.2},` +
+	`{"itemName":"甘油三酯","itemGroup":"血脂","valueNum":1.52,"valueText":null,"unit":"mmol/L","refLow":null,"refHigh":1.7}]}`
+
+func startModel(delay time.Duration) (*fakeModel, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	completion, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-load", "object": "chat.completion", "created": time.Now().Unix(), "model": "load-vl",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": modelReply}}},
+		"usage": map[string]int{"prompt_tokens": 1500, "completion_tokens": 150, "total_tokens": 1650},
+	})
+	m := &fakeModel{url: "http://" + ln.Addr().String() + "/v1"}
+	m.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := m.now.Add(1)
+		defer m.now.Add(-1)
+		for p := m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(completion)
+	})}
+	go func() { _ = m.srv.Serve(ln) }()
+	return m, nil
+}
+
+func (m *fakeModel) close() { _ = m.srv.Close() }
+
+// The page: an upright colour photo of a printed page, 1600×1200, with sensor-like noise so
+// that it stays about 1 MB as a JPEG. It is generated the same way every run.
+const photoW, photoH = 1600, 1200
+
+func photo() []byte {
+	r := rand.New(rand.NewPCG(7, 11))
+	m := image.NewRGBA(image.Rect(0, 0, photoW, photoH))
+	const noise = 30
+	for y := range photoH {
+		for x := range photoW {
+			base := 228
+			if y > 80 && y%36 < 12 && x > 60 && x < photoW-60 && x%110 < 85 { // lines of "text"
+				base = 50
+			}
+			v := min(max(base+r.IntN(2*noise+1)-noise, 0), 255)
+			m.SetRGBA(x, y, color.RGBA{uint8(min(v+6, 255)), uint8(v), uint8(max(v-10, 0)), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: 92}); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+func multipartBody(page []byte) ([]byte, string) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	fw, _ := w.CreateFormFile("image", "page.jpg")
+	_, _ = fw.Write(page)
+	_ = w.Close()
+	return b.Bytes(), w.FormDataContentType()
+}

@@ -1,0 +1,242 @@
+// Package metrics is what GET /metrics shows: Prometheus collectors on a registry of their own
+// (never the global default, so two servers in one test binary do not collide).
+//
+// Labels hold only bounded, stable names — a route template, a method, a status, a problem code,
+// a parse stage — never a request id, a file name or anything read from a report.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/parse"
+)
+
+const namespace = "ocrdraft"
+
+// Metrics holds the service's collectors and the registry they are on. Its methods are safe for
+// concurrent use.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	httpRequests *prometheus.CounterVec
+	httpDuration *prometheus.HistogramVec
+
+	modelCalls    *prometheus.CounterVec
+	modelDuration *prometheus.HistogramVec
+	modelInFlight prometheus.Gauge
+	extracting    prometheus.Gauge
+	queueWaiting  *prometheus.GaugeVec
+	queueWait     *prometheus.HistogramVec
+	overloaded    *prometheus.CounterVec
+
+	pages            *prometheus.CounterVec
+	pageAttempts     prometheus.Histogram
+	promptTokens     prometheus.Counter
+	completionTokens prometheus.Counter
+	stages           *prometheus.CounterVec
+	indicators       prometheus.Counter
+	dropped          prometheus.Counter
+	truncated        prometheus.Counter
+	bytesIn          prometheus.Counter
+	bytesSent        prometheus.Counter
+}
+
+// New returns Metrics on a fresh registry that also carries the Go runtime and process
+// collectors (process_resident_memory_bytes and the like).
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	f := factory{reg}
+	// Request durations span a 5 ms probe and a 120 s multi-page extraction.
+	httpBuckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120}
+	m := &Metrics{
+		reg: reg,
+		httpRequests: f.counterVec("http_requests_total",
+			"HTTP requests answered, by route template, method and status.", "route", "method", "status"),
+		httpDuration: f.histogramVec("http_request_duration_seconds",
+			"Time from the request's arrival to its answer, by route template and method.", httpBuckets, "route", "method"),
+
+		modelCalls: f.counterVec("model_calls_total",
+			"Calls to the model endpoint (transport retries inside one call included), by outcome: ok, or the problem code.", "outcome"),
+		modelDuration: f.histogramVec("model_call_duration_seconds",
+			"Duration of one model call, retries and their waits included, by outcome.", httpBuckets, "outcome"),
+		modelInFlight: f.gauge("model_calls_in_flight",
+			"Model calls under way now; never above OCR_MAX_INFLIGHT."),
+		extracting: f.gauge("extract_requests_in_flight",
+			"/v1/extract requests being worked on now; never above OCR_MAX_INFLIGHT."),
+		queueWaiting: f.gaugeVec("queue_waiting",
+			"Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model).", "queue"),
+		queueWait: f.histogramVec("queue_wait_seconds",
+			"Time spent waiting for a slot, admitted or not, by queue.", []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5}, "queue"),
+		overloaded: f.counterVec("overloaded_total",
+			"Refused after waiting OCR_QUEUE_WAIT for a slot (answered 503 overloaded), by queue.", "queue"),
+
+		pages: f.counterVec("pages_total",
+			"Pages that reached the model, by outcome: ok, or the problem code.", "outcome"),
+		pageAttempts: f.histogram("page_attempts",
+			"Model calls per page, re-asks after an unusable reply included.", []float64{1, 2, 3, 4, 5}),
+		promptTokens: f.counter("model_prompt_tokens_total",
+			"Prompt tokens the model counted, images included."),
+		completionTokens: f.counter("model_completion_tokens_total",
+			"Completion tokens the model wrote."),
+		stages: f.counterVec("parse_stage_total",
+			"Pages by the stage their last reply needed: strict, fenced, extracted, repaired or failed.", "stage"),
+		indicators: f.counter("indicators_total",
+			"Indicators read from pages."),
+		dropped: f.counter("indicators_dropped_total",
+			"Items of replies left out as unusable (indicator_dropped warnings)."),
+		truncated: f.counter("replies_truncated_total",
+			"Pages whose reply was cut off (output_truncated warnings)."),
+		bytesIn: f.counter("image_in_bytes_total",
+			"Bytes of page images received."),
+		bytesSent: f.counter("image_sent_bytes_total",
+			"Bytes of page images sent to the model, after orientation and downscaling."),
+	}
+	// Every stage and queue shows from the start, at zero, so that rate() works before the first
+	// of each.
+	for _, st := range []parse.Stage{parse.Strict, parse.Fenced, parse.Extracted, parse.Repaired, parse.Failed} {
+		m.stages.WithLabelValues(string(st))
+	}
+	for _, q := range []string{queueRequest, queueModel} {
+		m.queueWaiting.WithLabelValues(q)
+		m.overloaded.WithLabelValues(q)
+	}
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format (or OpenMetrics, if asked).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// Registry is the registry the collectors are on, for tests and for adding collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Request records one answered HTTP request. route is the route template ("/v1/extract"), or
+// "unmatched" for a path no route knows, so that scanners cannot grow the label set.
+func (m *Metrics) Request(route, method string, status int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+	default:
+		method = "other"
+	}
+	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.httpDuration.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// CallStarted records a model call getting its slot; the returned func records its end.
+func (m *Metrics) CallStarted() (done func(outcome string, d time.Duration)) {
+	m.modelInFlight.Inc()
+	return func(outcome string, d time.Duration) {
+		m.modelInFlight.Dec()
+		m.modelCalls.WithLabelValues(outcome).Inc()
+		m.modelDuration.WithLabelValues(outcome).Observe(d.Seconds())
+	}
+}
+
+// The queues: /v1/extract requests waiting for their turn, and model calls waiting for a slot.
+const (
+	queueRequest = "request"
+	queueModel   = "model"
+)
+
+// Queued records a model call starting to wait for a slot; the returned func records the end of
+// the wait: admitted, refused as overloaded (rejected), or given up by the caller.
+func (m *Metrics) Queued() (done func(wait time.Duration, rejected bool)) {
+	return m.queued(queueModel)
+}
+
+// RequestQueued records a /v1/extract request starting to wait for its turn, as Queued does for
+// model calls.
+func (m *Metrics) RequestQueued() (done func(wait time.Duration, rejected bool)) {
+	return m.queued(queueRequest)
+}
+
+func (m *Metrics) queued(queue string) func(time.Duration, bool) {
+	m.queueWaiting.WithLabelValues(queue).Inc()
+	return func(wait time.Duration, rejected bool) {
+		m.queueWaiting.WithLabelValues(queue).Dec()
+		m.queueWait.WithLabelValues(queue).Observe(wait.Seconds())
+		if rejected {
+			m.overloaded.WithLabelValues(queue).Inc()
+		}
+	}
+}
+
+// Extracting records a /v1/extract request getting its turn; the returned func records its end.
+func (m *Metrics) Extracting() (done func()) {
+	m.extracting.Inc()
+	return m.extracting.Dec
+}
+
+// Page records one page that reached the model; it is extract's Observer.
+func (m *Metrics) Page(p extract.PageMeta) {
+	outcome := "ok"
+	if p.Error != "" {
+		outcome = string(p.Error)
+	}
+	m.pages.WithLabelValues(outcome).Inc()
+	m.pageAttempts.Observe(float64(p.Attempts))
+	m.promptTokens.Add(float64(p.Usage.PromptTokens))
+	m.completionTokens.Add(float64(p.Usage.CompletionTokens))
+	if p.FinishReason != nil { // a reply came, so the parse stage means something
+		m.stages.WithLabelValues(string(p.Stage)).Inc()
+	}
+	m.indicators.Add(float64(p.Indicators))
+	m.dropped.Add(float64(p.Dropped))
+	if p.Truncated {
+		m.truncated.Inc()
+	}
+	m.bytesIn.Add(float64(p.BytesIn))
+	m.bytesSent.Add(float64(p.BytesSent))
+}
+
+// factory makes namespaced collectors and registers them.
+type factory struct{ reg *prometheus.Registry }
+
+func (f factory) counter(name, help string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help})
+	f.reg.MustRegister(c)
+	return c
+}
+
+func (f factory) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
+	f.reg.MustRegister(c)
+	return c
+}
+
+func (f factory) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help})
+	f.reg.MustRegister(g)
+	return g
+}
+
+func (f factory) gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, labels)
+	f.reg.MustRegister(g)
+	return g
+}
+
+func (f factory) histogram(name, help string, buckets []float64) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets})
+	f.reg.MustRegister(h)
+	return h
+}
+
+func (f factory) histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets}, labels)
+	f.reg.MustRegister(h)
+	return h
+}

@@ -1,0 +1,169 @@
+// Package modelcall wraps the model client with what production needs around every call: a
+// process-wide bound on calls in flight with a bounded wait for a slot, a hook for metrics, and
+// opt-in debug logging of raw replies. It is a decorator on extract.Model, so neither the client
+// nor the pipeline knows of it.
+package modelcall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/reqid"
+	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/vision"
+)
+
+// Defaults for Options' zero fields.
+const (
+	DefaultMaxInFlight = 32
+	DefaultQueueWait   = time.Second
+)
+
+// Observer hears about the queue and the calls, for metrics. Each method is called when
+// something starts and returns the func to call when it ends.
+type Observer interface {
+	// Queued: a call starts waiting for a slot. rejected means it waited QueueWait in vain.
+	Queued() (done func(wait time.Duration, rejected bool))
+	// CallStarted: a call got its slot and goes to the model. outcome is "ok", "canceled" or the
+	// problem code.
+	CallStarted() (done func(outcome string, d time.Duration))
+}
+
+// Options configures a Limiter.
+type Options struct {
+	MaxInFlight int           // model calls at once across the process; 0 means DefaultMaxInFlight
+	QueueWait   time.Duration // longest wait for a slot; 0 means DefaultQueueWait
+	Observer    Observer      // may be nil
+
+	// LogReplies logs every raw reply (and every failed call's code) to Log at debug level.
+	// Replies are health data: this is for local debugging against test images only.
+	LogReplies bool
+	Log        *slog.Logger
+}
+
+// Limiter is an extract.Model that lets at most MaxInFlight calls reach the model at once. A call
+// waits at most QueueWait for a slot and then fails with overloaded, so the queue is bounded in
+// time and the model never sees more than the limit. It is safe for concurrent use.
+type Limiter struct {
+	next       extract.Model
+	sem        chan struct{}
+	wait       time.Duration
+	obs        Observer
+	log        *slog.Logger
+	logReplies bool
+}
+
+// New wraps next.
+func New(next extract.Model, o Options) *Limiter {
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.QueueWait <= 0 {
+		o.QueueWait = DefaultQueueWait
+	}
+	if o.Observer == nil {
+		o.Observer = nop{}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Limiter{
+		next: next, sem: make(chan struct{}, o.MaxInFlight), wait: o.QueueWait,
+		obs: o.Observer, log: o.Log, logReplies: o.LogReplies,
+	}
+}
+
+// Complete waits for a slot, then asks the model.
+func (l *Limiter) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
+	if err := l.acquire(ctx); err != nil {
+		return vision.Reply{}, err
+	}
+	defer func() { <-l.sem }()
+
+	start := time.Now()
+	done := l.obs.CallStarted()
+	reply, err := l.next.Complete(ctx, req)
+	d := time.Since(start)
+	done(Outcome(err), d)
+	if l.logReplies {
+		l.logReply(ctx, reply, err, d)
+	}
+	return reply, err
+}
+
+// acquire takes a slot, waiting at most l.wait. Errors: overloaded after the wait; model_timeout
+// if the request's deadline passes first; the wrapped context error if the caller went away.
+func (l *Limiter) acquire(ctx context.Context) error {
+	select {
+	case l.sem <- struct{}{}: // a free slot: no queueing, nothing to observe
+		return nil
+	default:
+	}
+	start := time.Now()
+	done := l.obs.Queued()
+	t := time.NewTimer(l.wait)
+	defer t.Stop()
+	select {
+	case l.sem <- struct{}{}:
+		done(time.Since(start), false)
+		return nil
+	case <-t.C:
+		done(time.Since(start), true)
+		return &problem.Error{
+			Code:       problem.Overloaded,
+			Detail:     fmt.Sprintf("the service is at its limit of model calls in flight and none came free within %v; retry after the Retry-After delay", l.wait),
+			RetryAfter: max(l.wait, time.Second),
+		}
+	case <-ctx.Done():
+		done(time.Since(start), false)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting for a model slot", Err: ctx.Err()}
+		}
+		return fmt.Errorf("modelcall: waiting for a slot: %w", ctx.Err())
+	}
+}
+
+// logReply writes the raw reply at debug level. Only with LogReplies: the reply is health data.
+func (l *Limiter) logReply(ctx context.Context, reply vision.Reply, err error, d time.Duration) {
+	attrs := []slog.Attr{
+		slog.String("requestId", reqid.From(ctx)),
+		slog.Float64("durationMs", float64(d.Microseconds())/1000),
+	}
+	if err != nil {
+		l.log.LogAttrs(ctx, slog.LevelDebug, "model call failed", append(attrs, slog.String("code", Outcome(err)))...)
+		return
+	}
+	l.log.LogAttrs(ctx, slog.LevelDebug, "model reply", append(attrs,
+		slog.String("model", reply.Model),
+		slog.String("finishReason", reply.FinishReason),
+		slog.Int("tries", reply.Tries),
+		slog.Int("promptTokens", reply.PromptTokens),
+		slog.Int("completionTokens", reply.CompletionTokens),
+		slog.String("reply", reply.Text))...)
+}
+
+// Outcome names how a model call ended, for a metric label: "ok", "canceled" (the caller went
+// away) or the problem code. The set is bounded by the code table.
+func Outcome(err error) string {
+	var pe *problem.Error
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &pe):
+		return string(pe.Code)
+	case errors.Is(err, context.Canceled):
+		return string(problem.Canceled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return string(problem.ModelTimeout)
+	}
+	return string(problem.Internal)
+}
+
+type nop struct{}
+
+func (nop) Queued() func(time.Duration, bool)        { return func(time.Duration, bool) {} }
+func (nop) CallStarted() func(string, time.Duration) { return func(string, time.Duration) {} }

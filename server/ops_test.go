@@ -1,0 +1,376 @@
+package server_test
+
+import (
+	"context"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/prompt"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind: a model call not cancelled,
+// a connection not closed, a handler still waiting. Benchmarks may keep fixtures running, so a
+// run with -bench is not checked.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 && flag.Lookup("test.bench").Value.String() == "" {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func withKey(r *http.Request, auth string) *http.Request {
+	if auth != "" {
+		r.Header.Set("Authorization", auth)
+	}
+	return r
+}
+
+func TestAuth(t *testing.T) {
+	e := newEnv(t, options{apiKeys: []string{"key-one", "key-two"}})
+	e.model.Default(fakeopenai.Reply(lipid))
+	parseReq := func() *http.Request { return jsonReq("/v1/parse", map[string]string{"reply": lipid}) }
+	tests := []struct {
+		name      string
+		req       func() *http.Request
+		auth      string
+		status    int
+		challenge string // the WWW-Authenticate header of a 401
+	}{
+		{name: "no key", req: parseReq, status: 401, challenge: `Bearer realm="ocrdraft"`},
+		{name: "wrong key", req: parseReq, auth: "Bearer key-three", status: 401, challenge: `Bearer realm="ocrdraft", error="invalid_token"`},
+		{name: "a prefix of a key", req: parseReq, auth: "Bearer key-on", status: 401, challenge: `Bearer realm="ocrdraft", error="invalid_token"`},
+		{name: "a key and more", req: parseReq, auth: "Bearer key-one2", status: 401, challenge: `Bearer realm="ocrdraft", error="invalid_token"`},
+		{name: "empty bearer", req: parseReq, auth: "Bearer ", status: 401, challenge: `Bearer realm="ocrdraft"`},
+		{name: "basic scheme", req: parseReq, auth: "Basic a2V5LW9uZTo=", status: 401, challenge: `Bearer realm="ocrdraft"`},
+		{name: "the key without a scheme", req: parseReq, auth: "key-one", status: 401, challenge: `Bearer realm="ocrdraft"`},
+		{name: "first key", req: parseReq, auth: "Bearer key-one", status: 200},
+		{name: "second key, scheme in lower case", req: parseReq, auth: "bearer key-two", status: 200},
+		{name: "extract without a key", req: func() *http.Request { return extractReq(t, page) }, status: 401, challenge: `Bearer realm="ocrdraft"`},
+		{name: "extract with a key", req: func() *http.Request { return extractReq(t, page) }, auth: "Bearer key-two", status: 200},
+		{name: "validate without a key", req: func() *http.Request { return jsonReq("/v1/validate", map[string]any{}) }, status: 401, challenge: `Bearer realm="ocrdraft"`},
+		{name: "healthz is open", req: func() *http.Request { return httptest.NewRequest("GET", "/healthz", nil) }, status: 200},
+		{name: "readyz is open", req: func() *http.Request { return httptest.NewRequest("GET", "/readyz", nil) }, status: 200},
+		{name: "metrics are open", req: func() *http.Request { return httptest.NewRequest("GET", "/metrics", nil) }, status: 200},
+		{name: "the spec is open", req: func() *http.Request { return httptest.NewRequest("GET", "/openapi.yaml", nil) }, status: 200},
+	}
+	for _, tt := range tests {
+		rec := e.do(withKey(tt.req(), tt.auth))
+		if rec.Code != tt.status {
+			t.Errorf("%s: status = %d, want %d: %s", tt.name, rec.Code, tt.status, rec.Body)
+			continue
+		}
+		if got := rec.Header().Get("WWW-Authenticate"); got != tt.challenge {
+			t.Errorf("%s: WWW-Authenticate = %q, want %q", tt.name, got, tt.challenge)
+		}
+		if tt.status == 401 {
+			if doc := problemOf(t, rec); doc.Code != problem.Unauthorized {
+				t.Errorf("%s: code = %s, want unauthorized", tt.name, doc.Code)
+			}
+		}
+	}
+	if got := e.model.Calls(); got != 1 {
+		t.Errorf("model calls = %d, want 1: a refused request must cost no model call", got)
+	}
+}
+
+// TestOverloaded: with every slot taken — the requests' turns, or the model calls' — a request
+// waits OCR_QUEUE_WAIT and gets 503 overloaded with Retry-After, and the model never sees more
+// than the limit.
+func TestOverloaded(t *testing.T) {
+	for _, tt := range []struct {
+		queue string
+		opts  options
+	}{
+		{"request", options{maxRequests: 1, queueWait: 100 * time.Millisecond}},
+		{"model", options{maxInFlight: 1, queueWait: 100 * time.Millisecond}},
+	} {
+		t.Run(tt.queue, func(t *testing.T) {
+			e := newEnv(t, tt.opts)
+			release := make(chan struct{})
+			e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+				fakeopenai.Reply(lipid)(w, r)
+			})
+			e.model.Default(fakeopenai.Reply(lipid))
+
+			first := make(chan *httptest.ResponseRecorder)
+			go func() {
+				rec := httptest.NewRecorder()
+				e.srv.ServeHTTP(rec, extractReq(t, page))
+				first <- rec
+			}()
+			waitFor(t, func() bool { return e.model.Calls() == 1 })
+
+			start := time.Now()
+			rec := e.do(extractReq(t, page))
+			took := time.Since(start)
+			if rec.Code != http.StatusServiceUnavailable {
+				t.Fatalf("status = %d, want 503: %s", rec.Code, rec.Body)
+			}
+			if doc := problemOf(t, rec); doc.Code != problem.Overloaded {
+				t.Errorf("code = %s, want overloaded", doc.Code)
+			}
+			if got := rec.Header().Get("Retry-After"); got != "1" {
+				t.Errorf("Retry-After = %q, want 1", got)
+			}
+			if took < 100*time.Millisecond || took > 2*time.Second {
+				t.Errorf("overloaded after %v, want just after the 100ms queue wait", took)
+			}
+			if got := e.model.Calls(); got != 1 {
+				t.Errorf("model calls = %d, want 1: the refused request must not reach the model", got)
+			}
+
+			close(release)
+			if rec := <-first; rec.Code != http.StatusOK {
+				t.Errorf("the request holding the slot = %d, want 200: %s", rec.Code, rec.Body)
+			}
+			// A slot is free again.
+			if rec := e.do(extractReq(t, page)); rec.Code != http.StatusOK {
+				t.Errorf("after the slot came free = %d, want 200: %s", rec.Code, rec.Body)
+			}
+			body := e.get("/metrics")
+			for _, want := range []string{
+				`ocrdraft_overloaded_total{queue="` + tt.queue + `"} 1` + "\n",
+				`ocrdraft_http_requests_total{method="POST",route="/v1/extract",status="503"} 1` + "\n",
+				`ocrdraft_model_calls_total{outcome="ok"} 2` + "\n",
+				"ocrdraft_model_calls_in_flight 0\n",
+				"ocrdraft_extract_requests_in_flight 0\n",
+				`ocrdraft_queue_waiting{queue="request"} 0` + "\n",
+				`ocrdraft_queue_waiting{queue="model"} 0` + "\n",
+			} {
+				if !strings.Contains(body, want) {
+					t.Errorf("metrics lack %q:\n%s", want, grep(body, "ocrdraft_"))
+				}
+			}
+		})
+	}
+}
+
+// TestCallerGoesAway: a caller that disconnects mid-request cancels the model call.
+func TestCallerGoesAway(t *testing.T) {
+	e := newEnv(t, options{})
+	arrived, cancelled := make(chan struct{}), make(chan struct{})
+	e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *httptest.ResponseRecorder)
+	go func() {
+		rec := httptest.NewRecorder()
+		e.srv.ServeHTTP(rec, extractReq(t, page).WithContext(ctx))
+		done <- rec
+	}()
+	<-arrived
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the model call was not cancelled when the caller went away")
+	}
+	rec := <-done
+	if rec.Code != 499 {
+		t.Errorf("status = %d, want 499 (seen only in logs and metrics)", rec.Code)
+	}
+	if !strings.Contains(e.log.String(), `"code":"canceled"`) {
+		t.Errorf("the log line lacks code canceled:\n%s", e.log)
+	}
+	if body := e.get("/metrics"); !strings.Contains(body, `ocrdraft_model_calls_total{outcome="canceled"} 1`) {
+		t.Errorf("metrics lack the cancelled call:\n%s", grep(body, "ocrdraft_model_calls_total"))
+	}
+	if got := e.model.Calls(); got != 1 {
+		t.Errorf("model calls = %d, want 1: a cancelled call is not retried", got)
+	}
+}
+
+// TestMetrics: one extraction shows in every family the issue asks for, with bounded labels and
+// no request id.
+func TestMetrics(t *testing.T) {
+	e := newEnv(t, options{})
+	e.model.Default(fakeopenai.Complete(fakeopenai.Response{Content: lipid, PromptTokens: 900, CompletionTokens: 120}))
+	rec := e.do(extractReq(t, page))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	e.do(httptest.NewRequest("GET", "/no/such/route", nil))
+	body := e.get("/metrics")
+	for _, want := range []string{
+		`ocrdraft_http_requests_total{method="POST",route="/v1/extract",status="200"} 1`,
+		`ocrdraft_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`ocrdraft_http_request_duration_seconds_count{method="POST",route="/v1/extract"} 1`,
+		`ocrdraft_model_calls_total{outcome="ok"} 1`,
+		`ocrdraft_model_call_duration_seconds_count{outcome="ok"} 1`,
+		"ocrdraft_model_calls_in_flight 0",
+		`ocrdraft_pages_total{outcome="ok"} 1`,
+		"ocrdraft_page_attempts_count 1",
+		"ocrdraft_model_prompt_tokens_total 900",
+		"ocrdraft_model_completion_tokens_total 120",
+		`ocrdraft_parse_stage_total{stage="fenced"} 1`,
+		`ocrdraft_parse_stage_total{stage="repaired"} 0`,
+		"ocrdraft_indicators_total 2",
+		"ocrdraft_indicators_dropped_total 0",
+		"ocrdraft_replies_truncated_total 0",
+		"ocrdraft_image_in_bytes_total " + strconv.Itoa(len(page)),
+		"ocrdraft_image_sent_bytes_total " + strconv.Itoa(len(page)),
+		"process_resident_memory_bytes",
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, want+"\n") && !strings.Contains(body, want+" ") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if id := rec.Header().Get("X-Request-Id"); id == "" || strings.Contains(body, id) {
+		t.Errorf("the request id %q is empty or in the metrics", id)
+	}
+	if strings.Contains(body, "总胆固醇") || strings.Contains(body, "5.86") {
+		t.Error("health data in the metrics")
+	}
+}
+
+// TestLogsHoldNoHealthData: whatever happens to a request — success, a re-ask, a refusal quoted
+// to the caller, an upstream quoting the key back — its log lines (at debug level) hold none of
+// the report's names or values, no image bytes, no prompt, and never the model key.
+func TestLogsHoldNoHealthData(t *testing.T) {
+	const (
+		key   = "sk-secret-xyz"
+		reply = `{"title":"ZZ独特报告","hospital":"ZZ独特医院","checkupDate":"2026-03-05","reportYear":2026,"indicators":[` +
+			`{"itemName":"ZZ独特指标","itemGroup":"ZZ独特组","valueNum":987.6543,"valueText":null,"unit":"zzmol/L","refLow":1.11111,"refHigh":9.99999},` +
+			`{"itemName":"ZZ第二指标","itemGroup":null,"valueNum":null,"valueText":"ZZ阳性","unit":null,"refLow":null,"refHigh":null}]}`
+		refusal = "抱歉，ZZ独特指标 987.6543 无法识别。"
+	)
+	secrets := []string{"ZZ独特", "ZZ第二", "独特", "987.6543", "1.11111", "9.99999", "zzmol", "阳性", key,
+		base64.StdEncoding.EncodeToString(page[:24]), prompt.Render()[:40]}
+	tests := []struct {
+		name    string
+		answers []fakeopenai.Answer
+		req     func() *http.Request
+		status  int
+	}{
+		{name: "success", answers: []fakeopenai.Answer{fakeopenai.Reply(reply)}, status: 200},
+		{name: "a refusal, then the answer", answers: []fakeopenai.Answer{fakeopenai.Reply(refusal), fakeopenai.Reply(reply)}, status: 200},
+		{name: "refusals quoted to the caller", answers: []fakeopenai.Answer{fakeopenai.Reply(refusal), fakeopenai.Reply(refusal)}, status: 502},
+		{name: "cut off", answers: []fakeopenai.Answer{fakeopenai.Truncated(reply[:len(reply)-40])}, status: 200},
+		{name: "upstream 401 quoting the key", answers: []fakeopenai.Answer{fakeopenai.Error(401, "Incorrect API key provided: "+key)}, status: 502},
+		{name: "upstream 500 quoting the key", answers: []fakeopenai.Answer{fakeopenai.Error(500, "boom "+key), fakeopenai.Error(500, "boom "+key)}, status: 502},
+		{name: "parse", req: func() *http.Request { return jsonReq("/v1/parse", map[string]string{"reply": reply}) }, status: 200},
+		{name: "parse of a refusal", req: func() *http.Request { return jsonReq("/v1/parse", map[string]string{"reply": refusal}) }, status: 502},
+		{name: "validate", req: func() *http.Request {
+			return jsonReq("/v1/validate", map[string]any{"title": "ZZ独特报告", "indicators": []any{map[string]any{"itemName": "ZZ独特指标", "valueNum": "987.6543"}}})
+		}, status: 422},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, options{modelKey: key, tries: 2})
+			e.model.Queue(tt.answers...)
+			req := extractReq(t, page)
+			if tt.req != nil {
+				req = tt.req()
+			}
+			rec := e.do(req)
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			logs := e.log.String()
+			if !strings.Contains(logs, `"msg":"request"`) {
+				t.Fatalf("no request line in the log:\n%s", logs)
+			}
+			for _, s := range secrets {
+				if strings.Contains(logs, s) {
+					t.Errorf("the log holds %q:\n%s", s, logs)
+				}
+			}
+		})
+	}
+	// The check can fail: with OCR_DEBUG_LOG_REPLIES the same reply does reach the log.
+	e := newEnv(t, options{modelKey: key, logReplies: true})
+	e.model.Queue(fakeopenai.Reply(reply))
+	rec := e.do(extractReq(t, page))
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	logs := e.log.String()
+	line := `"msg":"model reply","requestId":"` + rec.Header().Get("X-Request-Id") + `"`
+	if !strings.Contains(logs, "ZZ独特指标") || !strings.Contains(logs, line) {
+		t.Errorf("with logReplies the reply is not in the debug log with its request id:\n%s", logs)
+	}
+	if strings.Contains(logs, key) {
+		t.Errorf("the model key is in the log:\n%s", logs)
+	}
+}
+
+// TestRequestID: a caller's plain X-Request-Id is kept; anything else is replaced, since the id
+// goes into every log line.
+func TestRequestID(t *testing.T) {
+	e := newEnv(t, options{noModel: true})
+	for _, tt := range []struct {
+		in   string
+		keep bool
+	}{
+		{"abc-123_x.y:z", true},
+		{"总胆固醇 5.86", false},
+		{strings.Repeat("a", 65), false},
+		{"a\"b", false},
+	} {
+		r := httptest.NewRequest("GET", "/healthz", nil)
+		r.Header.Set("X-Request-Id", tt.in)
+		rec := e.do(r)
+		got := rec.Header().Get("X-Request-Id")
+		if (got == tt.in) != tt.keep || got == "" {
+			t.Errorf("X-Request-Id %q → %q, keep = %v", tt.in, got, tt.keep)
+		}
+	}
+	if strings.Contains(e.log.String(), "总胆固醇") {
+		t.Error("a caller's request id put health data in the log")
+	}
+}
+
+func (e *env) get(path string) string {
+	e.t.Helper()
+	rec := e.do(httptest.NewRequest("GET", path, nil))
+	if rec.Code != http.StatusOK {
+		e.t.Fatalf("GET %s = %d", path, rec.Code)
+	}
+	return rec.Body.String()
+}
+
+// waitFor polls cond for up to 5s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func grep(s, sub string) string {
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(line, sub) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
