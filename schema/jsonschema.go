@@ -238,6 +238,9 @@ func (g Generator) object(t reflect.Type) *JSONSchema {
 		p := g.gen(f.Type, false)
 		if p.Ref == "" {
 			p.Description = f.Tag.Get("desc")
+			if fm := f.Tag.Get("format"); fm != "" {
+				p.Format = fm // such as byte, for base64
+			}
 		}
 		if g.Style == OpenAPI {
 			constrain(p, f.Tag.Get("validate"))

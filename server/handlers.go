@@ -84,15 +84,18 @@ func (s *Server) multipartImages(c echo.Context) ([][]byte, error) {
 	return images, nil
 }
 
-// extractRequest is the JSON form of /v1/extract.
-type extractRequest struct {
-	Images []struct {
-		Data string `json:"data"`
-	} `json:"images"`
+// ExtractRequest is the JSON form of /v1/extract.
+type ExtractRequest struct {
+	Images []PageImage `json:"images" desc:"One image per page, in order."`
+}
+
+// PageImage is one page of an ExtractRequest.
+type PageImage struct {
+	Data string `json:"data" format:"byte" desc:"The image as base64 (a data: URL is accepted too). Its type is sniffed from its bytes."`
 }
 
 func (s *Server) jsonImages(c echo.Context) ([][]byte, error) {
-	var req extractRequest
+	var req ExtractRequest
 	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
 		return nil, bodyErr(err, "the JSON body is malformed")
 	}
@@ -142,10 +145,10 @@ func bodyErr(err error, what string) error {
 	return &problem.Error{Code: problem.InvalidRequest, Detail: what, Err: err}
 }
 
-// parseRequest is the JSON form of /v1/parse.
-type parseRequest struct {
-	Reply        string `json:"reply"`
-	FinishReason string `json:"finishReason"`
+// ParseRequest is the JSON form of /v1/parse.
+type ParseRequest struct {
+	Reply        string `json:"reply" desc:"The model's reply, verbatim."`
+	FinishReason string `json:"finishReason,omitempty" desc:"The model's finish reason; length means the reply was cut at the token limit."`
 }
 
 // ParseMeta tells how a replayed reply was read.
@@ -164,7 +167,7 @@ type ParseResponse struct {
 // parse handles POST /v1/parse: a captured model reply in, the draft out, no model call.
 func (s *Server) parse(c echo.Context) error {
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
-	var req parseRequest
+	var req ParseRequest
 	switch mt {
 	case "application/json":
 		if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {

@@ -29,14 +29,20 @@ var specTypes = []struct {
 	{"OcrIndicator", reflect.TypeFor[schema.OcrIndicator]()},
 	{"Warning", reflect.TypeFor[schema.Warning]()},
 	{"Result", reflect.TypeFor[schema.Result]()},
+	{"ExtractRequest", reflect.TypeFor[ExtractRequest]()},
+	{"PageImage", reflect.TypeFor[PageImage]()},
 	{"ExtractResponse", reflect.TypeFor[extract.Response]()},
 	{"Meta", reflect.TypeFor[extract.Meta]()},
 	{"PageMeta", reflect.TypeFor[extract.PageMeta]()},
 	{"Usage", reflect.TypeFor[extract.Usage]()},
+	{"ParseRequest", reflect.TypeFor[ParseRequest]()},
 	{"ParseResponse", reflect.TypeFor[ParseResponse]()},
 	{"ParseMeta", reflect.TypeFor[ParseMeta]()},
 	{"Problem", reflect.TypeFor[problem.Document]()},
 	{"ProblemField", reflect.TypeFor[problem.Field]()},
+	{"ProblemCode", reflect.TypeFor[problem.Code]()},
+	{"WarningCode", reflect.TypeFor[schema.WarningCode]()},
+	{"ParseStage", reflect.TypeFor[parse.Stage]()},
 }
 
 // specGenerator renders specTypes with their enums from the code tables.
