@@ -30,3 +30,21 @@ func TestPassThroughIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAllSized: a hint sizes the buffer; a wrong hint changes nothing but the cost, and a
+// large hint's slack is not kept.
+func TestReadAllSized(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 50_000) // 500 KB
+	for _, hint := range []int64{0, 1, int64(len(data)) - 1, int64(len(data)), int64(len(data)) + 300, 10 << 20} {
+		got, err := ReadAllSized(bytes.NewReader(data), 1<<20, hint)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("hint %d: %d bytes, %v", hint, len(got), err)
+		}
+		if slack := cap(got) - len(got); slack > 64<<10 && slack > len(got)/8 {
+			t.Errorf("hint %d: kept %d bytes of slack", hint, slack)
+		}
+	}
+	if _, err := ReadAllSized(bytes.NewReader(data), 1000, 10<<20); problem.CodeOf(err) != problem.PayloadTooLarge {
+		t.Errorf("over max with a large hint: %v", err)
+	}
+}
