@@ -1,0 +1,63 @@
+package problem
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestCodes(t *testing.T) {
+	seen := map[Code]bool{}
+	for _, c := range Codes {
+		if seen[c.Code] {
+			t.Errorf("code %s is in the table twice", c.Code)
+		}
+		seen[c.Code] = true
+		if c.Status < 400 || c.Status > 599 || c.Title == "" || c.Meaning == "" {
+			t.Errorf("row %+v is incomplete", c)
+		}
+	}
+	if Lookup("no_such_code").Code != Internal {
+		t.Errorf("an unknown code does not fall back to internal_error")
+	}
+}
+
+func TestFrom(t *testing.T) {
+	secret := errors.New("dial tcp 10.0.0.7:443: sk-secret")
+	wrapped := fmt.Errorf("extract: %w", &Error{Code: ModelTimeout, Detail: "no answer in 120s", Err: secret})
+	doc := From(wrapped)
+	if doc.Code != ModelTimeout || doc.Status != http.StatusGatewayTimeout || doc.Detail != "no answer in 120s" || doc.Type != "urn:ocrdraft:problem:model_timeout" {
+		t.Errorf("From(wrapped) = %+v", doc)
+	}
+	doc = From(secret)
+	if doc.Code != Internal || strings.Contains(doc.Detail, "sk-secret") || strings.Contains(doc.Detail, "10.0.0.7") {
+		t.Errorf("From(plain error) = %+v, want internal_error saying nothing of the cause", doc)
+	}
+	if CodeOf(wrapped) != ModelTimeout || CodeOf(secret) != Internal {
+		t.Errorf("CodeOf is wrong")
+	}
+}
+
+// TestREADME: the README's error table lists every code with its status.
+func TestREADME(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, c := range Codes {
+		found := false
+		for _, line := range strings.Split(readme, "\n") {
+			if strings.HasPrefix(line, "| ") && strings.Contains(line, "`"+string(c.Code)+"`") && strings.Contains(line, fmt.Sprint(c.Status)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("README's error table has no row for %s with status %d", c.Code, c.Status)
+		}
+	}
+}
