@@ -9,7 +9,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/gate"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -78,7 +78,7 @@ type Server struct {
 	cfg   Config
 	echo  *echo.Echo
 	keys  [][sha256.Size]byte // digests of cfg.APIKeys
-	turns chan struct{}       // one per /v1/extract request being worked on
+	turns *gate.Gate          // one per /v1/extract request being worked on
 }
 
 // New returns a Server with its routes.
@@ -110,7 +110,7 @@ func New(cfg Config) *Server {
 	if cfg.QueueWait <= 0 {
 		cfg.QueueWait = DefaultQueueWait
 	}
-	s := &Server{cfg: cfg, echo: echo.New(), turns: make(chan struct{}, cfg.MaxInFlight)}
+	s := &Server{cfg: cfg, echo: echo.New(), turns: gate.New(cfg.MaxInFlight, cfg.QueueWait, "requests")}
 	for _, k := range cfg.APIKeys {
 		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
 	}
@@ -185,38 +185,12 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 // admit gives a request its turn, waiting at most QueueWait for one: never an unbounded queue.
 func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		select {
-		case s.turns <- struct{}{}:
-		default:
-			if err := s.wait(c.Request().Context()); err != nil {
-				return err
-			}
+		if err := s.turns.Enter(c.Request().Context(), s.cfg.Metrics.RequestQueued); err != nil {
+			return err
 		}
-		defer func() { <-s.turns }()
+		defer s.turns.Leave()
 		defer s.cfg.Metrics.Extracting()()
 		return next(c)
-	}
-}
-
-func (s *Server) wait(ctx context.Context) error {
-	start := time.Now()
-	done := s.cfg.Metrics.RequestQueued()
-	t := time.NewTimer(s.cfg.QueueWait)
-	defer t.Stop()
-	select {
-	case s.turns <- struct{}{}:
-		done(time.Since(start), false)
-		return nil
-	case <-t.C:
-		done(time.Since(start), true)
-		return &problem.Error{
-			Code:       problem.Overloaded,
-			Detail:     fmt.Sprintf("the service is at its limit of requests in flight and none finished within %v; retry after the Retry-After delay", s.cfg.QueueWait),
-			RetryAfter: max(s.cfg.QueueWait, time.Second),
-		}
-	case <-ctx.Done():
-		done(time.Since(start), false)
-		return ctx.Err()
 	}
 }
 

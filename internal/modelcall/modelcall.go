@@ -7,11 +7,11 @@ package modelcall
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/gate"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -50,8 +50,7 @@ type Options struct {
 // time and the model never sees more than the limit. It is safe for concurrent use.
 type Limiter struct {
 	next       extract.Model
-	sem        chan struct{}
-	wait       time.Duration
+	gate       *gate.Gate
 	obs        Observer
 	log        *slog.Logger
 	logReplies bool
@@ -72,17 +71,17 @@ func New(next extract.Model, o Options) *Limiter {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Limiter{
-		next: next, sem: make(chan struct{}, o.MaxInFlight), wait: o.QueueWait,
+		next: next, gate: gate.New(o.MaxInFlight, o.QueueWait, "model calls"),
 		obs: o.Observer, log: o.Log, logReplies: o.LogReplies,
 	}
 }
 
 // Complete waits for a slot, then asks the model.
 func (l *Limiter) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
-	if err := l.acquire(ctx); err != nil {
+	if err := l.gate.Enter(ctx, l.obs.Queued); err != nil {
 		return vision.Reply{}, err
 	}
-	defer func() { <-l.sem }()
+	defer l.gate.Leave()
 
 	start := time.Now()
 	done := l.obs.CallStarted()
@@ -93,38 +92,6 @@ func (l *Limiter) Complete(ctx context.Context, req vision.Request) (vision.Repl
 		l.logReply(ctx, reply, err, d)
 	}
 	return reply, err
-}
-
-// acquire takes a slot, waiting at most l.wait. Errors: overloaded after the wait; model_timeout
-// if the request's deadline passes first; the wrapped context error if the caller went away.
-func (l *Limiter) acquire(ctx context.Context) error {
-	select {
-	case l.sem <- struct{}{}: // a free slot: no queueing, nothing to observe
-		return nil
-	default:
-	}
-	start := time.Now()
-	done := l.obs.Queued()
-	t := time.NewTimer(l.wait)
-	defer t.Stop()
-	select {
-	case l.sem <- struct{}{}:
-		done(time.Since(start), false)
-		return nil
-	case <-t.C:
-		done(time.Since(start), true)
-		return &problem.Error{
-			Code:       problem.Overloaded,
-			Detail:     fmt.Sprintf("the service is at its limit of model calls in flight and none came free within %v; retry after the Retry-After delay", l.wait),
-			RetryAfter: max(l.wait, time.Second),
-		}
-	case <-ctx.Done():
-		done(time.Since(start), false)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting for a model slot", Err: ctx.Err()}
-		}
-		return fmt.Errorf("modelcall: waiting for a slot: %w", ctx.Err())
-	}
 }
 
 // logReply writes the raw reply at debug level. Only with LogReplies: the reply is health data.

@@ -1,0 +1,66 @@
+// Package gate bounds how many of something run at once, with a bounded wait for a turn: the
+// service's backpressure, for /v1/extract requests and for model calls alike. One more than the
+// bound waits at most the gate's wait and is then turned away as overloaded, so a queue never
+// grows without bound and nothing past the bound ever starts.
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// Gate admits at most n at once. It is safe for concurrent use.
+type Gate struct {
+	sem  chan struct{}
+	wait time.Duration
+	what string // "requests", "model calls": for the overloaded detail
+}
+
+// New returns a gate for n at once, waiting at most wait for a turn.
+func New(n int, wait time.Duration, what string) *Gate {
+	return &Gate{sem: make(chan struct{}, n), wait: wait, what: what}
+}
+
+// Enter takes a turn; Leave gives it back. When none is free, queued (if not nil) is told a wait
+// began and returns the func to call when it ends. Errors: overloaded, with Retry-After, when no
+// turn came free within the wait; model_timeout when ctx's deadline passed first; ctx's error,
+// wrapped, when the caller went away.
+func (g *Gate) Enter(ctx context.Context, queued func() func(wait time.Duration, rejected bool)) error {
+	select {
+	case g.sem <- struct{}{}: // a free turn: no queueing, nothing to observe
+		return nil
+	default:
+	}
+	start := time.Now()
+	done := func(time.Duration, bool) {}
+	if queued != nil {
+		done = queued()
+	}
+	t := time.NewTimer(g.wait)
+	defer t.Stop()
+	select {
+	case g.sem <- struct{}{}:
+		done(time.Since(start), false)
+		return nil
+	case <-t.C:
+		done(time.Since(start), true)
+		return &problem.Error{
+			Code:       problem.Overloaded,
+			Detail:     fmt.Sprintf("the service is at its limit of %s in flight and none finished within %v; retry after the Retry-After delay", g.what, g.wait),
+			RetryAfter: max(g.wait, time.Second),
+		}
+	case <-ctx.Done():
+		done(time.Since(start), false)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting for a turn", Err: ctx.Err()}
+		}
+		return fmt.Errorf("gate: waiting for a turn: %w", ctx.Err())
+	}
+}
+
+// Leave gives back a turn taken by Enter.
+func (g *Gate) Leave() { <-g.sem }
