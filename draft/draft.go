@@ -68,16 +68,20 @@ func (bd *build) warn(code schema.WarningCode, path, format string, args ...any)
 func (bd *build) root(v parse.Value, depth int) {
 	switch v.Kind {
 	case parse.Array:
-		bd.items(v.Elems, "indicators", nil, 0)
+		bd.items(tableRows(v.Elems), "indicators", nil, 0)
 	case parse.Object:
 		var f fields
 		if f.pick(v.Members, 0) {
-			bd.fields(&f)
+			bd.fields(&f, v.Members)
 			return
 		}
 		var item fields
 		if item.pick(v.Members, 1) && item[fItemName].key != "" && hasResult(&item) {
 			bd.items([]parse.Value{v}, "indicators", nil, 0)
+			return
+		}
+		if lists := otherLists(v.Members, 0); len(lists) >= 2 {
+			bd.groups(lists) // {"血常规": [...], "尿常规": [...]}
 			return
 		}
 		if depth >= maxUnwrap {
@@ -177,8 +181,22 @@ func (f *fields) pick(members []parse.Member, level int) bool {
 }
 
 // fields reads the draft's own fields.
-func (bd *build) fields(f *fields) {
+func (bd *build) fields(f *fields, members []parse.Member) {
 	d := &bd.draft
+	// The report's own fields may sit in an object beside the list ({"report": {"title": …},
+	// "results": [...]}); the patient's object is never read for them.
+	for _, m := range members {
+		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+			continue
+		}
+		var g fields
+		g.pick(m.Value.Members, 0)
+		for _, k := range []field{fTitle, fHospital, fCheckupDate, fReportYear} {
+			if f[k].key == "" && g[k].key != "" {
+				f[k] = g[k]
+			}
+		}
+	}
 	d.Title = bd.text(f[fTitle], "title")
 	d.Hospital = bd.text(f[fHospital], "hospital")
 	if s := f[fCheckupDate]; s.key != "" {
@@ -195,25 +213,146 @@ func (bd *build) fields(f *fields) {
 		}
 		d.ReportYear = y
 	}
-	if d.ReportYear == nil && d.CheckupDate != nil {
+	switch {
+	case d.ReportYear != nil:
+	case d.CheckupDate != nil:
 		y := d.CheckupDate.Year
 		d.ReportYear = &y
+	default: // a date without its day (2026年3月) still says its year
+		if y, ok := yearOf(f[fCheckupDate].val); ok {
+			d.ReportYear = &y
+		}
 	}
-	if s := f[fIndicators]; s.key != "" {
-		switch s.val.Kind {
+
+	if f[fIndicators].key == "" {
+		// No list key we know: lists of objects under other keys are the indicators, one list
+		// as it is, several as groups named by their keys.
+		switch lists := otherLists(members, 0); len(lists) {
+		case 0:
+		case 1:
+			bd.items(tableRows(lists[0].Value.Elems), lists[0].Key, nil, 0)
+		default:
+			bd.groups(lists)
+		}
+		return
+	}
+	// Every key that names the list counts, in order: a model that writes "indicators" twice
+	// means both lists, not the last.
+	for _, m := range members {
+		if !known(m.Key, 0) || fieldOf(m.Key, 0) != fIndicators {
+			continue
+		}
+		switch m.Value.Kind {
 		case parse.Array:
-			bd.items(s.val.Elems, "indicators", nil, 0)
+			bd.items(tableRows(m.Value.Elems), "indicators", nil, 0)
 		case parse.Object:
-			bd.items(keyedItems(s.val.Members), "indicators", nil, 0)
+			bd.items(keyedItems(m.Value.Members), "indicators", nil, 0)
 		case parse.Null:
 		case parse.String:
-			if !isNullWord(strings.TrimSpace(s.val.Text)) {
+			if !isNullWord(strings.TrimSpace(m.Value.Text)) {
 				bd.warn(schema.IndicatorDropped, "indicators", "indicators is text, not a list; nothing was read from it")
 			}
 		default:
 			bd.warn(schema.IndicatorDropped, "indicators", "indicators is not a list; nothing was read from it")
 		}
 	}
+}
+
+// groups reads lists keyed by their group's name.
+func (bd *build) groups(lists []parse.Member) {
+	for _, l := range lists {
+		var g *string
+		if k := strings.TrimSpace(l.Key); !isNullWord(k) {
+			g = &k
+		}
+		bd.items(tableRows(l.Value.Elems), l.Key, g, 1)
+	}
+}
+
+// otherLists returns the members whose value is a list of objects (or of table rows) and whose
+// key means nothing at the level.
+func otherLists(members []parse.Member, level int) []parse.Member {
+	var out []parse.Member
+	for _, m := range members {
+		if m.Value.Kind != parse.Array || len(m.Value.Elems) == 0 || known(m.Key, level) || isPersonKey(m.Key) {
+			continue
+		}
+		objects := 0
+		for _, e := range m.Value.Elems {
+			if e.Kind == parse.Object || e.Kind == parse.Array {
+				objects++
+			}
+		}
+		if objects*2 > len(m.Value.Elems) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// fieldOf is the field a key means at a level, or noField.
+func fieldOf(key string, level int) field {
+	e, ok := keyTable[key]
+	if !ok {
+		e, ok = keyTable[normKey(key)]
+	}
+	if !ok {
+		return noField
+	}
+	return e[level].field
+}
+
+func known(key string, level int) bool { return fieldOf(key, level) != noField }
+
+func isPersonKey(key string) bool {
+	nk := normKey(key)
+	for _, p := range personKeys {
+		if normKey(p) == nk {
+			return true
+		}
+	}
+	return false
+}
+
+// tableRows reads a list written as a table: a header row of field names, then one row per item
+// ([["项目","结果","单位","参考范围"], ["钠","141","mmol/L","137-147"]]). Rows are read only under
+// a header that names at least an item and a result; without one, a row's meaning would be a
+// guess, and it is dropped as not an object.
+func tableRows(list []parse.Value) []parse.Value {
+	if len(list) < 2 || list[0].Kind != parse.Array {
+		return list
+	}
+	header := list[0].Elems
+	var names, results int
+	for _, h := range header {
+		if h.Kind != parse.String {
+			return list
+		}
+		switch fieldOf(h.Text, 1) {
+		case fItemName:
+			names++
+		case fValue, fValueNum, fValueText:
+			results++
+		}
+	}
+	if names != 1 || results == 0 {
+		return list
+	}
+	out := make([]parse.Value, 0, len(list)-1)
+	for _, row := range list[1:] {
+		if row.Kind != parse.Array {
+			out = append(out, row)
+			continue
+		}
+		obj := parse.Value{Kind: parse.Object}
+		for i, cell := range row.Elems {
+			if i < len(header) {
+				obj.Members = append(obj.Members, parse.Member{Key: header[i].Text, Value: cell})
+			}
+		}
+		out = append(out, obj)
+	}
+	return out
 }
 
 // text reads a text field of the draft.
@@ -232,12 +371,19 @@ func (bd *build) text(s slot, path string) *string {
 // its items the group G unless the item names its own.
 func (bd *build) items(list []parse.Value, path string, group *string, depth int) {
 	for i, raw := range list {
+		if raw.Kind == parse.String && raw.Text == parse.Unreadable {
+			bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is not JSON, even after repair")
+			continue
+		}
 		if raw.Kind != parse.Object {
 			bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is %s, not an object", kind(raw))
 			continue
 		}
 		var f fields
 		f.pick(raw.Members, 1)
+		if v := f[fValue]; f[fIndicators].key == "" && v.val.Kind == parse.Array && len(otherLists([]parse.Member{{Key: "_", Value: v.val}}, 1)) == 1 {
+			f[fIndicators] = v // {"类别": "血常规", "检验结果": [...]}: the result is the group's list
+		}
 		if sub := f[fIndicators].val; sub.Kind == parse.Array || sub.Kind == parse.Object && !hasResult(&f) {
 			if sub.Kind == parse.Object {
 				sub = parse.Value{Kind: parse.Array, Elems: keyedItems(sub.Members)}
@@ -252,7 +398,7 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 			} else if t, _ := readText(f[fItemName].val, &bd.a); t != nil {
 				g = t
 			}
-			bd.items(sub.Elems, itemPath(path, i)+"."+f[fIndicators].key, g, depth+1)
+			bd.items(tableRows(sub.Elems), itemPath(path, i)+"."+f[fIndicators].key, g, depth+1)
 			continue
 		}
 		if ind, ok := bd.item(&f, path, i, group); ok {
@@ -291,7 +437,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	}
 	setUnit := func(u string) {
 		if ind.Unit == nil && u != "" {
-			ind.Unit = &u
+			ind.Unit = bd.a.str(u)
 		}
 	}
 

@@ -16,8 +16,9 @@ type Outcome struct {
 // limit (finish reason "length"), which the text alone may not show.
 //
 // When the reply holds several JSON values, the one that yields the most indicators wins, so that
-// a format example the model echoed before its answer loses to the answer; among equals, the
-// longer text, then the earlier one.
+// a format example the model echoed before its answer loses to the answer; among equals, the one
+// with more of title, hospital, date and year, then one that was not cut, then the longer text,
+// then the earlier one.
 //
 // A reply with no JSON, or whose best draft holds nothing at all (no indicator and no field), is
 // an error with code model_output_unparseable: a refusal must never become an empty success.
@@ -27,13 +28,13 @@ func (b *Builder) FromReply(reply string, cut bool) (Outcome, error) {
 		return Outcome{Stage: parse.Failed}, err
 	}
 	var best Outcome
-	bestLen := -1
-	for _, c := range cands {
+	var bestScore [4]int
+	for i, c := range cands {
 		res := b.Build(c.Value)
-		n, bn := len(res.Draft.Indicators), len(best.Draft.Indicators)
-		if bestLen < 0 || n > bn || n == bn && c.Len > bestLen {
+		score := [4]int{len(res.Draft.Indicators), fieldCount(res.Draft), boolInt(!c.Truncated), c.Len}
+		if i == 0 || better(score, bestScore) {
 			best = Outcome{Result: res, Stage: c.Stage, Truncated: c.Truncated}
-			bestLen = c.Len
+			bestScore = score
 		}
 	}
 	best.Truncated = best.Truncated || cut
@@ -53,4 +54,23 @@ func (b *Builder) FromReply(reply string, cut bool) (Outcome, error) {
 
 func empty(d schema.OcrDraft) bool {
 	return len(d.Indicators) == 0 && d.Title == nil && d.Hospital == nil && d.CheckupDate == nil && d.ReportYear == nil
+}
+
+// better compares scores field by field, the first difference deciding.
+func better(a, b [4]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] > b[i]
+		}
+	}
+	return false
+}
+
+// fieldCount is how many of the draft's own fields are known.
+func fieldCount(d schema.OcrDraft) int {
+	n := 0
+	for _, known := range []bool{d.Title != nil, d.Hospital != nil, d.CheckupDate != nil, d.ReportYear != nil} {
+		n += boolInt(known)
+	}
+	return n
 }

@@ -150,17 +150,47 @@ var (
 	letterMarks = []string{"H", "L", "高", "低", "偏高", "偏低"}
 )
 
-// fullWidthNumber maps the full-width forms used in Chinese text to ASCII, for numbers, dates and
-// ranges.
-var fullWidthNumber = strings.NewReplacer(
-	"０", "0", "１", "1", "２", "2", "３", "3", "４", "4", "５", "5", "６", "6", "７", "7", "８", "8", "９", "9",
-	"．", ".", "－", "-", "＋", "+", "，", ",", "／", "/", "：", ":", "％", "%", "　", " ",
-	"＜", "<", "＞", ">", "～", "~", "∼", "~",
-)
+// narrow maps full-width forms (Ｕ+FF01–FF5E: １２．５, ｍｍｏｌ／Ｌ, ＜, ～) and the ideographic
+// space to ASCII, for numbers, units, dates and ranges; text that is not a number keeps its own
+// spelling.
+func narrow(s string) string {
+	wide := false
+	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '∼' {
+			wide = true
+			break
+		}
+	}
+	if !wide {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 0xFF01 && r <= 0xFF5E:
+			return r - 0xFEE0
+		case r == 0x3000:
+			return ' '
+		case r == '∼':
+			return '~'
+		}
+		return r
+	}, s)
+}
 
 // rangeSeparators stand between the bounds of a two-sided reference range: 3.9-6.1, 3.9~6.1,
 // 3.9—6.1, 3.9至6.1.
-var rangeSeparators = []string{"-", "~", "—", "–", "―", "至", "到", "~"}
+// "--" is tried only when "-" would read the upper bound as negative (3.5--5.5), so that -3--1
+// stays -3 to -1.
+var rangeSeparators = []string{"-", "--", "~", "—", "–", "―", "至", "到"}
+
+// rangeBrackets may enclose a range: (2.11-2.52), [3.5-5.5], （3.5-5.5）.
+var rangeBrackets = [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", "】"}}
+
+// timeOfDay words may stand for the time part of a date: 2026年3月5日 上午.
+var timeOfDay = []string{"上午", "下午", "中午", "晚上", "早上", "凌晨", "AM", "PM", "am", "pm"}
+
+// personKeys hold the patient's own data: never read for the report's fields.
+var personKeys = []string{"patient", "patientInfo", "患者", "患者信息", "病人", "受检者", "个人信息", "person", "体检者"}
 
 // rangeBounds are the one-sided notations: <5.2 gives refHigh only, ≥1.04 refLow only.
 var rangeBounds = []struct {

@@ -48,7 +48,7 @@ func readValue(raw parse.Value, a *arena) value {
 
 // numberWithUnit reads "5.6", "５．６", "1,024.5", "5.86↑", "140mmHg", "6.5×10^9/L", "7.1 H".
 func numberWithUnit(s string) (schema.Decimal, string, bool) {
-	s = stripMarks(fullWidthNumber.Replace(s))
+	s = stripMarks(narrow(s))
 	n := numberPrefix(s)
 	if n == 0 {
 		return schema.Decimal{}, "", false
@@ -58,6 +58,12 @@ func numberWithUnit(s string) (schema.Decimal, string, bool) {
 		return schema.Decimal{}, "", false
 	}
 	rest := strings.TrimSpace(s[n:])
+	for _, m := range arrowMarks { // a mark between the number and its unit: 5.86↑ mmol/L
+		if after, ok := strings.CutPrefix(rest, m); ok && m != "*" {
+			rest = strings.TrimSpace(after)
+			break
+		}
+	}
 	if rest == "" {
 		return d, "", true
 	}
@@ -189,7 +195,7 @@ func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok boo
 		}
 		return bounds{}, nil, false
 	case parse.String:
-		s := strings.TrimSpace(fullWidthNumber.Replace(raw.Text))
+		s := strings.TrimSpace(narrow(raw.Text))
 		if isNullWord(s) || !strings.ContainsAny(s, "0123456789") {
 			return bounds{}, nil, true
 		}
@@ -207,6 +213,12 @@ func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok boo
 
 // parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L".
 func parseRange(s string, a *arena) (bounds, bool) {
+	for _, br := range rangeBrackets {
+		if strings.HasPrefix(s, br[0]) && strings.HasSuffix(s, br[1]) {
+			s = strings.TrimSpace(s[len(br[0]) : len(s)-len(br[1])])
+			break
+		}
+	}
 	for _, rb := range rangeBounds {
 		if rest, ok := strings.CutPrefix(s, rb.prefix); ok {
 			d, unit, ok := numberWithUnit(strings.TrimSpace(rest))
@@ -229,13 +241,18 @@ func parseRange(s string, a *arena) (bounds, bool) {
 	}
 	rest := strings.TrimSpace(s[n:])
 	for _, sep := range rangeSeparators {
-		if after, ok := strings.CutPrefix(rest, sep); ok {
-			hi, unit, ok := numberWithUnit(strings.TrimSpace(after))
-			if !ok {
-				return bounds{}, false
-			}
-			return bounds{low: a.dec(lo), high: a.dec(hi), unit: unit}, true
+		after, ok := strings.CutPrefix(rest, sep)
+		if !ok {
+			continue
 		}
+		hi, unit, ok := numberWithUnit(strings.TrimSpace(after))
+		if sep == "-" && strings.HasPrefix(after, "-") && (!ok || lo.Cmp(hi) > 0) {
+			continue // 3.5--5.5: the second dash is a separator too, not a sign
+		}
+		if !ok {
+			return bounds{}, false
+		}
+		return bounds{low: a.dec(lo), high: a.dec(hi), unit: unit}, true
 	}
 	return bounds{}, false
 }
@@ -256,7 +273,7 @@ func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 	case parse.Null:
 		return nil, true
 	case parse.String:
-		s = strings.TrimSpace(fullWidthNumber.Replace(raw.Text))
+		s = strings.TrimSpace(narrow(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}
@@ -264,6 +281,16 @@ func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 		s = raw.Text
 	default:
 		return nil, false
+	}
+	for _, w := range timeOfDay {
+		s = strings.TrimSpace(strings.TrimSuffix(s, w))
+	}
+	if t, ok := englishDate(s); ok {
+		date, err := schema.NewDate(t.Year(), t.Month(), t.Day())
+		if err != nil {
+			return nil, false
+		}
+		return &date, true
 	}
 	m := datePattern.FindStringSubmatch(s)
 	if m == nil {
@@ -282,6 +309,39 @@ func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 	return &date, true
 }
 
+// englishDates are the layouts with the month as a word, which cannot be read day-first by
+// mistake: March 5, 2026; 5 March 2026; Mar 5 2026.
+var englishDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006", "Jan. 2, 2006"}
+
+func englishDate(s string) (time.Time, bool) {
+	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] >= '0' && s[0] <= '9') {
+		return time.Time{}, false
+	}
+	for _, layout := range englishDates {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// yearOf reads the year of a date written without its day (2026年3月, 2026-03, 2026年): the
+// year is certain though the date is not. An impossible date (2026-02-30) gives no year: a
+// misread there may be anywhere.
+var yearPrefix = regexp.MustCompile(`^(\d{4})\s*(?:年\s*$|[/.-]\s*\d{1,2}\s*$|年\s*\d{1,2}\s*月\s*$)`)
+
+func yearOf(raw parse.Value) (int, bool) {
+	if raw.Kind != parse.String {
+		return 0, false
+	}
+	m := yearPrefix.FindStringSubmatch(narrow(strings.TrimSpace(raw.Text)))
+	if m == nil {
+		return 0, false
+	}
+	y, _ := strconv.Atoi(m[1])
+	return y, y >= 1900 && y <= 2100
+}
+
 // readYear reads a report year: 2026, "2026", "2026年".
 func readYear(raw parse.Value) (y *int, ok bool) {
 	var s string
@@ -291,7 +351,7 @@ func readYear(raw parse.Value) (y *int, ok bool) {
 	case parse.Number:
 		s = raw.Text
 	case parse.String:
-		s = strings.TrimSpace(fullWidthNumber.Replace(raw.Text))
+		s = strings.TrimSpace(narrow(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}

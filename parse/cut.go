@@ -7,7 +7,8 @@ import "strings"
 // 4.0, a half-written name becomes a whole one — so cut goes back to the last point at which no
 // item was half-written, and closes what is open there.
 //
-// An item is an object that is an element of an array (an indicator, or a group of them). A point
+// An item is an object that is an element of an array (an indicator, or a group of them), or an
+// object that is a member value of an object other than the top one (indicators keyed by name). A point
 // is safe when, looking outwards from the innermost open container, an array is met before any
 // such item: between items, or between the draft's own fields, but never between an item's
 // fields. A group whose items array is open is not half-written in that sense; its complete items
@@ -66,7 +67,9 @@ func cut(s string) (string, bool) {
 			if len(stack) >= maxNesting {
 				return "", true // deeper than any report; nothing honest to salvage
 			}
-			item := c == '{' && len(stack) > 0 && stack[len(stack)-1].kind == '['
+			// An item is an object in a list, or an object keyed inside an object that is not
+			// the top one ({"indicators": {"总胆固醇": {…}}}: the indicators keyed by name).
+			item := c == '{' && len(stack) > 0 && (stack[len(stack)-1].kind == '[' || len(stack) >= 2 && stack[len(stack)-1].kind == '{')
 			stack = append(stack, frame{kind: c, item: item, expectKey: c == '{'})
 			if len(stack) == 1 {
 				lastCut, lastClose = -1, ""

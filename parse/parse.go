@@ -61,15 +61,80 @@ const (
 // format example loses to the real answer). A reply with no usable JSON is a *problem.Error with
 // code model_output_unparseable quoting the start of the reply.
 func Reply(reply string) ([]Candidate, error) {
-	text := trim(reply)
+	text := trim(answer(reply))
 	if len(text) > MaxReply {
 		text = text[:MaxReply]
 	}
 	cands := candidates(text, 0)
+	if lines := lineItems(cands); lines != nil {
+		cands = append(cands, *lines)
+	}
 	if len(cands) == 0 {
 		return nil, unparseable(reply)
 	}
 	return cands, nil
+}
+
+// answer drops what reasoning models write before their answer: the thinking in <think>…</think>
+// (which may hold a draft the model then corrects), and keeps only an <answer>…</answer> when
+// there is one. A reply cut inside its thinking is left as it is.
+func answer(reply string) string {
+	if !strings.Contains(reply, "</think>") && !strings.Contains(reply, "<answer>") {
+		return reply // the common case, found by the fast forward search
+	}
+	if i := strings.LastIndex(reply, "</think>"); i >= 0 {
+		if after := reply[i+len("</think>"):]; strings.ContainsAny(after, "{[") {
+			reply = after
+		}
+	}
+	if _, after, ok := strings.Cut(reply, "<answer>"); ok {
+		inner, _, _ := strings.Cut(after, "</answer>")
+		if strings.ContainsAny(inner, "{[") {
+			reply = inner
+		}
+	}
+	return reply
+}
+
+// lineItems joins replies written one flat object per line ({"itemName": "TSH", …} then
+// {"itemName": "FT3", …}) into the list they mean, as one more candidate. Only flat objects
+// qualify (no list or object inside), so a format example echoed before an answer is never
+// joined to it.
+func lineItems(cands []Candidate) *Candidate {
+	if len(cands) < 2 {
+		return nil
+	}
+	var elems []Value
+	var first, last *Candidate
+	stage, truncated := Extracted, false
+	for i := range cands {
+		c := &cands[i]
+		if c.Value.Kind == Object && len(c.Value.Members) == 0 {
+			continue // a stray {} in prose
+		}
+		if c.Value.Kind != Object || c.Stage == Strict || c.Stage == Fenced {
+			return nil
+		}
+		for _, m := range c.Value.Members {
+			if m.Value.IsContainer() {
+				return nil
+			}
+		}
+		elems = append(elems, c.Value)
+		if c.Stage == Repaired {
+			stage = Repaired
+		}
+		truncated = truncated || c.Truncated
+		if first == nil {
+			first = c
+		}
+		last = c
+	}
+	if len(elems) < 2 {
+		return nil
+	}
+	return &Candidate{Value: Value{Kind: Array, Elems: elems}, Stage: stage, Truncated: truncated,
+		Offset: first.Offset, Len: last.Offset + last.Len - first.Offset}
 }
 
 // candidates does the work of Reply on trimmed text; depth counts double-encoding unwraps.

@@ -69,7 +69,8 @@ func repairWhole(s string) (string, bool) {
 }
 
 // repairSplit repairs a container member by member. In an array, a member that cannot be repaired
-// becomes null, so the item is reported as dropped instead of losing its siblings; in an object,
+// becomes the string Unreadable, so the item is reported as dropped instead of losing its
+// siblings; in an object,
 // such a member fails the object, so that no item is kept with a field silently missing.
 func repairSplit(s string, depth int) (string, bool) {
 	open := s[0]
@@ -99,7 +100,7 @@ func repairSplit(s string, depth int) (string, bool) {
 		if open == '[' {
 			out, ok := repairPiece(m, depth+1)
 			if !ok {
-				out = "null"
+				out = unreadableJSON
 			}
 			b.WriteString(out)
 			continue
@@ -125,6 +126,12 @@ func repairSplit(s string, depth int) (string, bool) {
 	b.WriteByte(close)
 	return b.String(), true
 }
+
+// Unreadable stands, as a JSON string, for a list element that could not be repaired, so that
+// the draft can say so instead of calling it null.
+const Unreadable = "\x00ocrdraft:unreadable"
+
+var unreadableJSON = func() string { b, _ := json.Marshal(Unreadable); return string(b) }()
 
 // repairKey turns a quoted, single-quoted or bare key into a JSON string.
 func repairKey(k string) (string, bool) {

@@ -327,31 +327,25 @@ func (d *decoder) str() (string, error) {
 	s := d.s
 	start := d.i + 1
 	i := start
-	simple := true
+	escaped, high := false, false
 	for {
 		if i >= len(s) {
 			return "", errSyntax
 		}
-		c := s[i]
-		switch {
+		switch c := s[i]; {
 		case c == '"':
-			if simple {
+			if !escaped && (!high || utf8.ValidString(s[start:i])) {
 				d.i = i + 1
 				return s[start:i], nil
 			}
 			return d.unescape(start)
 		case c == '\\':
-			simple = false
+			escaped = true
 			i += 2
 		case c < 0x20:
 			return "", errSyntax
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				simple = false
-			}
-			i += n
 		default:
+			high = high || c >= utf8.RuneSelf
 			i++
 		}
 	}
