@@ -134,6 +134,13 @@ func normKey(k string) string {
 var nullWords = []string{"", "null", "none", "n/a", "nan", "nil", "undefined"}
 
 func isNullWord(s string) bool {
+	// Every null word is short and starts with n or u (or is empty): most text is neither.
+	if s == "" {
+		return true
+	}
+	if len(s) > 9 || s[0]|0x20 != 'n' && s[0]|0x20 != 'u' {
+		return false
+	}
 	for _, w := range nullWords {
 		if strings.EqualFold(s, w) {
 			return true

@@ -321,14 +321,12 @@ func spans(text string) []piece {
 			close = true
 		case c == '"' && depth > 0:
 			inString = true
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(text[i:])
-			size = n
-			switch r {
-			case '｛', '［':
-				open = true
-			case '｝', '］':
-				close = true
+		case c == 0xEF && i+2 < len(text): // ｛［｝］ are EF BD 9B, EF BC BB, EF BD 9D, EF BC BD
+			switch text[i : i+3] {
+			case "｛", "［":
+				open, size = true, 3
+			case "｝", "］":
+				close, size = true, 3
 			}
 		}
 		switch {
