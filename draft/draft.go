@@ -234,6 +234,7 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 		default:
 			bd.groups(lists)
 		}
+		bd.unplaced(members)
 		return
 	}
 	// Every key that names the list counts, in order: a model that writes "indicators" twice
@@ -255,6 +256,25 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 		default:
 			bd.warn(schema.IndicatorDropped, "indicators", "indicators is not a list; nothing was read from it")
 		}
+	}
+}
+
+// unplaced warns when a draft has no indicators but its object has values under keys that mean
+// nothing ({"title": "血脂", "总胆固醇": "5.86 mmol/L"}): they may be results, and reading them as
+// such would be a guess, so the person is told instead of shown an empty draft in silence.
+func (bd *build) unplaced(members []parse.Member) {
+	if len(bd.draft.Indicators) > 0 {
+		return
+	}
+	var keys []string
+	for _, m := range members {
+		if (m.Value.Kind == parse.String || m.Value.Kind == parse.Number) && !known(m.Key, 0) && !isPersonKey(m.Key) {
+			keys = append(keys, strconv.Quote(m.Key))
+		}
+	}
+	if len(keys) > 0 {
+		bd.warnings = append(bd.warnings, schema.WarnDraft(schema.IndicatorDropped,
+			"no indicator list was found; values under "+strings.Join(keys, ", ")+" were not read as results: check the report"))
 	}
 }
 

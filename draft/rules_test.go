@@ -602,6 +602,8 @@ var draftTests = []struct {
 		want: `{"indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5}]}`},
 	{name: "patient beside the report", in: `{"patient":{"name":"张三","age":45},"report":{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6}]}}`,
 		want: `{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6}]}`},
+	{name: "results outside any list are not guessed, but warned about", in: `{"title":"血脂","总胆固醇":"5.86 mmol/L"}`,
+		want: `{"title":"血脂"}`, warn: []string{"indicator_dropped"}},
 	{name: "the list under 检验结果 at the top", in: `{"标题":"血脂","检验结果":[{"项目":"TC","结果":"5.6"}]}`,
 		want: `{"title":"血脂","indicators":[{"itemName":"TC","valueNum":5.6}]}`},
 }

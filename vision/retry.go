@@ -165,6 +165,9 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 	}
 }
 
+// defaultRateLimitWait is the Retry-After given for a 429 that named none.
+const defaultRateLimitWait = 5 * time.Second
+
 // status classifies an HTTP error answer. 429 means "slow down" unless it says the quota is
 // spent, which waiting does not fix.
 func (c *Client) status(code int, msg string, quota bool, h *hint, err error) failure {
@@ -189,7 +192,12 @@ func (f failure) problem(tries int) *problem.Error {
 	}
 	e := &problem.Error{Code: f.code, Detail: detail, Err: f.cause}
 	if f.code == problem.ModelRateLimited {
+		// The upstream's own Retry-After when it gave one; otherwise a few seconds, so the
+		// caller is always told when to come back.
 		e.RetryAfter = f.retryAfter
+		if e.RetryAfter <= 0 {
+			e.RetryAfter = defaultRateLimitWait
+		}
 	}
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -55,7 +56,14 @@ type setting struct {
 
 var settings = []setting{
 	{[]string{"OCR_LISTEN_ADDR"}, "listen", ":8080", "listen address", func(c *config, v string) error { c.ListenAddr = v; return nil }},
-	{[]string{"OCR_MODEL_BASE_URL", "OPENAI_BASE_URL"}, "base-url", "https://api.openai.com/v1", "OpenAI-compatible endpoint, up to and including its version path", func(c *config, v string) error { c.BaseURL = v; return nil }},
+	{[]string{"OCR_MODEL_BASE_URL", "OPENAI_BASE_URL"}, "base-url", "https://api.openai.com/v1", "OpenAI-compatible endpoint, up to and including its version path", func(c *config, v string) error {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("want an http or https URL such as https://api.openai.com/v1, got %q", v)
+		}
+		c.BaseURL = v
+		return nil
+	}},
 	{[]string{"OCR_MODEL_API_KEY", "OPENAI_API_KEY"}, "", "", "key for the model endpoint (environment only, so it never shows in a process list)", func(c *config, v string) error { c.APIKey = v; return nil }},
 	{[]string{"OCR_MODEL"}, "model", "", "model name (gpt-4o-mini, qwen-vl-max, llama3.2-vision …); empty leaves /v1/extract answering model_not_configured", func(c *config, v string) error { c.Model = v; return nil }},
 	{[]string{"OCR_OUTPUT_MODE"}, "output-mode", "prompt", "prompt, json_object or json_schema", func(c *config, v string) error {

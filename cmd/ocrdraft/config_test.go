@@ -46,6 +46,8 @@ func TestLoadConfig(t *testing.T) {
 		{env: map[string]string{"OCR_REQUEST_TIMEOUT": "soon"}, want: "OCR_REQUEST_TIMEOUT"},
 		{env: map[string]string{"OCR_OUTPUT_MODE": "yaml"}, want: "OCR_OUTPUT_MODE"},
 		{env: map[string]string{"OCR_TEMPERATURE": "3"}, want: "OCR_TEMPERATURE"},
+		{env: map[string]string{"OCR_MODEL_BASE_URL": "notaurl"}, want: "OCR_MODEL_BASE_URL"},
+		{env: map[string]string{"OPENAI_BASE_URL": "localhost:8000/v1"}, want: "OPENAI_BASE_URL"},
 		{args: []string{"-max-tokens", "0"}, want: "max-tokens"},
 	} {
 		_, err := load(tt.env, tt.args...)

@@ -113,7 +113,7 @@ func New() *Metrics {
 
 // Handler serves the registry in the Prometheus text format (or OpenMetrics, if asked).
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, EnableOpenMetrics: true})
 }
 
 // Registry is the registry the collectors are on, for tests and for adding collectors.
