@@ -217,15 +217,7 @@ func decode(s string) (Value, bool) {
 // unparseable is the error for a reply without usable JSON, quoting its start so the caller can
 // see a refusal for what it is.
 func unparseable(reply string) error {
-	q := strings.TrimSpace(strings.TrimPrefix(reply, "\uFEFF"))
-	if q == "" {
-		return problem.Errorf(problem.ModelOutputUnparseable, "the model's reply is empty")
-	}
-	if utf8.RuneCountInString(q) > quoteLen {
-		r := []rune(q)
-		q = string(r[:quoteLen]) + "…"
-	}
-	return problem.Errorf(problem.ModelOutputUnparseable, "the model's reply holds no usable JSON: %q", q)
+	return Unparseable(reply, "the model's reply holds no usable JSON")
 }
 
 // piece is a stretch of the reply that may hold JSON.
@@ -362,12 +354,16 @@ func stringLiteral(s string) int {
 	return int(dec.InputOffset())
 }
 
-// Unparseable is the error for a reply that holds JSON but no report data (an empty object, a
-// refusal written as JSON), so that it is never mistaken for an empty success.
+// Unparseable is the error model_output_unparseable, saying why and quoting the start of the
+// reply (at most 120 characters) so the caller can see a refusal for what it is. The draft uses
+// it for a reply that holds JSON but no report data, so that it is never an empty success.
 func Unparseable(reply, why string) error {
-	err := unparseable(reply).(*problem.Error)
-	if why != "" {
-		err.Detail = why + ": " + strings.TrimPrefix(err.Detail, "the model's reply holds no usable JSON: ")
+	q := strings.TrimSpace(strings.TrimPrefix(reply, "\uFEFF"))
+	if q == "" {
+		return problem.Errorf(problem.ModelOutputUnparseable, "the model's reply is empty")
 	}
-	return err
+	if utf8.RuneCountInString(q) > quoteLen {
+		q = string([]rune(q)[:quoteLen]) + "…"
+	}
+	return problem.Errorf(problem.ModelOutputUnparseable, "%s: %q", why, q)
 }
