@@ -438,6 +438,10 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		bd.warn(schema.IndicatorDropped, itemPath(path, i), "item has no name")
 		return ind, false
 	}
+	if isPlaceholder(*name) {
+		bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is a placeholder from a format example (%q), not a result", *name)
+		return ind, false
+	}
 	ind.ItemName = *name
 	mark := len(bd.warnings)
 	idx := len(bd.draft.Indicators)

@@ -196,6 +196,25 @@ var rangeBrackets = [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", 
 // timeOfDay words may stand for the time part of a date: 2026年3月5日 上午.
 var timeOfDay = []string{"上午", "下午", "中午", "晚上", "早上", "凌晨", "AM", "PM", "am", "pm"}
 
+// placeholderNames are what a format example puts where an item's name goes. A model that echoes
+// the example before its answer must not have the example's rows read as results.
+var placeholderNames = []string{
+	"string", "str", "text", "name", "itemname", "item", "indicator", "example", "sample", "xxx", "...", "…", "todo",
+	"项目", "项目名称", "指标名称", "名称", "示例", "样例", "检验项目名称",
+}
+
+// isPlaceholder reports whether an item name is a placeholder: one of placeholderNames, bare or
+// in brackets (<itemName>, [名称]).
+func isPlaceholder(name string) bool {
+	n := strings.ToLower(strings.Trim(strings.TrimSpace(name), "<>[]{}()「」【】'\"`"))
+	for _, p := range placeholderNames {
+		if n == p {
+			return true
+		}
+	}
+	return false
+}
+
 // personKeys hold the patient's own data: never read for the report's fields.
 var personKeys = []string{"patient", "patientInfo", "患者", "患者信息", "病人", "受检者", "个人信息", "person", "体检者"}
 

@@ -178,6 +178,10 @@ var indicatorTests = []struct {
 	{name: "more Chinese keys", in: `{"检查项目":"尿酸","检测结果":"420","计量单位":"μmol/L","正常范围":"208-428"}`,
 		want: `{"itemName":"尿酸","valueNum":420,"unit":"μmol/L","refLow":208,"refHigh":428}`},
 
+	// A format example's rows are not results.
+	{name: "placeholder name", in: `{"itemName":"string","valueNum":"number","unit":"string"}`, want: ``, warn: []string{"indicator_dropped@indicators[0]"}},
+	{name: "placeholder name in brackets", in: `{"项目":"<项目名称>","结果":"<结果>"}`, want: ``, warn: []string{"indicator_dropped@indicators[0]"}},
+
 	// Keys: case and separators.
 	{name: "snake_case", in: `{"item_name":"总胆固醇","item_group":"血脂","value_num":5.6,"value_text":"偏高","unit":"mmol/L","ref_low":3.1,"ref_high":5.2}`,
 		want: `{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.6,"valueText":"偏高","unit":"mmol/L","refLow":3.1,"refHigh":5.2}`},
