@@ -10,6 +10,7 @@ package draft
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,14 +91,23 @@ func (bd *build) root(v parse.Value, depth int) {
 		// A wrapper: {"data": …}, {"code": 0, "result": …}, or {"patient": {…}, "report": {…}}.
 		// Each object or list inside is read on its own, and the one that yields the most
 		// indicators (then any data at all) is the draft.
+		if bd.pages(v.Members, depth) {
+			return
+		}
 		var best *build
 		for _, m := range v.Members {
-			if !m.Value.IsContainer() {
+			val := m.Value
+			if val.Kind == parse.String { // {"response": "{\"title\": …}"}: JSON inside a string
+				if inner, err := parse.Decode(strings.TrimSpace(val.Text)); err == nil && inner.IsContainer() {
+					val = inner
+				}
+			}
+			if !val.IsContainer() {
 				continue
 			}
 			sub := &build{b: bd.b}
 			sub.draft.Indicators = []schema.OcrIndicator{}
-			sub.root(m.Value, depth+1)
+			sub.root(val, depth+1)
 			if best == nil || len(sub.draft.Indicators) > len(best.draft.Indicators) ||
 				len(sub.draft.Indicators) == len(best.draft.Indicators) && empty(best.draft) && !empty(sub.draft) {
 				best = sub
@@ -257,6 +267,34 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 			bd.warn(schema.IndicatorDropped, "indicators", "indicators is not a list; nothing was read from it")
 		}
 	}
+}
+
+// pages reads {"pages": [page, page]}, one reply holding several pages' drafts, by merging them
+// as separate pages would be (first page's fields, page_conflict, duplicate_indicator), and
+// reports whether it did.
+func (bd *build) pages(members []parse.Member, depth int) bool {
+	for _, m := range members {
+		if !slices.Contains(pageKeys, normKey(m.Key)) || m.Value.Kind != parse.Array || len(m.Value.Elems) < 2 {
+			continue
+		}
+		var pages []Page
+		for _, p := range m.Value.Elems {
+			if p.Kind != parse.Object {
+				return false
+			}
+			sub := &build{b: bd.b}
+			sub.draft.Indicators = []schema.OcrIndicator{}
+			sub.root(p, depth+1)
+			pages = append(pages, Page{Result: &schema.Result{Draft: sub.draft, Warnings: sub.warnings}})
+		}
+		merged, err := Merge(pages)
+		if err != nil {
+			return false
+		}
+		bd.draft, bd.warnings = merged.Draft, merged.Warnings
+		return true
+	}
+	return false
 }
 
 // unplaced warns when a draft has no indicators but its object has values under keys that mean
@@ -469,6 +507,22 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	num := readValue(f[fValueNum].val, &bd.a)
 	txt := readValue(f[fValueText].val, &bd.a)
 	gen := readValue(f[fValue].val, &bd.a)
+	// A number's own unit that differs from the unit given: a power-of-ten multiplier
+	// ("1.2×10^3" beside IU/mL) belongs in front of the unit, as the report prints it; any other
+	// ("98 mg/dL" beside mmol/L) leaves the given unit, as the rule says, with a warning to check.
+	for _, v := range []struct {
+		v     *value
+		field string
+	}{{&num, "valueNum"}, {&txt, "valueText"}, {&gen, "valueNum"}} {
+		if v.v.num == nil || v.v.unit == "" || ind.Unit == nil || sameUnit(v.v.unit, *ind.Unit) {
+			continue
+		}
+		if isMultiplier(v.v.unit) && !isMultiplier(leadingMultiplier(*ind.Unit)) {
+			ind.Unit = bd.a.str(v.v.unit + " " + *ind.Unit)
+			continue
+		}
+		warn(schema.UnitConflict, v.field, "%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
+	}
 	if num.bad {
 		warn(schema.InvalidValue, "valueNum", "%s is not a number; set to null", quote(f[fValueNum].val))
 	}

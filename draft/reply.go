@@ -17,8 +17,8 @@ type Outcome struct {
 //
 // When the reply holds several JSON values, the one that yields the most indicators wins, so that
 // a format example the model echoed before its answer loses to the answer; among equals, the one
-// with more of title, hospital, date and year, then one that was not cut, then the longer text,
-// then the earlier one.
+// with more of title, hospital, date and year, then one that was not cut, then the later one: a
+// model that answers twice corrects itself the second time ("更正：…").
 //
 // A reply with no JSON, or whose best draft holds nothing at all (no indicator and no field), is
 // an error with code model_output_unparseable: a refusal must never become an empty success.
@@ -31,7 +31,7 @@ func (b *Builder) FromReply(reply string, cut bool) (Outcome, error) {
 	var bestScore [4]int
 	for i, c := range cands {
 		res := b.Build(c.Value)
-		score := [4]int{len(res.Draft.Indicators), fieldCount(res.Draft), boolInt(!c.Truncated), c.Len}
+		score := [4]int{len(res.Draft.Indicators), fieldCount(res.Draft), boolInt(!c.Truncated), c.Offset}
 		if i == 0 || better(score, bestScore) {
 			best = Outcome{Result: res, Stage: c.Stage, Truncated: c.Truncated}
 			bestScore = score

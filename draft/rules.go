@@ -40,7 +40,7 @@ var aliases = []struct {
 }{
 	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题", "reportName", "报告类型"}},
 	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构", "医疗机构", "检验机构", "送检医院", "institutionName", "facility"}},
-	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate"}},
+	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate", "dateOfReport", "dateOfTest", "dateOfCollection", "reportTime", "检验时间", "报告时间", "采样时间"}},
 	{fReportYear, []string{"reportYear", "year", "年份"}},
 	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests"}},
 	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test", "检查项目", "检测项目", "化验项目", "项目名", "名称", "中文名称"}},
@@ -105,6 +105,9 @@ func boolInt(b bool) int {
 // normKey folds case and drops separators: "Item_Name", "item-name" and "item name" → "itemname".
 func normKey(k string) string {
 	k = strings.TrimSpace(k)
+	if i := strings.IndexAny(k, "(（"); i > 0 { // itemName(项目名称): the annotation is not the key
+		k = strings.TrimSpace(k[:i])
+	}
 	simple := true
 	for i := 0; i < len(k); i++ {
 		c := k[i]
@@ -163,7 +166,7 @@ var (
 func narrow(s string) string {
 	wide := false
 	for _, r := range s {
-		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '∼' {
+		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '∼' || r == '−' || r == '﹣' {
 			wide = true
 			break
 		}
@@ -179,6 +182,8 @@ func narrow(s string) string {
 			return ' '
 		case r == '∼':
 			return '~'
+		case r == '−' || r == '﹣': // the minus sign and the small hyphen-minus
+			return '-'
 		}
 		return r
 	}, s)
@@ -192,6 +197,15 @@ var rangeSeparators = []string{"-", "--", "~", "—", "–", "―", "至", "到"
 
 // rangeBrackets may enclose a range: (2.11-2.52), [3.5-5.5], （3.5-5.5）.
 var rangeBrackets = [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", "】"}}
+
+// pageKeys name a list of whole pages in one reply: {"pages": [{…}, {…}]}.
+var pageKeys = []string{"pages", "page", "页面", "页"}
+
+// rangeLabels may stand before a range: 参考值：40-55.
+var rangeLabels = []string{"参考值", "参考范围", "参考区间", "正常值", "正常范围", "Ref", "ref", "Reference", "reference"}
+
+// wrapQuotes are quotes a model sometimes wraps a whole value in: '5.6', "6.2", “阴性”.
+var wrapQuotes = [][2]string{{"'", "'"}, {`"`, `"`}, {"“", "”"}, {"‘", "’"}, {"「", "」"}}
 
 // timeOfDay words may stand for the time part of a date: 2026年3月5日 上午.
 var timeOfDay = []string{"上午", "下午", "中午", "晚上", "早上", "凌晨", "AM", "PM", "am", "pm"}

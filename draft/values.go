@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"html"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 type value struct {
 	num  *schema.Decimal
 	unit string // a unit written after the number, or ""
+	src  string // the string as written, when the number came from one
 	text *string
 	bad  bool // a shape no value can have (an object, a list, a boolean)
 }
@@ -33,12 +35,12 @@ func readValue(raw parse.Value, a *arena) value {
 		}
 		return value{num: a.dec(d)}
 	case parse.String:
-		s := strings.TrimSpace(raw.Text)
+		s := clean(raw.Text)
 		if isNullWord(s) {
 			return value{}
 		}
 		if d, unit, ok := numberWithUnit(s); ok {
-			return value{num: a.dec(d), unit: unit}
+			return value{num: a.dec(d), unit: unit, src: s}
 		}
 		return value{text: a.str(s)}
 	default:
@@ -56,6 +58,11 @@ func numberWithUnit(s string) (schema.Decimal, string, bool) {
 	d, err := schema.ParseDecimal(strings.ReplaceAll(s[:n], ",", ""))
 	if err != nil {
 		return schema.Decimal{}, "", false
+	}
+	if e := exponentLen(s[n:]); e > 0 { // 1.2e3 is 1200: scientific notation, not a unit "e3"
+		if x, err := schema.ParseDecimal(strings.ReplaceAll(s[:n+e], ",", "")); err == nil {
+			d, n = x, n+e
+		}
 	}
 	rest := strings.TrimSpace(s[n:])
 	for _, m := range arrowMarks { // a mark between the number and its unit: 5.86↑ mmol/L
@@ -146,6 +153,26 @@ func numberPrefix(s string) int {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// exponentLen is the length of an exponent (e3, E-2, e+02) at the start of s that nothing but
+// space or the end follows, or 0.
+func exponentLen(s string) int {
+	if len(s) < 2 || s[0] != 'e' && s[0] != 'E' {
+		return 0
+	}
+	i := 1
+	if s[i] == '+' || s[i] == '-' {
+		i++
+	}
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j == i || j < len(s) && s[j] != ' ' {
+		return 0
+	}
+	return j
+}
+
 // isUnit reports whether s looks like a unit: it starts with a letter or one of unitStarts (not a
 // slash, so 120/80 stays text), holds no spaces, and only unit characters.
 func isUnit(s string) bool {
@@ -153,6 +180,12 @@ func isUnit(s string) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s)
+	if r == '/' && len(s) > 1 { // per something: /HP, /μL; but not 120/80
+		r2, _ := utf8.DecodeRuneInString(s[1:])
+		if r2 < utf8.RuneSelf && isLetter(byte(r2)) || strings.ContainsRune(unitStarts, r2) {
+			r = r2
+		}
+	}
 	if !(r < utf8.RuneSelf && isLetter(byte(r))) && !strings.ContainsRune(unitStarts, r) {
 		return false
 	}
@@ -195,7 +228,7 @@ func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok boo
 		}
 		return bounds{}, nil, false
 	case parse.String:
-		s := strings.TrimSpace(narrow(raw.Text))
+		s := narrow(clean(raw.Text))
 		if isNullWord(s) || !strings.ContainsAny(s, "0123456789") {
 			return bounds{}, nil, true
 		}
@@ -213,6 +246,12 @@ func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok boo
 
 // parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L".
 func parseRange(s string, a *arena) (bounds, bool) {
+	for _, l := range rangeLabels { // 参考值：40-55
+		if rest, ok := strings.CutPrefix(s, l); ok {
+			s = strings.TrimSpace(strings.TrimLeft(rest, ":： "))
+			break
+		}
+	}
 	for _, br := range rangeBrackets {
 		if strings.HasPrefix(s, br[0]) && strings.HasSuffix(s, br[1]) {
 			s = strings.TrimSpace(s[len(br[0]) : len(s)-len(br[1])])
@@ -273,7 +312,7 @@ func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 	case parse.Null:
 		return nil, true
 	case parse.String:
-		s = strings.TrimSpace(narrow(raw.Text))
+		s = narrow(clean(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}
@@ -351,7 +390,7 @@ func readYear(raw parse.Value) (y *int, ok bool) {
 	case parse.Number:
 		s = raw.Text
 	case parse.String:
-		s = strings.TrimSpace(narrow(raw.Text))
+		s = narrow(clean(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}
@@ -373,7 +412,7 @@ func readText(raw parse.Value, a *arena) (s *string, ok bool) {
 	case parse.Null:
 		return nil, true
 	case parse.String:
-		t := strings.TrimSpace(raw.Text)
+		t := clean(raw.Text)
 		if isNullWord(t) {
 			return nil, true
 		}
@@ -410,4 +449,50 @@ func (a *arena) dec(d schema.Decimal) *schema.Decimal {
 	}
 	a.decs = append(a.decs, d)
 	return &a.decs[len(a.decs)-1]
+}
+
+// clean trims a string, decodes HTML entities (&lt;5.0 is <5.0: some models escape their text)
+// and drops quotes wrapped around the whole of it ('5.6', "6.2"), which a model adds by mistake.
+func clean(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.IndexByte(s, '&') >= 0 && strings.IndexByte(s, ';') >= 0 {
+		s = strings.TrimSpace(html.UnescapeString(s))
+	}
+	for _, q := range wrapQuotes {
+		if len(s) >= len(q[0])+len(q[1])+1 && strings.HasPrefix(s, q[0]) && strings.HasSuffix(s, q[1]) {
+			inner := s[len(q[0]) : len(s)-len(q[1])]
+			if !strings.Contains(inner, q[0]) && !strings.Contains(inner, q[1]) {
+				return strings.TrimSpace(inner)
+			}
+		}
+	}
+	return s
+}
+
+// sameUnit compares units as written loosely: case, spaces, a leading multiplication sign,
+// micro signs and superscript digits do not matter (×10^9/L is 10⁹/L).
+func sameUnit(a, b string) bool { return unitKey(a) == unitKey(b) }
+
+var unitFold = strings.NewReplacer(" ", "", "^", "", "μ", "u", "µ", "u",
+	"⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9")
+
+func unitKey(u string) string {
+	u = strings.ToLower(unitFold.Replace(narrow(u)))
+	return strings.TrimLeft(u, "×x*")
+}
+
+// multiplier is a power of ten written before a unit: ×10^3, x10^9, *10^12, ×10³.
+var multiplier = regexp.MustCompile(`^[×xX*]\s*10(\^?[-+]?\d+|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)$`)
+
+func isMultiplier(u string) bool { return multiplier.MatchString(strings.TrimSpace(u)) }
+
+// leadingMultiplier returns the multiplier a unit starts with (×10^9 of ×10^9/L), or "".
+func leadingMultiplier(u string) string {
+	u = strings.TrimSpace(u)
+	for i := len(u); i > 0; i-- {
+		if isMultiplier(u[:i]) {
+			return u[:i]
+		}
+	}
+	return ""
 }

@@ -58,6 +58,7 @@ const (
 	PageConflict          WarningCode = "page_conflict"
 	DuplicateIndicator    WarningCode = "duplicate_indicator"
 	PageFailed            WarningCode = "page_failed"
+	UnitConflict          WarningCode = "unit_conflict"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -73,6 +74,7 @@ var WarningCodes = []struct {
 	{PageConflict, "A later page showed a different title, hospital or date; the first page's value was kept."},
 	{DuplicateIndicator, "An item repeated exactly on a later page and was dropped."},
 	{PageFailed, "One page of the report could not be read; its items are missing."},
+	{UnitConflict, "A value was written with a unit other than the item's unit; the item's unit was kept: check which is right."},
 }
 
 // Warn returns a warning with a path.

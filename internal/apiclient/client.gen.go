@@ -123,6 +123,7 @@ const (
 	WarningCodePageConflict          WarningCode = "page_conflict"
 	WarningCodePageFailed            WarningCode = "page_failed"
 	WarningCodeReferenceRangeSwapped WarningCode = "reference_range_swapped"
+	WarningCodeUnitConflict          WarningCode = "unit_conflict"
 )
 
 // Valid indicates whether the value is a known member of the WarningCode enum.
@@ -143,6 +144,8 @@ func (e WarningCode) Valid() bool {
 	case WarningCodePageFailed:
 		return true
 	case WarningCodeReferenceRangeSwapped:
+		return true
+	case WarningCodeUnitConflict:
 		return true
 	default:
 		return false
