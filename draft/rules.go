@@ -220,14 +220,25 @@ var placeholderNames = []string{
 // isPlaceholder reports whether an item name is a placeholder: one of placeholderNames, bare or
 // in brackets (<itemName>, [名称]).
 func isPlaceholder(name string) bool {
-	n := strings.ToLower(strings.Trim(strings.TrimSpace(name), "<>[]{}()「」【】'\"`"))
-	for _, p := range placeholderNames {
-		if n == p {
-			return true
+	if len(name) > 24 { // longer than any placeholder, brackets included: most real names
+		return false
+	}
+	n := strings.Trim(strings.TrimSpace(name), "<>[]{}()'\"`") // an ASCII set: the fast Trim
+	for _, b := range [][2]string{{"「", "」"}, {"【", "】"}, {"《", "》"}} {
+		if inner, ok := strings.CutPrefix(n, b[0]); ok {
+			n, _ = strings.CutSuffix(inner, b[1])
 		}
 	}
-	return false
+	return placeholderSet[n] || placeholderSet[strings.ToLower(n)]
 }
+
+var placeholderSet = func() map[string]bool {
+	m := make(map[string]bool, len(placeholderNames))
+	for _, p := range placeholderNames {
+		m[p] = true
+	}
+	return m
+}()
 
 // personKeys hold the patient's own data: never read for the report's fields.
 var personKeys = []string{"patient", "patientInfo", "患者", "患者信息", "病人", "受检者", "个人信息", "person", "体检者"}

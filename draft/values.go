@@ -458,6 +458,9 @@ func clean(s string) string {
 	if strings.IndexByte(s, '&') >= 0 && strings.IndexByte(s, ';') >= 0 {
 		s = strings.TrimSpace(html.UnescapeString(s))
 	}
+	if s == "" || s[0] != '\'' && s[0] != '"' && s[0] < utf8.RuneSelf {
+		return s // no quote can open it: the common case
+	}
 	for _, q := range wrapQuotes {
 		if len(s) >= len(q[0])+len(q[1])+1 && strings.HasPrefix(s, q[0]) && strings.HasSuffix(s, q[1]) {
 			inner := s[len(q[0]) : len(s)-len(q[1])]

@@ -76,7 +76,7 @@ func canonical(s string, neg bool, intPart, fracPart string) string {
 	if trimmed == "" {
 		trimmed = "0"
 	}
-	if strings.Trim(intPart+fracPart, "0") == "" {
+	if strings.Trim(intPart, "0") == "" && strings.Trim(fracPart, "0") == "" {
 		neg = false // -0.0 is 0.0
 	}
 	var want int
