@@ -550,6 +550,9 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	case txt.text != nil:
 		ind.ValueText = txt.text
 	}
+	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum) {
+		ind.ValueNum = nil // valueNum 0.5 beside valueText "<0.5": the result is below 0.5, not 0.5
+	}
 	if ind.ValueNum == nil && ind.ValueText == nil {
 		if gen.bad {
 			warn(schema.InvalidValue, "valueNum", "%s is not a result; set to null", quote(f[fValue].val))

@@ -257,4 +257,4 @@ var rangeBounds = []struct {
 const unitStarts = "%‰×*μµ个秒次分倍克毫微纳皮升滴岁"
 
 // unitChars are the characters a unit may contain besides ASCII letters and digits.
-const unitChars = "%‰×*·^/.-()μµ²³⁹⁻个秒次分倍克毫微纳皮升滴岁天小时钟"
+const unitChars = "%‰×*·^/.-()μµ⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻个秒次分倍克毫微纳皮升滴岁天小时钟"

@@ -499,3 +499,16 @@ func leadingMultiplier(u string) string {
 	}
 	return ""
 }
+
+// censors reports whether text is a bound on the number rather than a value: "<0.5" beside 0.5,
+// "≥1000" beside 1000. The number alone would read as an exact result.
+func censors(text string, num schema.Decimal) bool {
+	t := narrow(strings.TrimSpace(text))
+	for _, rb := range rangeBounds {
+		if rest, ok := strings.CutPrefix(t, rb.prefix); ok {
+			d, _, ok := numberWithUnit(strings.TrimSpace(rest))
+			return ok && d.Equal(num)
+		}
+	}
+	return false
+}
