@@ -510,18 +510,23 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	// A number's own unit that differs from the unit given: a power-of-ten multiplier
 	// ("1.2×10^3" beside IU/mL) belongs in front of the unit, as the report prints it; any other
 	// ("98 mg/dL" beside mmol/L) leaves the given unit, as the rule says, with a warning to check.
+	// Only the value that gives the number is checked: valueNum, else valueText, else value.
 	for _, v := range []struct {
 		v     *value
 		field string
 	}{{&num, "valueNum"}, {&txt, "valueText"}, {&gen, "valueNum"}} {
-		if v.v.num == nil || v.v.unit == "" || ind.Unit == nil || sameUnit(v.v.unit, *ind.Unit) {
+		if v.v.num == nil {
 			continue
+		}
+		if v.v.unit == "" || ind.Unit == nil || sameUnit(v.v.unit, *ind.Unit) {
+			break
 		}
 		if isMultiplier(v.v.unit) && !isMultiplier(leadingMultiplier(*ind.Unit)) {
 			ind.Unit = bd.a.str(v.v.unit + " " + *ind.Unit)
-			continue
+			break
 		}
 		warn(schema.UnitConflict, v.field, "%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
+		break
 	}
 	if num.bad {
 		warn(schema.InvalidValue, "valueNum", "%s is not a number; set to null", quote(f[fValueNum].val))
