@@ -42,8 +42,9 @@ type Config struct {
 	Builder     *draft.Builder
 	ModelName   string // reported in meta when the upstream names none
 	OutputMode  string
-	MaxAttempts int // model calls per page while the reply is unparseable; 0 means 2
-	// Concurrency bounds the pages of one request read at once; 0 means 4. Pages beyond it wait.
+	MaxAttempts int // model calls per page while the reply is unparseable; 0 means DefaultMaxAttempts
+	// Concurrency bounds the pages of one request read at once; 0 means DefaultConcurrency.
+	// Pages beyond it wait.
 	Concurrency int
 	Observer    Observer // may be nil
 }
@@ -53,13 +54,24 @@ type Service struct {
 	cfg Config
 }
 
+// Defaults for Config's zero fields (OCR_MAX_ATTEMPTS, OCR_PAGE_CONCURRENCY).
+const (
+	DefaultMaxAttempts = 2
+	DefaultConcurrency = 4
+)
+
+// TooManyPages is the error for a report of more than max pages, from the API and the CLI alike.
+func TooManyPages(max int) error {
+	return problem.Errorf(problem.TooManyPages, "more than %d images: send at most %d pages per request", max, max)
+}
+
 // New returns a Service.
 func New(cfg Config) *Service {
 	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 2
+		cfg.MaxAttempts = DefaultMaxAttempts
 	}
 	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 4
+		cfg.Concurrency = DefaultConcurrency
 	}
 	if cfg.Builder == nil {
 		cfg.Builder = draft.New()

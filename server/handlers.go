@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -70,7 +71,7 @@ func (s *Server) multipartImages(c echo.Context) ([][]byte, error) {
 			continue
 		}
 		if len(images) == s.cfg.MaxPages {
-			return nil, tooManyPages(s.cfg.MaxPages)
+			return nil, extract.TooManyPages(s.cfg.MaxPages)
 		}
 		// The body's size bounds the part's; with one image it is a close fit.
 		data, err := intake.ReadAllSized(part, s.cfg.MaxImageBytes, c.Request().ContentLength)
@@ -104,7 +105,7 @@ func (s *Server) jsonImages(c echo.Context) ([][]byte, error) {
 		return nil, problem.Errorf(problem.InvalidRequest, "images is empty: send one {\"data\": \"<base64>\"} per page")
 	}
 	if len(req.Images) > s.cfg.MaxPages {
-		return nil, tooManyPages(s.cfg.MaxPages)
+		return nil, extract.TooManyPages(s.cfg.MaxPages)
 	}
 	images := make([][]byte, len(req.Images))
 	for i, im := range req.Images {
@@ -126,10 +127,6 @@ func (s *Server) jsonImages(c echo.Context) ([][]byte, error) {
 		req.Images[i].Data = "" // let the base64 text go
 	}
 	return images, nil
-}
-
-func tooManyPages(n int) error {
-	return problem.Errorf(problem.TooManyPages, "more than %d images: send at most %d pages per request", n, n)
 }
 
 // bodyErr keeps a size error's code (the body limit or the image limit) and calls anything else

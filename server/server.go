@@ -67,8 +67,8 @@ const (
 	DefaultMaxRequestBytes = 50 << 20
 	DefaultMaxPages        = 10
 	DefaultRequestTimeout  = 120 * time.Second
-	DefaultMaxInFlight     = 32
-	DefaultQueueWait       = time.Second
+	DefaultMaxInFlight     = gate.DefaultLimit
+	DefaultQueueWait       = gate.DefaultWait
 	// maxTextBody bounds /v1/parse and /v1/validate bodies: a reply or a draft is small.
 	maxTextBody = 1 << 20
 )

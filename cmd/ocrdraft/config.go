@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/server"
@@ -74,7 +75,7 @@ var settings = []setting{
 		}
 		return fmt.Errorf("want prompt, json_object or json_schema, got %q", v)
 	}},
-	{[]string{"OCR_MAX_ATTEMPTS"}, "max-attempts", "2", "model calls per page while the reply is unparseable", positiveInt(func(c *config, n int) { c.MaxAttempts = n })},
+	{[]string{"OCR_MAX_ATTEMPTS"}, "max-attempts", strconv.Itoa(extract.DefaultMaxAttempts), "model calls per page while the reply is unparseable", positiveInt(func(c *config, n int) { c.MaxAttempts = n })},
 	{[]string{"OCR_REQUEST_TIMEOUT"}, "request-timeout", "120s", "whole-request deadline", duration(func(c *config, d time.Duration) { c.RequestTimeout = d })},
 	{[]string{"OCR_MAX_TOKENS"}, "max-tokens", "4096", "completion token budget per model call", positiveInt(func(c *config, n int) { c.MaxTokens = n })},
 	{[]string{"OCR_TEMPERATURE"}, "temperature", "0", "sampling temperature, 0 to 2 (0 is sent as 0.01: go-openai drops a literal 0)", func(c *config, v string) error {
@@ -92,7 +93,7 @@ var settings = []setting{
 	{[]string{"OCR_MAX_PIXELS"}, "max-pixels", strconv.Itoa(intake.DefaultMaxPixels), "largest image, in pixels, read from its header before decoding", positiveInt(func(c *config, n int) { c.MaxPixels = n })},
 	{[]string{"OCR_MAX_EDGE"}, "max-edge", strconv.Itoa(intake.DefaultMaxEdge), "long edge, in pixels, that images are downscaled to", positiveInt(func(c *config, n int) { c.MaxEdge = n })},
 	{[]string{"OCR_MAX_PAGES"}, "max-pages", strconv.Itoa(server.DefaultMaxPages), "images per request", positiveInt(func(c *config, n int) { c.MaxPages = n })},
-	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", "4", "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n })},
+	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", strconv.Itoa(extract.DefaultConcurrency), "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n })},
 	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d })},
 	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
 		return c.LogLevel.UnmarshalText([]byte(v))

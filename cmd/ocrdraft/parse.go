@@ -89,7 +89,3 @@ func writeProblem(w io.Writer, err error) error {
 	}
 	return errFailed
 }
-
-func tooMany(n int) error {
-	return problem.Errorf(problem.TooManyPages, "more than %d images: send at most %d pages per request", n, n)
-}

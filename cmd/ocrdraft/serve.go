@@ -193,7 +193,7 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 		return errUsage
 	}
 	if fs.NArg() > cfg.MaxPages {
-		return writeProblem(stdout, tooMany(cfg.MaxPages))
+		return writeProblem(stdout, extract.TooManyPages(cfg.MaxPages))
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	svc, err := service(cfg, nil, log)

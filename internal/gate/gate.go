@@ -13,6 +13,12 @@ import (
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
+// The defaults of both gates (OCR_MAX_INFLIGHT, OCR_QUEUE_WAIT): one place for both points.
+const (
+	DefaultLimit = 32
+	DefaultWait  = time.Second
+)
+
 // Gate admits at most n at once. It is safe for concurrent use.
 type Gate struct {
 	sem  chan struct{}

@@ -17,10 +17,10 @@ import (
 	"github.com/ocrdraft/ocrdraft/vision"
 )
 
-// Defaults for Options' zero fields.
+// Defaults for Options' zero fields: the gates' own.
 const (
-	DefaultMaxInFlight = 32
-	DefaultQueueWait   = time.Second
+	DefaultMaxInFlight = gate.DefaultLimit
+	DefaultQueueWait   = gate.DefaultWait
 )
 
 // Observer hears about the queue and the calls, for metrics. Each method is called when
