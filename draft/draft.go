@@ -173,14 +173,10 @@ type fields [numFields]slot
 func (f *fields) pick(members []parse.Member, level int) bool {
 	found := false
 	for _, m := range members {
-		e, ok := keyTable[m.Key] // the table holds the aliases as written too, sparing normKey
-		if !ok {
-			e, ok = keyTable[normKey(m.Key)]
-		}
-		if !ok || e[level].field == noField {
+		a := lookup(m.Key)[level]
+		if a.field == noField {
 			continue
 		}
-		a := e[level]
 		if cur := &f[a.field]; cur.key != "" && cur.rank < a.rank {
 			continue
 		}
@@ -349,28 +345,18 @@ func otherLists(members []parse.Member, level int) []parse.Member {
 }
 
 // fieldOf is the field a key means at a level, or noField.
-func fieldOf(key string, level int) field {
-	e, ok := keyTable[key]
-	if !ok {
-		e, ok = keyTable[normKey(key)]
+func fieldOf(key string, level int) field { return lookup(key)[level].field }
+
+// lookup finds a key in the alias table, as written first (the table holds the aliases as
+// written too, sparing normKey on the common keys), then normalised.
+func lookup(key string) [2]aliasRank {
+	if e, ok := keyTable[key]; ok {
+		return e
 	}
-	if !ok {
-		return noField
-	}
-	return e[level].field
+	return keyTable[normKey(key)]
 }
 
 func known(key string, level int) bool { return fieldOf(key, level) != noField }
-
-func isPersonKey(key string) bool {
-	nk := normKey(key)
-	for _, p := range personKeys {
-		if normKey(p) == nk {
-			return true
-		}
-	}
-	return false
-}
 
 // tableRows reads a list written as a table: a header row of field names, then one row per item
 // ([["项目","结果","单位","参考范围"], ["钠","141","mmol/L","137-147"]]). Rows are read only under

@@ -243,6 +243,17 @@ var placeholderSet = func() map[string]bool {
 // personKeys hold the patient's own data: never read for the report's fields.
 var personKeys = []string{"patient", "patientInfo", "患者", "患者信息", "病人", "受检者", "个人信息", "person", "体检者"}
 
+// isPersonKey reports whether a key holds the patient's own data.
+func isPersonKey(key string) bool { return personKeySet[normKey(key)] }
+
+var personKeySet = func() map[string]bool {
+	m := make(map[string]bool, len(personKeys))
+	for _, p := range personKeys {
+		m[normKey(p)] = true
+	}
+	return m
+}()
+
 // rangeBounds are the one-sided notations: <5.2 gives refHigh only, ≥1.04 refLow only.
 var rangeBounds = []struct {
 	prefix string
