@@ -28,15 +28,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/gif"
 	"image/jpeg"
-	"image/png"
 	"io"
 	"net/http"
 	"runtime"
 	"time"
-
-	"golang.org/x/image/webp"
 
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -140,14 +136,14 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 		return header{}, tooManyBytes(int64(len(data)), p.l.MaxBytes)
 	}
 	f := lookup(data)
-	if !f.ok {
+	if !f.ok() {
 		hint := f.hint
 		if hint == "" {
 			hint = "send each page as a JPEG or PNG image, one image per page"
 		}
 		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
 	}
-	cfg, err := decodeConfig(f.kind, data)
+	cfg, err := decodeConfig(f, data)
 	if err != nil {
 		return header{}, unreadable(f, err)
 	}
@@ -203,7 +199,7 @@ func (p *Preparer) convert(h header, data []byte) (Page, error) {
 			}, nil
 		}
 	}
-	m, err := decode(h.f.kind, data)
+	m, err := decode(h.f, data)
 	if err != nil {
 		return Page{}, unreadable(h.f, err)
 	}
@@ -256,39 +252,16 @@ func plain(kind string, m image.Image) bool {
 	return false
 }
 
-// decodeConfig reads only the header. The decoders are called by name rather than through
-// image.DecodeConfig so that the kind found by Sniff, not the global format registry, decides.
-func decodeConfig(kind string, data []byte) (cfg image.Config, err error) {
+// decodeConfig reads only the header, with the decoder the signature table names.
+func decodeConfig(f format, data []byte) (cfg image.Config, err error) {
 	defer recoverInto(&err)
-	r := bytes.NewReader(data)
-	switch kind {
-	case "jpeg":
-		return jpeg.DecodeConfig(r)
-	case "png":
-		return png.DecodeConfig(r)
-	case "gif":
-		return gif.DecodeConfig(r)
-	case "webp":
-		return webp.DecodeConfig(r)
-	}
-	return image.Config{}, fmt.Errorf("no decoder for %q", kind)
+	return f.config(bytes.NewReader(data))
 }
 
 // decode decodes the whole image; for a GIF, the first frame.
-func decode(kind string, data []byte) (m image.Image, err error) {
+func decode(f format, data []byte) (m image.Image, err error) {
 	defer recoverInto(&err)
-	r := bytes.NewReader(data)
-	switch kind {
-	case "jpeg":
-		return jpeg.Decode(r)
-	case "png":
-		return png.Decode(r)
-	case "gif":
-		return gif.Decode(r)
-	case "webp":
-		return webp.Decode(r)
-	}
-	return nil, fmt.Errorf("no decoder for %q", kind)
+	return f.decode(bytes.NewReader(data))
 }
 
 // recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they

@@ -1,6 +1,15 @@
 package intake
 
-import "bytes"
+import (
+	"bytes"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+
+	"golang.org/x/image/webp"
+)
 
 // format is one row of the signature table. The kind comes from the bytes alone: a file name or a
 // declared content type is whatever the sender's phone or browser guessed, and a HEIC called
@@ -8,21 +17,32 @@ import "bytes"
 type format struct {
 	kind  string            // what Sniff returns
 	mime  string            // for accepted kinds
-	ok    bool              // accepted for intake
 	what  string            // completes "the file is …"
 	hint  string            // what to do instead, for rejected kinds; "" for the generic advice
 	match func([]byte) bool // against the first bytes of the file
+
+	// The decoders, for accepted kinds only: a kind is accepted when it has them. They are
+	// called through this table rather than image.Decode so that the kind found here, not the
+	// global format registry, decides. For a GIF, decode reads the first frame.
+	config func(io.Reader) (image.Config, error)
+	decode func(io.Reader) (image.Image, error)
 }
+
+// ok reports whether intake accepts the kind.
+func (f format) ok() bool { return f.decode != nil }
 
 // formats is the one table of what intake recognises, accepted kinds first. Rejected rows exist so
 // that the error can name what was sent; anything matching no row is rejected as unrecognised.
 var formats = []format{
-	{kind: "jpeg", mime: "image/jpeg", ok: true, what: "a JPEG image", match: prefix("\xff\xd8\xff")},
-	{kind: "png", mime: "image/png", ok: true, what: "a PNG image", match: prefix("\x89PNG\r\n\x1a\n")},
-	{kind: "webp", mime: "image/webp", ok: true, what: "a WebP image", match: isWebP},
-	{kind: "gif", mime: "image/gif", ok: true, what: "a GIF image", match: func(b []byte) bool {
+	{kind: "jpeg", mime: "image/jpeg", what: "a JPEG image", match: prefix("\xff\xd8\xff"),
+		config: jpeg.DecodeConfig, decode: jpeg.Decode},
+	{kind: "png", mime: "image/png", what: "a PNG image", match: prefix("\x89PNG\r\n\x1a\n"),
+		config: png.DecodeConfig, decode: png.Decode},
+	{kind: "webp", mime: "image/webp", what: "a WebP image", match: isWebP,
+		config: webp.DecodeConfig, decode: webp.Decode},
+	{kind: "gif", mime: "image/gif", what: "a GIF image", match: func(b []byte) bool {
 		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
-	}},
+	}, config: gif.DecodeConfig, decode: gif.Decode},
 
 	// An AVIF also lists the generic HEIF brands, so its row comes before heic's.
 	{kind: "avif", what: "an AVIF image", match: ftyp("avif", "avis")},
@@ -67,7 +87,7 @@ func lookup(data []byte) format {
 // such as "heic" or "pdf"; "" when nothing matches). ok is true only for the kinds intake accepts.
 func Sniff(data []byte) (kind string, ok bool) {
 	f := lookup(data)
-	return f.kind, f.ok
+	return f.kind, f.ok()
 }
 
 func prefix(sig string) func([]byte) bool {
