@@ -390,6 +390,11 @@ func TestExtractFailures(t *testing.T) {
 			r.Header.Set("Content-Type", "text/plain")
 			return r
 		}, status: 415, code: problem.UnsupportedMediaType},
+		{name: "multipart without a boundary", req: func(t *testing.T) *http.Request {
+			r := httptest.NewRequest(http.MethodPost, "/v1/extract", strings.NewReader("--x\r\n"))
+			r.Header.Set("Content-Type", "multipart/form-data")
+			return r
+		}, status: 400, code: problem.InvalidRequest},
 		{name: "bad base64", req: func(t *testing.T) *http.Request {
 			return jsonReq("/v1/extract", map[string]any{"images": []map[string]string{{"data": "!!!"}}})
 		}, status: 400, code: problem.InvalidRequest},
