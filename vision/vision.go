@@ -7,6 +7,7 @@
 package vision
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,8 +68,19 @@ type Config struct {
 	// A hung upstream then costs one attempt rather than the whole request.
 	AttemptTimeout time.Duration
 
-	HTTPClient *http.Client // nil means a plain &http.Client{}; deadlines come from contexts
+	// HTTPClient sends the calls; nil means one with Go's default transport settings except
+	// IdleConns. Deadlines come from contexts.
+	HTTPClient *http.Client
+
+	// IdleConns is how many connections to the endpoint are kept open between calls, when
+	// HTTPClient is nil. Go's default transport keeps 2, so under load nearly every call would
+	// dial (and shake hands over TLS) afresh and leave a socket in TIME_WAIT. 0 means
+	// DefaultIdleConns; the server passes its in-flight limit.
+	IdleConns int
 }
+
+// DefaultIdleConns is Config.IdleConns's default.
+const DefaultIdleConns = 64
 
 // Image is one page photo. It is sent as a data: URL with detail "high": lab reports are dense
 // small print, and "low" downsamples them to 512px, where digits blur.
@@ -140,6 +152,8 @@ func New(cfg Config) (*Client, error) {
 		return bad("temperature %v is outside 0..2", cfg.Temperature)
 	case cfg.AttemptTimeout < 0:
 		return bad("attempt timeout %v is negative", cfg.AttemptTimeout)
+	case cfg.IdleConns < 0:
+		return bad("idle connections %d is negative", cfg.IdleConns)
 	}
 
 	c := &Client{cfg: cfg, reasoning: reasoning(cfg.Model), sleep: sleep}
@@ -164,7 +178,10 @@ func New(cfg Config) (*Client, error) {
 
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns = cmp.Or(cfg.IdleConns, DefaultIdleConns)
+		t.MaxIdleConnsPerHost = t.MaxIdleConns
+		hc = &http.Client{Transport: t}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL

@@ -455,6 +455,43 @@ func TestCompleteConcurrentRetryAfter(t *testing.T) {
 	wg.Wait()
 }
 
+// TestIdleConns: connections are kept for the next calls, not only two of them as Go's default
+// transport does, so a busy service does not dial (and handshake TLS) for nearly every call.
+func TestIdleConns(t *testing.T) {
+	const n = 8
+	f := fakeopenai.New(t)
+	c, _ := newClient(t, f, Config{})
+	for round := range 3 {
+		// Every call of a round waits for the round's others, so the round needs n connections.
+		var mu sync.Mutex
+		arrived, all := 0, make(chan struct{})
+		f.Default(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if arrived++; arrived == n {
+				close(all)
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+				fakeopenai.Reply(`{}`)(w, r)
+			case <-r.Context().Done():
+			}
+		})
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				if _, err := c.Complete(t.Context(), Request{Prompt: "p", Images: []Image{page}}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if got := f.Conns(); got != n {
+			t.Fatalf("after round %d: %d connections opened, want the first round's %d reused", round+1, got, n)
+		}
+	}
+}
+
 func TestNew(t *testing.T) {
 	tests := []struct {
 		name string
@@ -468,6 +505,7 @@ func TestNew(t *testing.T) {
 		{"negative temperature", Config{Model: "m", Temperature: -1}},
 		{"negative tries", Config{Model: "m", Tries: -1}},
 		{"negative max tokens", Config{Model: "m", MaxTokens: -1}},
+		{"negative idle connections", Config{Model: "m", IdleConns: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

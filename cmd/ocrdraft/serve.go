@@ -144,6 +144,7 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 		Temperature:    float32(cfg.Temperature),
 		Tries:          cfg.ModelTries,
 		AttemptTimeout: cfg.AttemptTimeout,
+		IdleConns:      cfg.MaxInFlight,
 	}
 	if cfg.OutputMode == vision.ModeJSONSchema {
 		s, err := json.Marshal(schema.Generate(reflect.TypeFor[schema.OcrDraft](), schema.Strict))

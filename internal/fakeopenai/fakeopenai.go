@@ -44,6 +44,7 @@ type Server struct {
 	reqs   []Request
 	forget bool
 	calls  int
+	conns  int
 }
 
 // Forget makes the fake keep and decode nothing of the requests it gets — only their count —
@@ -80,6 +81,13 @@ func New(t testing.TB) *Server {
 	// Every request context derives from ctx, so a Slow answer still waiting when the test ends
 	// returns at once instead of holding Close up.
 	s.srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
 	s.srv.Start()
 	s.URL = s.srv.URL + "/v1"
 	t.Cleanup(func() {
@@ -115,6 +123,13 @@ func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls
+}
+
+// Conns is the number of connections clients have opened to the fake so far.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
