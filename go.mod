@@ -12,6 +12,7 @@ require (
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/sashabaranov/go-openai v1.43.0
+	github.com/segmentio/asm v1.2.1
 	github.com/shopspring/decimal v1.6.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/image v0.48.0

@@ -37,7 +37,7 @@ const (
 // promises that.)
 type hint struct {
 	header http.Header
-	images []imageSub // streamed into the body in place of their tokens
+	images []*imageSub // streamed into the body in place of their tokens
 }
 
 type hintKey struct{}

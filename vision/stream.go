@@ -8,6 +8,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
+
+	asmbase64 "github.com/segmentio/asm/base64"
 )
 
 // Pages go into the request body as base64 data URLs. Letting go-openai marshal them costs, for
@@ -17,10 +20,38 @@ import (
 // and the transport (doer) streams the base64 in as it sends the body: no copy of the image is
 // made, and the body is rebuilt the same way for every try.
 
-// imageSub is an image whose base64 text stands in the request body as token.
+// imageSub is an image whose base64 text stands in the request body as token. With once, the
+// image is let go of as soon as its last byte has been read into a body: data becomes nil, and a
+// body made after that (by GetBody, for a retry) fails with errImageGone.
 type imageSub struct {
 	token string
-	data  []byte
+	once  bool
+
+	mu   sync.Mutex // a body may be read while the transport opens another with GetBody
+	data []byte
+	gone bool
+}
+
+var errImageGone = errors.New("vision: the image was sent once and not kept for a retry")
+
+// take returns the image's bytes for a new body, or errImageGone.
+func (s *imageSub) take() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return nil, errImageGone
+	}
+	return s.data, nil
+}
+
+// sent is called when a body has read the whole image.
+func (s *imageSub) sent() {
+	if !s.once {
+		return
+	}
+	s.mu.Lock()
+	s.data, s.gone = nil, true
+	s.mu.Unlock()
 }
 
 // newToken returns a token that cannot occur in a prompt or a reply by chance.
@@ -33,7 +64,7 @@ func newToken() string {
 var errTokenMissing = errors.New("vision: image token missing from the request body")
 
 // streamImages replaces r's body with one in which every sub's token is its data in base64.
-func streamImages(r *http.Request, subs []imageSub) error {
+func streamImages(r *http.Request, subs []*imageSub) error {
 	if r.Body == nil {
 		return errTokenMissing
 	}
@@ -44,7 +75,7 @@ func streamImages(r *http.Request, subs []imageSub) error {
 	}
 	type segment struct {
 		lit []byte
-		img []byte
+		img *imageSub
 	}
 	var segs []segment
 	size := int64(0)
@@ -54,7 +85,7 @@ func streamImages(r *http.Request, subs []imageSub) error {
 		if i < 0 {
 			return errTokenMissing
 		}
-		segs = append(segs, segment{lit: rest[:i]}, segment{img: s.data})
+		segs = append(segs, segment{lit: rest[:i]}, segment{img: s})
 		size += int64(i) + int64(base64.StdEncoding.EncodedLen(len(s.data)))
 		rest = rest[i+len(s.token):]
 	}
@@ -65,7 +96,7 @@ func streamImages(r *http.Request, subs []imageSub) error {
 		rs := make([]io.Reader, len(segs))
 		for i, s := range segs {
 			if s.img != nil {
-				rs[i] = &base64Reader{src: s.img}
+				rs[i] = newBase64Reader(s.img)
 			} else {
 				rs[i] = bytes.NewReader(s.lit)
 			}
@@ -78,24 +109,55 @@ func streamImages(r *http.Request, subs []imageSub) error {
 	return nil
 }
 
-// base64Reader reads src as standard base64, a chunk at a time.
+// base64Reader reads src as standard base64, with segmentio/asm's AVX2 encoder (15 GB/s here
+// against encoding/base64's 1 GB/s: a millisecond of CPU saved per megabyte sent; it falls back
+// to encoding/base64 on CPUs without AVX2). It encodes straight into the caller's buffer, as much
+// as fits: the transport copies the body with a 32 KB buffer and writes each read to the
+// socket, so a reader that returned one small chunk per call would cost a write system call per
+// chunk (350 for a 1 MB photo at 4 KB, against 45 at 32 KB).
 type base64Reader struct {
-	src []byte
-	buf [4096]byte // the base64 of 3072 bytes
-	out []byte
+	sub  *imageSub
+	src  []byte // what is left to send
+	err  error
+	tail [4]byte // the encoding of the next 3 bytes, when p had room for less than 4
+	out  []byte  // what is left of tail
+}
+
+func newBase64Reader(sub *imageSub) *base64Reader {
+	src, err := sub.take()
+	return &base64Reader{sub: sub, src: src, err: err}
 }
 
 func (b *base64Reader) Read(p []byte) (int, error) {
-	if len(b.out) == 0 {
-		if len(b.src) == 0 {
-			return 0, io.EOF
-		}
-		n := min(len(b.src), 3072)
-		base64.StdEncoding.Encode(b.buf[:], b.src[:n])
-		b.out = b.buf[:base64.StdEncoding.EncodedLen(n)]
-		b.src = b.src[n:]
+	if b.err != nil {
+		return 0, b.err
 	}
-	n := copy(p, b.out)
-	b.out = b.out[n:]
-	return n, nil
+	if len(b.out) > 0 {
+		n := copy(p, b.out)
+		b.out = b.out[n:]
+		return n, nil
+	}
+	if len(b.src) == 0 {
+		b.sub.sent()
+		return 0, io.EOF
+	}
+	if n := min(len(b.src), len(p)/4*3); n > 0 {
+		asmbase64.StdEncoding.Encode(p, b.src[:n])
+		b.advance(n)
+		return base64.StdEncoding.EncodedLen(n), nil
+	}
+	n := min(len(b.src), 3)
+	asmbase64.StdEncoding.Encode(b.tail[:], b.src[:n])
+	b.advance(n)
+	b.out = b.tail[:]
+	return b.Read(p)
+}
+
+// advance moves past n bytes of src; at its end the reader keeps no pointer into the image.
+func (b *base64Reader) advance(n int) {
+	b.src = b.src[n:]
+	if len(b.src) == 0 {
+		b.src = nil
+		b.sub.sent()
+	}
 }

@@ -3,6 +3,7 @@ package vision
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -15,14 +16,14 @@ import (
 func TestStreamImages(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, sizes := range [][]int{{0}, {1}, {2}, {3}, {3071}, {3072}, {3073}, {100_000, 7}, {1 << 20}} {
-		var subs []imageSub
+		var subs []*imageSub
 		body, want := `{"a":[`, `{"a":[`
 		for i, n := range sizes {
 			data := make([]byte, n)
 			for j := range data {
 				data[j] = byte(r.IntN(256))
 			}
-			s := imageSub{token: newToken(), data: data}
+			s := &imageSub{token: newToken(), data: data}
 			subs = append(subs, s)
 			if i > 0 {
 				body, want = body+",", want+","
@@ -50,8 +51,39 @@ func TestStreamImages(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest(http.MethodPost, "http://x", strings.NewReader(`{}`))
-	if err := streamImages(req, []imageSub{{token: newToken()}}); err == nil {
+	if err := streamImages(req, []*imageSub{{token: newToken()}}); err == nil {
 		t.Errorf("a body without the token was accepted")
+	}
+}
+
+// TestStreamImagesOnce: an image sent once is let go of when a body has read it all, and a body
+// opened after that fails rather than send something else.
+func TestStreamImagesOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 5000} {
+		s := &imageSub{token: newToken(), data: make([]byte, n), once: true}
+		req, _ := http.NewRequest(http.MethodPost, "http://x", strings.NewReader(`{"u":"`+s.token+`"}`))
+		if err := streamImages(req, []*imageSub{s}); err != nil {
+			t.Fatal(err)
+		}
+		// A body opened before the first is read through still has the image.
+		early, _ := req.GetBody()
+		b := make([]byte, 3)
+		if _, err := io.ReadFull(req.Body, b); err != nil || s.data == nil && n > 0 {
+			t.Fatalf("n=%d: after 3 bytes: data %v, err %v", n, s.data != nil, err)
+		}
+		if _, err := io.ReadAll(req.Body); err != nil {
+			t.Fatal(err)
+		}
+		if s.data != nil || !s.gone {
+			t.Errorf("n=%d: image still held after it was sent", n)
+		}
+		if _, err := io.ReadAll(early); err != nil {
+			t.Errorf("n=%d: a body opened before the image was sent: %v", n, err)
+		}
+		late, _ := req.GetBody()
+		if _, err := io.ReadAll(late); !errors.Is(err, errImageGone) {
+			t.Errorf("n=%d: a body opened after the image was sent: err %v, want errImageGone", n, err)
+		}
 	}
 }
 
@@ -63,4 +95,29 @@ type oddReader struct {
 
 func (o oddReader) Read(p []byte) (int, error) {
 	return o.r.Read(p[:min(len(p), 1+o.rnd.IntN(5000))])
+}
+
+// FuzzBase64Reader holds the streamed encoding to encoding/base64's, whatever the data and
+// however small the reads.
+func FuzzBase64Reader(f *testing.F) {
+	f.Add([]byte("\x89PNG\r\n"), uint16(1))
+	f.Add(bytes.Repeat([]byte{0xff, 0, 0x7f}, 100), uint16(31))
+	f.Fuzz(func(t *testing.T, data []byte, size uint16) {
+		r := newBase64Reader(&imageSub{data: data})
+		var got []byte
+		buf := make([]byte, 1+int(size)%5000)
+		for {
+			n, err := r.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if want := base64.StdEncoding.EncodeToString(data); string(got) != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
 }

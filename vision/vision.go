@@ -100,6 +100,13 @@ type Request struct {
 	Images   []Image
 	Previous string // the model's earlier, unusable reply; sent only with Retry
 	Retry    string // a short correction, such as "That was not valid JSON. Reply with one JSON object only."
+
+	// Once sends the images a single time and lets go of them as soon as they are written, for
+	// a caller that cannot afford to keep a page while the model works: Complete sets each
+	// Images[i].Data to nil at once, keeps the bytes only until the request body has carried
+	// them, and makes one try — a failure that would have been retried is returned as it is.
+	// With no other reference held, the memory can be reclaimed during the model's wait.
+	Once bool
 }
 
 // Reply is the model's answer, unparsed.
@@ -212,6 +219,11 @@ func reasoning(model string) bool {
 // wrapped. No error holds the API key, even when the upstream quotes it back.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	creq, images := c.request(req)
+	if req.Once {
+		for i := range req.Images {
+			req.Images[i].Data = nil // the caller's, since the slice is shared
+		}
+	}
 	for try := 1; ; try++ {
 		h := &hint{images: images}
 		actx, cancel := c.attempt(ctx, h)
@@ -248,6 +260,13 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 		}
 
 		f := c.classify(err, h, timedOut)
+		if f.retry && req.Once {
+			if f.reason != "" {
+				f.reason += "; "
+			}
+			f.reason += "not retried: the image was sent once, without a copy kept"
+			return Reply{}, f.problem(try)
+		}
 		if !f.retry || try >= c.cfg.Tries {
 			return Reply{}, f.problem(try)
 		}
@@ -289,14 +308,14 @@ func (c *Client) ctxErr(ctx context.Context, tries int) error {
 	return fmt.Errorf("vision: model call: %w", ctx.Err())
 }
 
-func (c *Client) request(req Request) (openai.ChatCompletionRequest, []imageSub) {
+func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub) {
 	// The instructions go in the user turn after the images, not in a system message: some
 	// vision chat templates (Llama 3.2 Vision's among them) refuse or ignore a system prompt
 	// next to an image, and every OpenAI-compatible server takes text beside images.
 	parts := make([]openai.ChatMessagePart, 0, len(req.Images)+1)
-	images := make([]imageSub, len(req.Images))
+	images := make([]*imageSub, len(req.Images))
 	for i, im := range req.Images {
-		images[i] = imageSub{token: newToken(), data: im.Data} // see stream.go
+		images[i] = &imageSub{token: newToken(), data: im.Data, once: req.Once} // see stream.go
 		parts = append(parts, openai.ChatMessagePart{
 			Type: openai.ChatMessagePartTypeImageURL,
 			ImageURL: &openai.ChatMessageImageURL{

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -453,6 +454,42 @@ func TestCompleteConcurrentRetryAfter(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestCompleteOnce: a request sent once is never tried again, whatever the failure, and the
+// caller's reference to the image is cleared.
+func TestCompleteOnce(t *testing.T) {
+	tests := []struct {
+		answer fakeopenai.Answer
+		code   problem.Code
+	}{
+		{fakeopenai.Reply(`{}`), ""},
+		{fakeopenai.ServerError(), problem.ModelUnavailable},
+		{fakeopenai.RateLimited("2"), problem.ModelRateLimited},
+		{fakeopenai.HangUp(), problem.ModelUnavailable},
+	}
+	for _, tt := range tests {
+		f := fakeopenai.New(t)
+		f.Default(tt.answer)
+		c, w := newClient(t, f, Config{Tries: 3})
+		req := Request{Prompt: "p", Images: []Image{{MIME: "image/png", Data: []byte("\x89PNG page")}}, Once: true}
+		_, err := c.Complete(t.Context(), req)
+		if (err == nil) != (tt.code == "") || err != nil && problem.CodeOf(err) != tt.code {
+			t.Errorf("want %q: got %v", tt.code, err)
+		}
+		if tt.code != "" && err != nil && !strings.Contains(err.Error(), "not retried") {
+			t.Errorf("want %q: the detail does not say why there was no retry: %v", tt.code, err)
+		}
+		if calls := f.Calls(); calls != 1 || len(w.got()) != 0 {
+			t.Errorf("want %q: %d calls, waits %v; want 1 call and no wait", tt.code, calls, w.got())
+		}
+		if req.Images[0].Data != nil {
+			t.Errorf("want %q: the caller's image is still referenced", tt.code)
+		}
+		if got := f.Requests(); len(got) == 1 && !strings.Contains(string(got[0].Body), base64.StdEncoding.EncodeToString([]byte("\x89PNG page"))) {
+			t.Errorf("want %q: the image was not sent", tt.code)
+		}
+	}
 }
 
 // TestIdleConns: connections are kept for the next calls, not only two of them as Go's default
