@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/draft"
@@ -46,18 +47,30 @@ type Config struct {
 	// Concurrency bounds the pages of one request read at once; 0 means DefaultConcurrency.
 	// Pages beyond it wait.
 	Concurrency int
+	// RetryMemory bounds the bytes of page images kept, across all requests, while their model
+	// calls run, so that a call can be tried again (after a 429, a 5xx or a broken connection)
+	// or re-asked (after an unusable reply). A page that does not fit is sent once and let go of
+	// as soon as it is written (vision.Request.Once), and a failure that would have been tried
+	// again is answered as it is (503 model_rate_limited or model_unavailable, 502
+	// model_output_unparseable), for the caller to retry with the image it still has. So a
+	// burst of large uploads costs memory only while they are read and sent, not for the
+	// seconds the model takes. 0 means DefaultRetryMemory, which holds the default 32 calls'
+	// pages at 2 MB each (a page is sent at most 2048 px on its long side).
+	RetryMemory int64
 	Observer    Observer // may be nil
 }
 
 // Service reads reports. It is safe for concurrent use.
 type Service struct {
-	cfg Config
+	cfg  Config
+	kept atomic.Int64 // bytes of RetryMemory in use
 }
 
-// Defaults for Config's zero fields (OCR_MAX_ATTEMPTS, OCR_PAGE_CONCURRENCY).
+// Defaults for Config's zero fields (OCR_MAX_ATTEMPTS, OCR_PAGE_CONCURRENCY, OCR_RETRY_MEMORY).
 const (
 	DefaultMaxAttempts = 2
 	DefaultConcurrency = 4
+	DefaultRetryMemory = 64 << 20
 )
 
 // TooManyPages is the error for a report of more than max pages, from the API and the CLI alike.
@@ -73,10 +86,22 @@ func New(cfg Config) *Service {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
+	if cfg.RetryMemory <= 0 {
+		cfg.RetryMemory = DefaultRetryMemory
+	}
 	if cfg.Builder == nil {
 		cfg.Builder = draft.New()
 	}
 	return &Service{cfg: cfg}
+}
+
+// keep reserves n bytes of RetryMemory, if they are free.
+func (s *Service) keep(n int64) bool {
+	if s.kept.Add(n) <= s.cfg.RetryMemory {
+		return true
+	}
+	s.kept.Add(-n)
+	return false
 }
 
 // Usage is the model's token count.
@@ -98,6 +123,7 @@ type PageMeta struct {
 	Truncated    bool          `json:"truncated" desc:"The reply was cut off."`
 	Error        problem.Code  `json:"error,omitempty" desc:"Why this page failed, when it did."`
 	Duration     time.Duration `json:"-"`
+	SentOnce     bool          `json:"-"` // no copy was kept for a retry (Config.RetryMemory was in use)
 }
 
 // Meta describes how a draft was made.
@@ -125,12 +151,17 @@ type Response struct {
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
 // any model call, so a bad file costs no model call. Errors are *problem.Error; a page whose
 // model call fails while another page succeeds becomes a page_failed warning.
+//
+// Extract takes images over: it sets each element to nil once the pages are prepared, and lets
+// go of each page as early as it can (see Config.RetryMemory), so the caller should keep no
+// other reference to them.
 func (s *Service) Extract(ctx context.Context, images [][]byte) (Response, error) {
 	start := time.Now()
 	if len(images) == 0 {
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
 	}
 	pages, err := s.prepare(ctx, images)
+	clear(images)
 	if err != nil {
 		return Response{}, err
 	}
@@ -150,8 +181,9 @@ func (s *Service) Extract(ctx context.Context, images [][]byte) (Response, error
 				return
 			}
 			defer func() { <-sem }()
-			res, meta, name, err := s.page(ctx, pages[i])
-			pages[i].Data = nil // the page's bytes are no longer needed
+			pg := pages[i]
+			pages[i].Data = nil // page holds the only reference
+			res, meta, name, err := s.page(ctx, pg)
 			results[i], metas[i] = draft.Page{Result: res, Err: err}, meta
 			if name != "" {
 				once.Do(func() { model = name })
@@ -219,7 +251,8 @@ func (s *Service) prepare(ctx context.Context, images [][]byte) ([]intake.Page, 
 }
 
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never
-// after a reply cut at the token limit: the same budget would cut it again).
+// after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
+// once).
 func (s *Service) page(ctx context.Context, pg intake.Page) (*schema.Result, PageMeta, string, error) {
 	start := time.Now()
 	meta := PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
@@ -230,6 +263,12 @@ func (s *Service) page(ctx context.Context, pg intake.Page) (*schema.Result, Pag
 		}
 	}()
 	req := vision.Request{Prompt: prompt.Render(), Images: []vision.Image{{MIME: pg.MIME, Data: pg.Data}}}
+	if n := int64(len(pg.Data)); s.keep(n) {
+		defer s.kept.Add(-n)
+	} else {
+		req.Once, meta.SentOnce = true, true
+	}
+	pg.Data = nil // req holds the only reference, which Complete drops for a page sent once
 	var model string
 	for {
 		reply, err := s.cfg.Model.Complete(ctx, req)
@@ -255,7 +294,7 @@ func (s *Service) page(ctx context.Context, pg intake.Page) (*schema.Result, Pag
 			}
 			return &out.Result, meta, model, nil
 		}
-		if cut || meta.Attempts >= s.cfg.MaxAttempts || problem.CodeOf(err) != problem.ModelOutputUnparseable {
+		if cut || req.Once || meta.Attempts >= s.cfg.MaxAttempts || problem.CodeOf(err) != problem.ModelOutputUnparseable {
 			meta.Error = problem.CodeOf(err)
 			return nil, meta, model, err
 		}

@@ -2,12 +2,16 @@ package extract
 
 import (
 	"context"
+	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -217,5 +221,93 @@ func TestReask(t *testing.T) {
 	}
 	if len(m.reqs) != 2 || m.reqs[0].Retry != "" || m.reqs[1].Previous != "Sure! Here you go." || m.reqs[1].Retry == "" {
 		t.Errorf("requests = %+v", m.reqs)
+	}
+}
+
+// TestRetryMemory: a page that does not fit the retry memory is let go of once it has been sent,
+// so its memory can be reclaimed while the model works; a page that fits is kept until the
+// model has answered. The real model client runs against the fake endpoint.
+func TestRetryMemory(t *testing.T) {
+	const size = 1 << 20
+	for _, fits := range []bool{false, true} {
+		f := fakeopenai.New(t)
+		f.Forget()
+		arrived, answer := make(chan struct{}), make(chan struct{})
+		f.Default(func(w http.ResponseWriter, r *http.Request) {
+			arrived <- struct{}{} // the fake has read the whole body by now
+			<-answer
+			fakeopenai.Reply(`{"indicators":[{"itemName":"TC","valueNum":5.6}]}`)(w, r)
+		})
+		client, err := vision.New(vision.Config{BaseURL: f.URL, Model: "m", Tries: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := int64(size - 1)
+		if fits {
+			mem = size
+		}
+		var seen PageMeta
+		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: mem, Observer: observerFunc(func(p PageMeta) { seen = p })})
+		images, page := upload(size)
+		done := make(chan error, 1)
+		go func() {
+			_, err := svc.Extract(t.Context(), images)
+			done <- err
+		}()
+		<-arrived
+		collected := false
+		for range 20 {
+			runtime.GC()
+			if collected = page.Value() == nil; collected || fits {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(answer)
+		if err := <-done; err != nil {
+			t.Fatalf("fits %v: %v", fits, err)
+		}
+		if collected == fits {
+			t.Errorf("fits %v: the page was collected during the model call: %v", fits, collected)
+		}
+		if seen.SentOnce == fits {
+			t.Errorf("fits %v: meta says sent once: %v", fits, seen.SentOnce)
+		}
+		if svc.kept.Load() != 0 {
+			t.Errorf("fits %v: %d bytes of retry memory still reserved", fits, svc.kept.Load())
+		}
+	}
+}
+
+// upload returns a page image the caller holds no other reference to, and a weak pointer to it.
+func upload(n int) ([][]byte, weak.Pointer[byte]) {
+	data := make([]byte, n)
+	data[0] = 'p'
+	return [][]byte{data}, weak.Make(&data[0])
+}
+
+// TestSentOnceIsNotRetried: a page sent once gets one call, whether the endpoint fails or the
+// reply cannot be used.
+func TestSentOnceIsNotRetried(t *testing.T) {
+	tests := []struct {
+		answer fakeopenai.Answer
+		code   problem.Code
+	}{
+		{fakeopenai.ServerError(), problem.ModelUnavailable},
+		{fakeopenai.RateLimited("1"), problem.ModelRateLimited},
+		{fakeopenai.Reply("抱歉，图片太模糊，无法识别。"), problem.ModelOutputUnparseable},
+	}
+	for _, tt := range tests {
+		f := fakeopenai.New(t)
+		f.Default(tt.answer)
+		client, err := vision.New(vision.Config{BaseURL: f.URL, Model: "m", Tries: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: 1, MaxAttempts: 3})
+		_, err = svc.Extract(t.Context(), [][]byte{[]byte("page")})
+		if code := problem.CodeOf(err); code != tt.code || f.Calls() != 1 {
+			t.Errorf("want %s: got %v after %d calls, want 1 call", tt.code, err, f.Calls())
+		}
 	}
 }

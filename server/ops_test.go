@@ -230,6 +230,7 @@ func TestMetrics(t *testing.T) {
 		"ocrdraft_indicators_total 2",
 		"ocrdraft_indicators_dropped_total 0",
 		"ocrdraft_replies_truncated_total 0",
+		"ocrdraft_pages_sent_once_total 0",
 		"ocrdraft_image_in_bytes_total " + strconv.Itoa(len(page)),
 		"ocrdraft_image_sent_bytes_total " + strconv.Itoa(len(page)),
 		"process_resident_memory_bytes",

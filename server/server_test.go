@@ -116,6 +116,7 @@ type options struct {
 	apiKeys     []string      // callers' keys; none leaves the API open
 	modelKey    string        // the model endpoint's key; "sk-test" when empty
 	logReplies  bool
+	retryMemory int64 // bytes of images kept for retries; 0 leaves the default
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -150,6 +151,7 @@ func newEnv(t testing.TB, o options) *env {
 		cfg.Extractor = extract.New(extract.Config{
 			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
+			RetryMemory: o.retryMemory,
 		})
 	}
 	return &env{t: t, srv: server.New(cfg), model: fake, metrics: m, log: logs}
@@ -368,6 +370,14 @@ func TestExtractFailures(t *testing.T) {
 		{name: "connection reset, then an answer", answer: []fakeopenai.Answer{fakeopenai.HangUp()}, status: 200, calls: 2},
 		{name: "connection reset throughout", opts: options{tries: 2}, answer: []fakeopenai.Answer{fakeopenai.HangUp(), fakeopenai.HangUp()},
 			status: 502, code: problem.ModelUnavailable, calls: 2},
+		{name: "beyond the retry memory a 500 is not retried", opts: options{retryMemory: 1}, answer: []fakeopenai.Answer{fakeopenai.ServerError()},
+			status: 502, code: problem.ModelUnavailable, calls: 1},
+		{name: "beyond the retry memory a 429 is passed on", opts: options{retryMemory: 1}, answer: []fakeopenai.Answer{fakeopenai.RateLimited("7")},
+			status: 503, code: problem.ModelRateLimited, calls: 1},
+		{name: "beyond the retry memory a refusal is not re-asked", opts: options{retryMemory: 1}, answer: []fakeopenai.Answer{fakeopenai.Reply("抱歉，无法识别。")},
+			status: 502, code: problem.ModelOutputUnparseable, calls: 1},
+		{name: "within the retry memory a 500 is retried", opts: options{retryMemory: int64(len(page))}, answer: []fakeopenai.Answer{fakeopenai.ServerError()},
+			status: 200, calls: 2},
 		{name: "garbage instead of a completion is not retried", answer: []fakeopenai.Answer{fakeopenai.Garbage()},
 			status: 502, code: problem.ModelUnavailable, calls: 1},
 		{name: "cut after complete items keeps them", answer: []fakeopenai.Answer{

@@ -36,6 +36,7 @@ type config struct {
 	MaxEdge         int
 	MaxPages        int
 	PageConcurrency int
+	RetryMemory     int64
 	ShutdownTimeout time.Duration
 	LogLevel        slog.Level
 	APIKeys         []string
@@ -94,6 +95,7 @@ var settings = []setting{
 	{[]string{"OCR_MAX_EDGE"}, "max-edge", strconv.Itoa(intake.DefaultMaxEdge), "long edge, in pixels, that images are downscaled to", positiveInt(func(c *config, n int) { c.MaxEdge = n })},
 	{[]string{"OCR_MAX_PAGES"}, "max-pages", strconv.Itoa(server.DefaultMaxPages), "images per request", positiveInt(func(c *config, n int) { c.MaxPages = n })},
 	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", strconv.Itoa(extract.DefaultConcurrency), "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n })},
+	{[]string{"OCR_RETRY_MEMORY"}, "retry-memory", strconv.Itoa(extract.DefaultRetryMemory), "bytes of page images kept, across the process, so that model calls can be retried; pages beyond it are sent once", positiveInt(func(c *config, n int) { c.RetryMemory = int64(n) })},
 	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d })},
 	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
 		return c.LogLevel.UnmarshalText([]byte(v))

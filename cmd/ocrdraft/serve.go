@@ -173,6 +173,7 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 		OutputMode:  cfg.OutputMode,
 		MaxAttempts: cfg.MaxAttempts,
 		Concurrency: cfg.PageConcurrency,
+		RetryMemory: cfg.RetryMemory,
 	}), nil
 }
 

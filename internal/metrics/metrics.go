@@ -44,6 +44,7 @@ type Metrics struct {
 	indicators       prometheus.Counter
 	dropped          prometheus.Counter
 	truncated        prometheus.Counter
+	sentOnce         prometheus.Counter
 	bytesIn          prometheus.Counter
 	bytesSent        prometheus.Counter
 }
@@ -94,6 +95,8 @@ func New() *Metrics {
 			"Items of replies left out as unusable (indicator_dropped warnings)."),
 		truncated: f.counter("replies_truncated_total",
 			"Pages whose reply was cut off (output_truncated warnings)."),
+		sentOnce: f.counter("pages_sent_once_total",
+			"Pages sent to the model without a copy kept for a retry, because OCR_RETRY_MEMORY was in use."),
 		bytesIn: f.counter("image_in_bytes_total",
 			"Bytes of page images received."),
 		bytesSent: f.counter("image_sent_bytes_total",
@@ -197,6 +200,9 @@ func (m *Metrics) Page(p extract.PageMeta) {
 	m.dropped.Add(float64(p.Dropped))
 	if p.Truncated {
 		m.truncated.Inc()
+	}
+	if p.SentOnce {
+		m.sentOnce.Inc()
 	}
 	m.bytesIn.Add(float64(p.BytesIn))
 	m.bytesSent.Add(float64(p.BytesSent))
