@@ -20,15 +20,18 @@ import (
 // and the transport (doer) streams the base64 in as it sends the body: no copy of the image is
 // made, and the body is rebuilt the same way for every try.
 
-// imageSub is an image whose base64 text stands in the request body as token. With once, the
-// image is let go of as soon as its last byte has been read into a body: data becomes nil, and a
-// body made after that (by GetBody, for a retry) fails with errImageGone.
+// imageSub is an image whose base64 text stands in the request body as token. When a body has
+// read its last byte for the first time, onSent (if set) is called; with once, the image is also
+// let go of: data becomes nil, and a body made after that (by GetBody, for a retry) fails with
+// errImageGone.
 type imageSub struct {
-	token string
-	once  bool
+	token  string
+	once   bool
+	onSent func()
 
 	mu   sync.Mutex // a body may be read while the transport opens another with GetBody
 	data []byte
+	done bool // sent once at least
 	gone bool
 }
 
@@ -46,12 +49,16 @@ func (s *imageSub) take() ([]byte, error) {
 
 // sent is called when a body has read the whole image.
 func (s *imageSub) sent() {
-	if !s.once {
-		return
-	}
 	s.mu.Lock()
-	s.data, s.gone = nil, true
+	first := !s.done
+	s.done = true
+	if s.once {
+		s.data, s.gone = nil, true
+	}
 	s.mu.Unlock()
+	if first && s.onSent != nil {
+		s.onSent()
+	}
 }
 
 // newToken returns a token that cannot occur in a prompt or a reply by chance.

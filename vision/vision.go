@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -107,6 +108,11 @@ type Request struct {
 	// them, and makes one try — a failure that would have been retried is returned as it is.
 	// With no other reference held, the memory can be reclaimed during the model's wait.
 	Once bool
+
+	// Sent, if not nil, is called once, when the request body has carried every image (with
+	// Once, when they have been let go of): the caller's cue that the bytes are off its hands.
+	// It is not called if no try got that far.
+	Sent func()
 }
 
 // Reply is the model's answer, unparsed.
@@ -219,6 +225,20 @@ func reasoning(model string) bool {
 // wrapped. No error holds the API key, even when the upstream quotes it back.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	creq, images := c.request(req)
+	if req.Sent != nil {
+		var left atomic.Int32
+		left.Store(int32(len(images)))
+		for _, im := range images {
+			im.onSent = func() {
+				if left.Add(-1) == 0 {
+					req.Sent()
+				}
+			}
+		}
+		if len(images) == 0 {
+			req.Sent()
+		}
+	}
 	if req.Once {
 		for i := range req.Images {
 			req.Images[i].Data = nil // the caller's, since the slice is shared

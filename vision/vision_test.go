@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -472,8 +473,12 @@ func TestCompleteOnce(t *testing.T) {
 		f := fakeopenai.New(t)
 		f.Default(tt.answer)
 		c, w := newClient(t, f, Config{Tries: 3})
-		req := Request{Prompt: "p", Images: []Image{{MIME: "image/png", Data: []byte("\x89PNG page")}}, Once: true}
+		var sent atomic.Int32
+		req := Request{Prompt: "p", Images: []Image{{MIME: "image/png", Data: []byte("\x89PNG page")}}, Once: true, Sent: func() { sent.Add(1) }}
 		_, err := c.Complete(t.Context(), req)
+		if sent.Load() != 1 {
+			t.Errorf("want %q: Sent called %d times, want 1", tt.code, sent.Load())
+		}
 		if (err == nil) != (tt.code == "") || err != nil && problem.CodeOf(err) != tt.code {
 			t.Errorf("want %q: got %v", tt.code, err)
 		}
@@ -489,6 +494,22 @@ func TestCompleteOnce(t *testing.T) {
 		if got := f.Requests(); len(got) == 1 && !strings.Contains(string(got[0].Body), base64.StdEncoding.EncodeToString([]byte("\x89PNG page"))) {
 			t.Errorf("want %q: the image was not sent", tt.code)
 		}
+	}
+}
+
+// TestCompleteSent: Sent is called once, when the body has first carried the images, however
+// many tries follow.
+func TestCompleteSent(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Queue(fakeopenai.ServerError(), fakeopenai.ServerError())
+	c, _ := newClient(t, f, Config{Tries: 3})
+	var sent atomic.Int32
+	req := Request{Prompt: "p", Images: []Image{page, page}, Sent: func() { sent.Add(1) }}
+	if _, err := c.Complete(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if f.Calls() != 3 || sent.Load() != 1 {
+		t.Errorf("%d calls, Sent called %d times; want 3 and 1", f.Calls(), sent.Load())
 	}
 }
 

@@ -1,0 +1,71 @@
+package budget
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestBudget(t *testing.T) {
+	b := New(10)
+	h, err := b.Take(t.Context(), 6)
+	if err != nil || h.Held() != 6 {
+		t.Fatalf("Take(6) = %v, %v", h.Held(), err)
+	}
+	if _, ok := b.TryTake(5); ok {
+		t.Fatal("TryTake(5) with 4 free succeeded")
+	}
+	if _, ok := b.TryTake(11); ok {
+		t.Fatal("TryTake(11) of a budget of 10 succeeded")
+	}
+
+	// A Take that does not fit waits until enough is given back.
+	got := make(chan *Hold)
+	go func() {
+		h2, err := b.Take(context.Background(), 7)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h2
+	}()
+	h.Give(2) // 6 free: still not enough
+	select {
+	case <-got:
+		t.Fatal("Take(7) went through with 6 free")
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.Give(100) // gives back only the 4 left
+	h2 := <-got
+	if h.Held() != 0 || h2.Held() != 7 {
+		t.Fatalf("held %d and %d, want 0 and 7", h.Held(), h2.Held())
+	}
+	h.Close() // nothing left: no double release
+	if _, ok := b.TryTake(4); ok {
+		t.Fatal("a hold gave back more than it had")
+	}
+	h2.Close()
+	h2.Close()
+	if h3, ok := b.TryTake(10); !ok || h3.Held() != 10 {
+		t.Fatal("the whole budget is not free after every hold closed")
+	}
+
+	// Take clamps to the budget, so a huge body still gets its turn.
+	big := New(10)
+	if h, err := big.Take(t.Context(), 1<<40); err != nil || h.Held() != 10 {
+		t.Fatalf("Take(huge) = %v, %v", h.Held(), err)
+	}
+
+	// A waiting Take gives up with its context.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := big.Take(ctx, 1); err == nil {
+		t.Fatal("Take on a spent budget returned without waiting for its context")
+	}
+
+	var nilHold *Hold
+	nilHold.Give(1)
+	nilHold.Close()
+	if nilHold.Held() != 0 {
+		t.Fatal("a nil hold holds something")
+	}
+}
