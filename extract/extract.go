@@ -8,11 +8,11 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/prompt"
@@ -62,8 +62,8 @@ type Config struct {
 
 // Service reads reports. It is safe for concurrent use.
 type Service struct {
-	cfg  Config
-	kept atomic.Int64 // bytes of RetryMemory in use
+	cfg   Config
+	retry *budget.Budget // RetryMemory
 }
 
 // Defaults for Config's zero fields (OCR_MAX_ATTEMPTS, OCR_PAGE_CONCURRENCY, OCR_RETRY_MEMORY).
@@ -92,16 +92,7 @@ func New(cfg Config) *Service {
 	if cfg.Builder == nil {
 		cfg.Builder = draft.New()
 	}
-	return &Service{cfg: cfg}
-}
-
-// keep reserves n bytes of RetryMemory, if they are free.
-func (s *Service) keep(n int64) bool {
-	if s.kept.Add(n) <= s.cfg.RetryMemory {
-		return true
-	}
-	s.kept.Add(-n)
-	return false
+	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
 }
 
 // Usage is the model's token count.
@@ -154,16 +145,31 @@ type Response struct {
 //
 // Extract takes images over: it sets each element to nil once the pages are prepared, and lets
 // go of each page as early as it can (see Config.RetryMemory), so the caller should keep no
-// other reference to them.
-func (s *Service) Extract(ctx context.Context, images [][]byte) (Response, error) {
+// other reference to them. held, if not nil, is the memory the images are accounted in (the
+// server's upload memory): Extract gives back each page's share as soon as the page is off its
+// hands — a smaller page prepared from a larger upload at once, then each page when its model
+// request has carried it or the retry memory has taken it over — and whatever is left when it
+// returns.
+func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hold) (Response, error) {
 	start := time.Now()
+	defer held.Close()
 	if len(images) == 0 {
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
+	}
+	shares := make([]int64, len(images))
+	for i, im := range images {
+		shares[i] = int64(len(im))
 	}
 	pages, err := s.prepare(ctx, images)
 	clear(images)
 	if err != nil {
 		return Response{}, err
+	}
+	for i, pg := range pages {
+		if n := int64(len(pg.Data)); n < shares[i] {
+			held.Give(shares[i] - n) // the upload is garbage now; the page is smaller
+			shares[i] = n
+		}
 	}
 
 	results := make([]draft.Page, len(pages))
@@ -183,7 +189,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte) (Response, error
 			defer func() { <-sem }()
 			pg := pages[i]
 			pages[i].Data = nil // page holds the only reference
-			res, meta, name, err := s.page(ctx, pg)
+			res, meta, name, err := s.page(ctx, pg, func() { held.Give(shares[i]) })
 			results[i], metas[i] = draft.Page{Result: res, Err: err}, meta
 			if name != "" {
 				once.Do(func() { model = name })
@@ -252,8 +258,9 @@ func (s *Service) prepare(ctx context.Context, images [][]byte) ([]intake.Page, 
 
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never
 // after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
-// once).
-func (s *Service) page(ctx context.Context, pg intake.Page) (*schema.Result, PageMeta, string, error) {
+// once). offHands is called when the page's bytes no longer count against the caller: at once if
+// the retry memory takes the page, else when its request has carried it.
+func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (*schema.Result, PageMeta, string, error) {
 	start := time.Now()
 	meta := PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
 	defer func() {
@@ -263,10 +270,11 @@ func (s *Service) page(ctx context.Context, pg intake.Page) (*schema.Result, Pag
 		}
 	}()
 	req := vision.Request{Prompt: prompt.Render(), Images: []vision.Image{{MIME: pg.MIME, Data: pg.Data}}}
-	if n := int64(len(pg.Data)); s.keep(n) {
-		defer s.kept.Add(-n)
+	if kept, ok := s.retry.TryTake(int64(len(pg.Data))); ok {
+		defer kept.Close()
+		offHands()
 	} else {
-		req.Once, meta.SentOnce = true, true
+		req.Once, req.Sent, meta.SentOnce = true, offHands, true
 	}
 	pg.Data = nil // req holds the only reference, which Complete drops for a page sent once
 	var model string

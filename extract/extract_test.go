@@ -11,6 +11,7 @@ import (
 	"weak"
 
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -91,7 +92,7 @@ func TestPagesRunConcurrently(t *testing.T) {
 		seen = append(seen, p)
 		mu.Unlock()
 	})})
-	res, err := s.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")})
+	res, err := s.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestExtract(t *testing.T) {
 			for _, p := range tt.pages {
 				images = append(images, []byte(p))
 			}
-			res, err := s.Extract(t.Context(), images)
+			res, err := s.Extract(t.Context(), images, nil)
 			if len(m.reqs) != tt.calls {
 				t.Errorf("model calls = %d, want %d", len(m.reqs), tt.calls)
 			}
@@ -216,7 +217,7 @@ func TestReask(t *testing.T) {
 		}
 		return reply(`[{"itemName":"TC","valueNum":5.6}]`), nil
 	}}
-	if _, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p")}); err != nil {
+	if _, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.reqs) != 2 || m.reqs[0].Retry != "" || m.reqs[1].Previous != "Sure! Here you go." || m.reqs[1].Retry == "" {
@@ -226,7 +227,8 @@ func TestReask(t *testing.T) {
 
 // TestRetryMemory: a page that does not fit the retry memory is let go of once it has been sent,
 // so its memory can be reclaimed while the model works; a page that fits is kept until the
-// model has answered. The real model client runs against the fake endpoint.
+// model has answered. Either way its share of the caller's upload memory is given back before
+// the model answers. The real model client runs against the fake endpoint.
 func TestRetryMemory(t *testing.T) {
 	const size = 1 << 20
 	for _, fits := range []bool{false, true} {
@@ -248,10 +250,12 @@ func TestRetryMemory(t *testing.T) {
 		}
 		var seen PageMeta
 		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: mem, Observer: observerFunc(func(p PageMeta) { seen = p })})
+		uploads := budget.New(2 * size)
+		held, _ := uploads.TryTake(size + 100) // the body: the page and 100 bytes around it
 		images, page := upload(size)
 		done := make(chan error, 1)
 		go func() {
-			_, err := svc.Extract(t.Context(), images)
+			_, err := svc.Extract(t.Context(), images, held)
 			done <- err
 		}()
 		<-arrived
@@ -263,6 +267,9 @@ func TestRetryMemory(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+		if held.Held() != 100 {
+			t.Errorf("fits %v: %d bytes of the upload still held while the model works, want the 100 around the page", fits, held.Held())
+		}
 		close(answer)
 		if err := <-done; err != nil {
 			t.Fatalf("fits %v: %v", fits, err)
@@ -273,8 +280,15 @@ func TestRetryMemory(t *testing.T) {
 		if seen.SentOnce == fits {
 			t.Errorf("fits %v: meta says sent once: %v", fits, seen.SentOnce)
 		}
-		if svc.kept.Load() != 0 {
-			t.Errorf("fits %v: %d bytes of retry memory still reserved", fits, svc.kept.Load())
+		if h, ok := svc.retry.TryTake(mem); !ok {
+			t.Errorf("fits %v: retry memory still taken after the call", fits)
+		} else {
+			h.Close()
+		}
+		if h, ok := uploads.TryTake(2 * size); !ok {
+			t.Errorf("fits %v: upload memory still held after Extract returned", fits)
+		} else {
+			h.Close()
 		}
 	}
 }
@@ -305,7 +319,7 @@ func TestSentOnceIsNotRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: 1, MaxAttempts: 3})
-		_, err = svc.Extract(t.Context(), [][]byte{[]byte("page")})
+		_, err = svc.Extract(t.Context(), [][]byte{[]byte("page")}, nil)
 		if code := problem.CodeOf(err); code != tt.code || f.Calls() != 1 {
 			t.Errorf("want %s: got %v after %d calls, want 1 call", tt.code, err, f.Calls())
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocrdraft/ocrdraft"
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/server"
@@ -21,7 +22,8 @@ import (
 // endpoint would, three are rate limited. Only those model codes may make a 5xx.
 type fakeExtractor struct{}
 
-func (fakeExtractor) Extract(ctx context.Context, images [][]byte) (extract.Response, error) {
+func (fakeExtractor) Extract(ctx context.Context, images [][]byte, held *budget.Hold) (extract.Response, error) {
+	defer held.Close()
 	switch len(images) {
 	case 2:
 		return extract.Response{}, problem.Errorf(problem.ModelUnavailable, "fake upstream failure")

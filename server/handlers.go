@@ -25,12 +25,22 @@ func (s *Server) extract(c echo.Context) error {
 	if s.cfg.Extractor == nil {
 		return s.notConfigured()
 	}
-	images, err := s.images(c)
+	held, err := s.readTurn(c)
 	if err != nil {
 		return err
 	}
+	images, err := s.images(c)
+	if err != nil {
+		held.Close()
+		return err
+	}
+	size := int64(0)
+	for _, im := range images {
+		size += int64(len(im))
+	}
+	held.Give(held.Held() - size) // the body around the images is read and gone
 	c.Set(ctxPages, len(images))
-	res, err := s.cfg.Extractor.Extract(c.Request().Context(), images)
+	res, err := s.cfg.Extractor.Extract(c.Request().Context(), images, held)
 	if err != nil {
 		return err
 	}

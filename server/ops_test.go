@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -166,6 +168,45 @@ func TestOverloaded(t *testing.T) {
 }
 
 // TestCallerGoesAway: a caller that disconnects mid-request cancels the model call.
+// TestUploadMemory: a body that does not fit beside one being read waits, counted in the upload
+// queue, until that one has been read, and then goes through.
+func TestUploadMemory(t *testing.T) {
+	body, ct := multipartBody(t, page)
+	raw, _ := io.ReadAll(body)
+	e := newEnv(t, options{uploadMemory: int64(len(raw))})
+	e.model.Default(fakeopenai.Reply(lipid))
+	serve := func(r io.Reader, codes chan<- int) {
+		req := httptest.NewRequest(http.MethodPost, "/v1/extract", r)
+		req.Header.Set("Content-Type", ct)
+		req.ContentLength = int64(len(raw))
+		rec := httptest.NewRecorder()
+		e.srv.ServeHTTP(rec, req)
+		codes <- rec.Code
+	}
+	first, second := make(chan int, 1), make(chan int, 1)
+	pr, pw := io.Pipe()
+	go serve(pr, first)
+	if _, err := pw.Write(raw[:10]); err != nil { // returns once the server reads: it has its room
+		t.Fatal(err)
+	}
+	go serve(bytes.NewReader(raw), second)
+	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_queue_waiting{queue="upload"} 1`) })
+	select {
+	case code := <-second:
+		t.Fatalf("the second request finished (%d) while the first body was being read", code)
+	default:
+	}
+	_, _ = pw.Write(raw[10:])
+	pw.Close()
+	if a, b := <-first, <-second; a != http.StatusOK || b != http.StatusOK {
+		t.Fatalf("statuses %d and %d, want 200 and 200", a, b)
+	}
+	if m := e.get("/metrics"); !strings.Contains(m, `ocrdraft_queue_waiting{queue="upload"} 0`) ||
+		!strings.Contains(m, `ocrdraft_queue_wait_seconds_count{queue="upload"} 1`) {
+		t.Errorf("upload queue metrics:\n%s", grep(m, `queue="upload"`))
+	}
+}
+
 func TestCallerGoesAway(t *testing.T) {
 	e := newEnv(t, options{})
 	arrived, cancelled := make(chan struct{}), make(chan struct{})

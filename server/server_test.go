@@ -104,19 +104,20 @@ type env struct {
 }
 
 type options struct {
-	noModel     bool
-	maxPages    int
-	maxBytes    int64
-	timeout     time.Duration
-	maxAttempts int
-	tries       int
-	maxInFlight int           // model calls at once
-	maxRequests int           // /v1/extract requests at once
-	queueWait   time.Duration // for both
-	apiKeys     []string      // callers' keys; none leaves the API open
-	modelKey    string        // the model endpoint's key; "sk-test" when empty
-	logReplies  bool
-	retryMemory int64 // bytes of images kept for retries; 0 leaves the default
+	noModel      bool
+	maxPages     int
+	maxBytes     int64
+	timeout      time.Duration
+	maxAttempts  int
+	tries        int
+	maxInFlight  int           // model calls at once
+	maxRequests  int           // /v1/extract requests at once
+	queueWait    time.Duration // for both
+	apiKeys      []string      // callers' keys; none leaves the API open
+	modelKey     string        // the model endpoint's key; "sk-test" when empty
+	logReplies   bool
+	retryMemory  int64 // bytes of images kept for retries; 0 leaves the default
+	uploadMemory int64 // bytes of bodies read at once; 0 leaves the default
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -132,6 +133,7 @@ func newEnv(t testing.TB, o options) *env {
 		RequestTimeout: o.timeout,
 		MaxInFlight:    o.maxRequests,
 		QueueWait:      o.queueWait,
+		UploadMemory:   o.uploadMemory,
 		APIKeys:        o.apiKeys,
 		Spec:           ocrdraft.Spec,
 		Logger:         log,

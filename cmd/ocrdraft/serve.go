@@ -84,6 +84,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		RequestTimeout:  cfg.RequestTimeout,
 		MaxInFlight:     cfg.MaxInFlight,
 		QueueWait:       cfg.QueueWait,
+		UploadMemory:    cfg.UploadMemory,
 		APIKeys:         cfg.APIKeys,
 		Spec:            ocrdraft.Spec,
 		Logger:          log,
@@ -221,7 +222,7 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	res, err := svc.Extract(ctx, images)
+	res, err := svc.Extract(ctx, images, nil)
 	if err != nil {
 		return writeProblem(stdout, err)
 	}

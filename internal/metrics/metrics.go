@@ -73,7 +73,7 @@ func New() *Metrics {
 		extracting: f.gauge("extract_requests_in_flight",
 			"/v1/extract requests being worked on now; never above OCR_MAX_INFLIGHT."),
 		queueWaiting: f.gaugeVec("queue_waiting",
-			"Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model).", "queue"),
+			"Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model), requests for room to read their bodies (queue=upload).", "queue"),
 		queueWait: f.histogramVec("queue_wait_seconds",
 			"Time spent waiting for a slot, admitted or not, by queue.", []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5}, "queue"),
 		overloaded: f.counterVec("overloaded_total",
@@ -107,7 +107,7 @@ func New() *Metrics {
 	for _, st := range []parse.Stage{parse.Strict, parse.Fenced, parse.Extracted, parse.Repaired, parse.Failed} {
 		m.stages.WithLabelValues(string(st))
 	}
-	for _, q := range []string{queueRequest, queueModel} {
+	for _, q := range []string{queueRequest, queueModel, queueUpload} {
 		m.queueWaiting.WithLabelValues(q)
 		m.overloaded.WithLabelValues(q)
 	}
@@ -148,10 +148,12 @@ func (m *Metrics) CallStarted() (done func(outcome string, d time.Duration)) {
 	}
 }
 
-// The queues: /v1/extract requests waiting for their turn, and model calls waiting for a slot.
+// The queues: /v1/extract requests waiting for their turn, model calls waiting for a slot, and
+// requests waiting for room to read their bodies (OCR_UPLOAD_MEMORY).
 const (
 	queueRequest = "request"
 	queueModel   = "model"
+	queueUpload  = "upload"
 )
 
 // Queued records a model call starting to wait for a slot; the returned func records the end of
@@ -175,6 +177,12 @@ func (m *Metrics) queued(queue string) func(time.Duration, bool) {
 			m.overloaded.WithLabelValues(queue).Inc()
 		}
 	}
+}
+
+// UploadQueued records a /v1/extract request starting to wait for room to read its body, as
+// Queued does for model calls. That wait has no bound but the request's deadline.
+func (m *Metrics) UploadQueued() (done func(wait time.Duration, rejected bool)) {
+	return m.queued(queueUpload)
 }
 
 // Extracting records a /v1/extract request getting its turn; the returned func records its end.
