@@ -1,15 +1,23 @@
-// Command loadtest measures the service under a burst of concurrent single-page requests against
-// a fake model that answers after a fixed delay. It is not part of go test.
+// Command loadtest measures the service under many concurrent single-page requests against a
+// fake model that answers after a fixed delay. It is not part of go test.
 //
-//	go run ./cmd/loadtest                  # both scenarios of the README, 500 requests each
-//	go run ./cmd/loadtest -n 200 -inflight 64
+//	go run ./cmd/loadtest                  # the README's three scenarios, 500 requests or clients
+//	go run ./cmd/loadtest -n 200 -inflight 64 -sustain 10s
 //
 // It builds ./cmd/ocrdraft (run it from the repository root, or pass -bin), starts the binary on
-// 127.0.0.1 with its model pointed at a fake OpenAI-compatible server in this process, fires all
-// requests at once, each with the same ~1 MB JPEG, and reports the answers by code, the latency,
-// the service's overhead (latency minus the model's delay), the most calls the fake saw at once,
-// and the server process's peak RSS (VmHWM from /proc/PID/status). Everything stays on loopback,
-// and both the request count and the run time are bounded.
+// 127.0.0.1 with its model pointed at a fake OpenAI-compatible server in this process, and sends
+// requests, each with the same ~1 MB JPEG, in one of two ways:
+//
+//   - a burst: all n requests in the same instant, the worst case for queueing and memory;
+//   - sustained: requests at a constant rate of n per model delay, so that n are in flight at
+//     any time, measured for -sustain after a warm-up of -warmup in which the rate climbs from
+//     zero. As in wrk2, the sending does not wait for answers, so a slow answer cannot hide the
+//     requests it would have delayed.
+//
+// It reports the answers by code, the latency, the service's overhead (latency minus the model's
+// delay), the most calls the fake saw at once, the server's CPU time, and the server process's
+// peak RSS (VmHWM from /proc/PID/status). Everything stays on loopback, and both the request
+// count and the run time are bounded.
 package main
 
 import (
@@ -23,6 +31,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"io"
+	"math"
 	"math/rand/v2"
 	"mime/multipart"
 	"net"
@@ -45,8 +54,10 @@ const (
 )
 
 func main() {
-	n := flag.Int("n", 500, fmt.Sprintf("concurrent requests per scenario (at most %d)", maxRequests))
-	inflight := flag.Int("inflight", 0, "run one scenario with this OCR_MAX_INFLIGHT instead of the README's two (512, then the default 32)")
+	n := flag.Int("n", 500, fmt.Sprintf("requests in a burst, and in flight when sustained (at most %d)", maxRequests))
+	inflight := flag.Int("inflight", 0, "run the burst and the sustained scenario with this OCR_MAX_INFLIGHT, instead of the README's three scenarios")
+	sustain := flag.Duration("sustain", 20*time.Second, "how long the sustained scenario is measured, after its warm-up; 0 skips it")
+	warmup := flag.Duration("warmup", 0, "the sustained scenario's warm-up, in which the rate climbs to full, not measured; 0 means five model delays")
 	delay := flag.Duration("model-delay", 2*time.Second, "how long the fake model takes to answer")
 	bin := flag.String("bin", "", "the ocrdraft binary; empty builds ./cmd/ocrdraft")
 	limit := flag.Duration("timeout", 3*time.Minute, "bound on the whole run")
@@ -58,7 +69,10 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *limit)
 	defer cancel()
-	if err := run(ctx, *n, *inflight, *delay, *bin, *memLimit); err != nil {
+	if *warmup <= 0 {
+		*warmup = 5 * *delay
+	}
+	if err := run(ctx, *n, *inflight, *delay, *sustain, *warmup, *bin, *memLimit); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
@@ -66,10 +80,12 @@ func main() {
 
 type scenario struct {
 	name     string
-	inflight int // OCR_MAX_INFLIGHT; 0 leaves the default
+	inflight int           // OCR_MAX_INFLIGHT; 0 leaves the default
+	sustain  time.Duration // 0 is a burst
+	warmup   time.Duration // before sustain, not measured
 }
 
-func run(ctx context.Context, n, inflight int, delay time.Duration, bin, memLimit string) error {
+func run(ctx context.Context, n, inflight int, delay, sustain, warmup time.Duration, bin, memLimit string) error {
 	if bin == "" {
 		dir, err := os.MkdirTemp("", "loadtest")
 		if err != nil {
@@ -83,12 +99,22 @@ func run(ctx context.Context, n, inflight int, delay time.Duration, bin, memLimi
 			return fmt.Errorf("build ./cmd/ocrdraft (run from the repository root, or pass -bin): %w", err)
 		}
 	}
-	scenarios := []scenario{
-		{fmt.Sprintf("%d concurrent, OCR_MAX_INFLIGHT=512", n), 512},
-		{fmt.Sprintf("%d concurrent, OCR_MAX_INFLIGHT default (32)", n), 0},
+	burst := func(inflight int, limit string) scenario {
+		return scenario{name: fmt.Sprintf("burst: %d requests at once, OCR_MAX_INFLIGHT=%s", n, limit), inflight: inflight}
 	}
+	sustained := func(inflight int) scenario {
+		return scenario{
+			name: fmt.Sprintf("sustained: %.0f requests/s (%d in flight), measured for %v after a %v warm-up, OCR_MAX_INFLIGHT=%d",
+				float64(n)/delay.Seconds(), n, sustain, warmup, inflight),
+			inflight: inflight, sustain: sustain, warmup: warmup,
+		}
+	}
+	scenarios := []scenario{burst(512, "512"), sustained(512), burst(0, "default (32)")}
 	if inflight > 0 {
-		scenarios = []scenario{{fmt.Sprintf("%d concurrent, OCR_MAX_INFLIGHT=%d", n, inflight), inflight}}
+		scenarios = []scenario{burst(inflight, strconv.Itoa(inflight)), sustained(inflight)}
+	}
+	if sustain <= 0 {
+		scenarios = slices.DeleteFunc(scenarios, func(sc scenario) bool { return sc.warmup > 0 })
 	}
 
 	photo := photo()
@@ -145,27 +171,72 @@ func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time
 		return fmt.Errorf("warm-up request: %d %s %v", r.status, r.code, r.err)
 	}
 	model.peak.Store(0)
-	cpu0 := procCPU(srv.cmd.Process.Pid)
+	cpu0, own0 := procCPU(srv.cmd.Process.Pid), procCPU(os.Getpid())
+	busy0, total0 := machineCPU()
 
-	results := make([]result, n)
-	start := make(chan struct{})
+	var results []result
+	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for i := range n {
+	var inFlight, peakInFlight atomic.Int32
+	fire := func(warm bool) {
 		wg.Go(func() {
-			<-start
-			results[i] = send(ctx, client, url, body, contentType)
+			now := inFlight.Add(1)
+			for p := peakInFlight.Load(); now > p && !peakInFlight.CompareAndSwap(p, now); p = peakInFlight.Load() {
+			}
+			r := send(ctx, client, url, body, contentType)
+			inFlight.Add(-1)
+			r.warm = warm
+			mu.Lock()
+			results = append(results, r)
+			mu.Unlock()
 		})
 	}
 	t0 := time.Now()
-	close(start)
+	if sc.sustain == 0 {
+		for range n {
+			fire(false)
+		}
+	} else {
+		// A constant rate of n per model delay, so that n requests are in flight, paced as wrk2
+		// paces them: the clock does not wait for answers, so a slow answer cannot hide the
+		// requests it would have delayed. During the warm-up the rate climbs from zero: started
+		// at full rate, a cold process (no connections, a small heap) falls behind, and the
+		// answers to the late requests then come back together every model delay, an echo that
+		// takes many seconds to fade.
+		rate, w := float64(n)/delay.Seconds(), sc.warmup.Seconds()
+		for k := 1; ctx.Err() == nil; k++ {
+			// The k-th request: on the ramp, rate·t²/(2w) requests have been sent by time t.
+			at := math.Sqrt(2 * w * float64(k) / rate)
+			if at > w {
+				at = w + (float64(k)-rate*w/2)/rate
+			}
+			d := time.Duration(at * float64(time.Second))
+			if d >= sc.warmup+sc.sustain {
+				break
+			}
+			time.Sleep(time.Until(t0.Add(d)))
+			fire(d < sc.warmup)
+		}
+	}
 	wg.Wait()
 	wall := time.Since(t0)
 
-	cpu := procCPU(srv.cmd.Process.Pid) - cpu0
+	cpu, own := procCPU(srv.cmd.Process.Pid)-cpu0, procCPU(os.Getpid())-own0
+	busy1, total1 := machineCPU()
 	hwm, rss := procMem(srv.cmd.Process.Pid)
 	ownHWM, _ := procMem(os.Getpid())
 	report(sc, results, delay, wall, model.peak.Load(), hwm, rss, ownHWM)
-	fmt.Printf("server CPU during the burst %v, %v per request\n", cpu.Round(10*time.Millisecond), (cpu / time.Duration(n)).Round(100*time.Microsecond))
+	if sc.sustain > 0 {
+		fmt.Printf("most requests in flight at once: %d\n", peakInFlight.Load())
+	}
+	per := func(d time.Duration) time.Duration {
+		return (d / time.Duration(max(1, len(results)))).Round(100 * time.Microsecond)
+	}
+	fmt.Printf("CPU: server %v (%v per request); load generator and fake model %v (%v per request)\n",
+		cpu.Round(10*time.Millisecond), per(cpu), own.Round(10*time.Millisecond), per(own))
+	if total1 > total0 {
+		fmt.Printf("the machine's CPUs were %.0f%% busy\n", 100*float64(busy1-busy0)/float64(total1-total0))
+	}
 	return nil
 }
 
@@ -175,6 +246,7 @@ type result struct {
 	retryAfter string
 	latency    time.Duration
 	err        error
+	warm       bool // sent during a sustained scenario's warm-up
 }
 
 func send(ctx context.Context, client *http.Client, url string, body []byte, contentType string) result {
@@ -202,13 +274,18 @@ func send(ctx context.Context, client *http.Client, url string, body []byte, con
 
 func report(sc scenario, results []result, delay, wall time.Duration, peak int32, hwm, rss, ownHWM int64) {
 	byCode := map[string]int{}
-	var ok, overloaded []time.Duration
+	var ok, warm, overloaded []time.Duration
 	retryAfter := map[string]int{}
 	for _, r := range results {
 		switch {
 		case r.err != nil:
 			byCode["transport: "+shortErr(r.err)]++
 		case r.status == http.StatusOK:
+			if r.warm {
+				warm = append(warm, r.latency)
+				byCode["200 ok (warm-up)"]++
+				continue
+			}
 			ok = append(ok, r.latency)
 			byCode["200 ok"]++
 		default:
@@ -221,13 +298,22 @@ func report(sc scenario, results []result, delay, wall time.Duration, peak int32
 	}
 	fmt.Printf("\n== %s\n", sc.name)
 	fmt.Printf("requests %d in %v; answers: %s\n", len(results), wall.Round(time.Millisecond), fmtCounts(byCode))
-	if len(ok) > 0 {
-		over := make([]time.Duration, len(ok))
-		for i, l := range ok {
+	if sc.sustain > 0 {
+		fmt.Printf("measured: %d answers in %v after the warm-up, %.0f/s\n", len(results)-len(warm), sc.sustain, float64(len(results)-len(warm))/sc.sustain.Seconds())
+	}
+	latencies := func(what string, ls []time.Duration) {
+		over := make([]time.Duration, len(ls))
+		for i, l := range ls {
 			over[i] = l - delay
 		}
-		fmt.Printf("200s: latency p50 %v p99 %v max %v; overhead (latency − %v model) p50 %v p99 %v max %v\n",
-			pct(ok, 50), pct(ok, 99), pct(ok, 100), delay, pct(over, 50), pct(over, 99), pct(over, 100))
+		fmt.Printf("%s: latency p50 %v p99 %v max %v; overhead (latency − %v model) p50 %v p99 %v max %v\n",
+			what, pct(ls, 50), pct(ls, 99), pct(ls, 100), delay, pct(over, 50), pct(over, 99), pct(over, 100))
+	}
+	if len(ok) > 0 {
+		latencies("200s", ok)
+	}
+	if len(warm) > 0 {
+		latencies("200s during the warm-up", warm)
 	}
 	if len(overloaded) > 0 {
 		fmt.Printf("overloaded: latency min %v p50 %v p99 %v max %v; Retry-After %s\n",
@@ -303,6 +389,24 @@ func procCPU(pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// machineCPU reads the busy and total time of all CPUs, in clock ticks, from /proc/stat.
+func machineCPU() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
 }
 
 func numCPU() int {
@@ -411,7 +515,11 @@ func startModel(delay time.Duration) (*fakeModel, error) {
 		defer m.now.Add(-1)
 		for p := m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {
 		}
-		_, _ = io.Copy(io.Discard, r.Body)
+		// A large buffer, pooled: io.Discard's own is 8 KB, and the fake shares the CPUs with
+		// the server.
+		buf := bufs.Get().(*[]byte)
+		_, _ = io.CopyBuffer(struct{ io.Writer }{io.Discard}, r.Body, *buf)
+		bufs.Put(buf)
 		select {
 		case <-time.After(delay):
 		case <-r.Context().Done():
@@ -425,6 +533,8 @@ func startModel(delay time.Duration) (*fakeModel, error) {
 }
 
 func (m *fakeModel) close() { _ = m.srv.Close() }
+
+var bufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // The page: an upright colour photo of a printed page, 1600×1200, with sensor-like noise so
 // that it stays about 1 MB as a JPEG. It is generated the same way every run.
