@@ -31,6 +31,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"mime/multipart"
@@ -229,6 +230,7 @@ func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time
 	if sc.sustain > 0 {
 		fmt.Printf("most requests in flight at once: %d\n", peakInFlight.Load())
 	}
+	fmt.Printf("waits in the server's queues (whole run): %s\n", queueWaits(ctx, client, "http://"+srv.addr+"/metrics"))
 	per := func(d time.Duration) time.Duration {
 		return (d / time.Duration(max(1, len(results)))).Round(100 * time.Microsecond)
 	}
@@ -350,6 +352,45 @@ func shortErr(err error) string {
 		s = s[i+2:]
 	}
 	return s
+}
+
+// queueWaits sums up the server's ocrdraft_queue_wait_seconds histogram: how many waited in
+// each queue, and for how long on average.
+func queueWaits(ctx context.Context, client *http.Client, url string) string {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	res, err := client.Do(req)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	count, sum := map[string]float64{}, map[string]float64{}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		name, rest, ok := strings.Cut(line, `{queue="`)
+		if !ok {
+			continue
+		}
+		queue, v, _ := strings.Cut(rest, `"} `)
+		f, _ := strconv.ParseFloat(v, 64)
+		switch name {
+		case "ocrdraft_queue_wait_seconds_count":
+			count[queue] = f
+		case "ocrdraft_queue_wait_seconds_sum":
+			sum[queue] = f
+		}
+	}
+	if len(count) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, q := range slices.Sorted(maps.Keys(count)) {
+		p := fmt.Sprintf("%s ×%.0f", q, count[q])
+		if count[q] > 0 {
+			p += fmt.Sprintf(" (mean %v)", time.Duration(sum[q]/count[q]*float64(time.Second)).Round(100*time.Microsecond))
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // procMem reads a process's peak and current resident set size, in bytes, from /proc.
