@@ -9,6 +9,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -29,9 +30,14 @@ func (s *Server) extract(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	defer held.Close() // Extract gives it back as it goes; this covers every other way out
+	// The context alone does not stop a blocked read: without a read deadline, a body trickling
+	// in would keep its share of the upload memory past the request's deadline.
+	if dl, ok := c.Request().Context().Deadline(); ok {
+		_ = http.NewResponseController(c.Response()).SetReadDeadline(dl) // unsupported in tests
+	}
 	images, err := s.images(c)
 	if err != nil {
-		held.Close()
 		return err
 	}
 	size := int64(0)
@@ -156,6 +162,9 @@ func bodyErr(err error, what string) error {
 	var pe *problem.Error
 	if errors.As(err, &pe) {
 		return pe
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return &problem.Error{Code: problem.InvalidRequest, Detail: "the request body did not arrive within the request deadline", Err: err}
 	}
 	return &problem.Error{Code: problem.InvalidRequest, Detail: what, Err: err}
 }

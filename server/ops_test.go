@@ -1,12 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -167,13 +169,12 @@ func TestOverloaded(t *testing.T) {
 	}
 }
 
-// TestCallerGoesAway: a caller that disconnects mid-request cancels the model call.
 // TestUploadMemory: a body that does not fit beside one being read waits, counted in the upload
 // queue, until that one has been read, and then goes through.
 func TestUploadMemory(t *testing.T) {
 	body, ct := multipartBody(t, page)
 	raw, _ := io.ReadAll(body)
-	e := newEnv(t, options{uploadMemory: int64(len(raw))})
+	e := newEnv(t, options{uploadMemory: int64(len(raw)), queueWait: time.Minute})
 	e.model.Default(fakeopenai.Reply(lipid))
 	serve := func(r io.Reader, codes chan<- int) {
 		req := httptest.NewRequest(http.MethodPost, "/v1/extract", r)
@@ -206,6 +207,59 @@ func TestUploadMemory(t *testing.T) {
 		t.Errorf("upload queue metrics:\n%s", grep(m, `queue="upload"`))
 	}
 }
+
+// TestUploadStalled: behind an upload that has stopped moving, the next one does not wait for
+// the deadline: after OCR_QUEUE_WAIT without any upload moving on, it is 503 overloaded. And the
+// stalled body itself is cut off at the request's deadline, which gives its memory back.
+func TestUploadStalled(t *testing.T) {
+	body, ct := multipartBody(t, page)
+	raw, _ := io.ReadAll(body)
+	e := newEnv(t, options{uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 300 * time.Millisecond})
+	e.model.Default(fakeopenai.Reply(lipid))
+	ts := httptest.NewServer(e.srv)
+	defer ts.Close()
+
+	// A caller that sends its headers and the start of its body, then nothing.
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
+	conn.Write(raw[:len(raw)/2])
+	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_extract_requests_in_flight 1`) })
+
+	post := func() *http.Response {
+		res, err := ts.Client().Post(ts.URL+"/v1/extract", ct, bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := post(); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("behind a stalled upload: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+
+	// The stalled request is answered at its deadline, and its memory is free again.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the stalled request got no answer: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("the stalled request: %d, want 400", res.StatusCode)
+	}
+	if res := post(); res.StatusCode != http.StatusOK {
+		t.Errorf("after the stalled request ended: %d, want 200", res.StatusCode)
+	}
+	if m := e.get("/metrics"); !strings.Contains(m, `ocrdraft_overloaded_total{queue="upload"} 1`) {
+		t.Errorf("upload queue metrics:\n%s", grep(m, `queue="upload"`))
+	}
+}
+
+// TestCallerGoesAway: a caller that disconnects mid-request cancels the model call.
 
 func TestCallerGoesAway(t *testing.T) {
 	e := newEnv(t, options{})

@@ -59,12 +59,15 @@ type Config struct {
 	// UploadMemory bounds the bytes of page images on their way in, across the process
 	// (default 64 MiB): from the moment a /v1/extract body starts being read until each page has
 	// been written into its model request (or taken over by the Extractor's retry memory). A
-	// request whose body does not fit waits, within its deadline, for room. Otherwise a burst
+	// request whose body does not fit waits for room while the uploads ahead of it move on, and
+	// gets 503 overloaded after QueueWait without any moving (see readTurn). Otherwise a burst
 	// of 500 uploads of 1 MB is read, prepared and sent all at once, holding 500 MB together,
 	// and the page faults of so much fresh memory more than double the CPU each one takes
 	// (measured: 7.3 against 3 ms); a few at a time, the same memory is reused. A body counts
-	// as its Content-Length until read, then as its images; one of unknown length counts as
-	// MaxRequestBytes; none counts as more than UploadMemory.
+	// as its Content-Length until read, then as its images (a JSON body costs up to about twice
+	// that while it is decoded); one of unknown length counts as MaxRequestBytes; none counts
+	// as more than UploadMemory. Reading a body ends at the request's deadline, so one trickling
+	// in cannot keep its share past it.
 	UploadMemory int64
 
 	// APIKeys are the bearer keys callers may send to /v1/*. Empty leaves the API open (the
@@ -218,24 +221,35 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readTurn waits until the request's body fits in UploadMemory and returns the hold on it. A
-// deadline passing while it waits is the request's deadline (model_timeout, as for any wait for
-// a turn); a caller going away is its context's error.
+// readTurn waits until the request's body fits in UploadMemory and returns the hold on it. It
+// waits as long as the uploads ahead of it move on (one is read and sent, giving its share
+// back), up to the request's deadline, but gives up after QueueWait without any moving — one
+// trickling in, say — with 503 overloaded, as any wait for a turn does. A deadline passing
+// while it waits is model_timeout, as for the other turns; a caller going away is its
+// context's error.
 func (s *Server) readTurn(c echo.Context) (*budget.Hold, error) {
 	r := c.Request()
-	n := r.ContentLength
-	if n <= 0 || n > s.cfg.MaxRequestBytes {
+	n := r.ContentLength // 0 is an empty body; -1 is unknown
+	if n < 0 || n > s.cfg.MaxRequestBytes {
 		n = s.cfg.MaxRequestBytes
 	}
+	n = min(max(n, 1), s.cfg.UploadMemory)
 	if h, ok := s.uploads.TryTake(n); ok {
 		return h, nil
 	}
 	done, start := s.cfg.Metrics.UploadQueued(), time.Now()
-	h, err := s.uploads.Take(r.Context(), n)
-	done(time.Since(start), false)
+	h, err := s.uploads.TakeMoving(r.Context(), n, s.cfg.QueueWait)
+	done(time.Since(start), errors.Is(err, budget.ErrStalled))
 	switch {
 	case err == nil:
 		return h, nil
+	case errors.Is(err, budget.ErrStalled):
+		return nil, &problem.Error{
+			Code: problem.Overloaded,
+			Detail: fmt.Sprintf("the service holds as many uploads as its upload memory allows, and none moved on within %v; retry after the Retry-After delay",
+				s.cfg.QueueWait),
+			RetryAfter: max(s.cfg.QueueWait, time.Second),
+		}
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting to read its body", Err: err}
 	default:

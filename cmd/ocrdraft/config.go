@@ -115,7 +115,7 @@ var settings = []setting{
 	}},
 	{[]string{"OCR_MAX_INFLIGHT"}, "max-inflight", strconv.Itoa(modelcall.DefaultMaxInFlight), "/v1/extract requests worked on at once, and model calls at once, across the process; more wait for a turn", positiveInt(func(c *config, n int) { c.MaxInFlight = n })},
 	{[]string{"OCR_QUEUE_WAIT"}, "queue-wait", modelcall.DefaultQueueWait.String(), "longest wait for a turn (a request's or a model call's) before 503 overloaded", duration(func(c *config, d time.Duration) { c.QueueWait = d })},
-	{[]string{"OCR_UPLOAD_MEMORY"}, "upload-memory", strconv.Itoa(server.DefaultUploadMemory), "bytes of /v1/extract bodies read at once, across the process; more wait, within their deadline, for room", positiveInt(func(c *config, n int) { c.UploadMemory = int64(n) })},
+	{[]string{"OCR_UPLOAD_MEMORY"}, "upload-memory", strconv.Itoa(server.DefaultUploadMemory), "bytes of page images on their way in, across the process: from reading a /v1/extract body until each page is sent to the model; more wait for room while uploads move on", positiveInt(func(c *config, n int) { c.UploadMemory = int64(n) })},
 	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {

@@ -7,7 +7,9 @@ package budget
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -16,11 +18,60 @@ import (
 type Budget struct {
 	sem  *semaphore.Weighted
 	size int64
+
+	mu    sync.Mutex
+	moved chan struct{} // closed, and replaced, whenever bytes are given back
 }
 
 // New returns a budget of size bytes.
 func New(size int64) *Budget {
-	return &Budget{sem: semaphore.NewWeighted(size), size: size}
+	return &Budget{sem: semaphore.NewWeighted(size), size: size, moved: make(chan struct{})}
+}
+
+// ErrStalled is TakeMoving's error when nothing was given back for its stall time.
+var ErrStalled = errors.New("budget: no bytes were given back while waiting")
+
+// TakeMoving is Take, except that it gives up with ErrStalled when stall passes without any
+// bytes being given back: it waits as long as the holds ahead of it are moving, but not behind
+// one that is stuck (an upload trickling in, say).
+func (b *Budget) TakeMoving(ctx context.Context, n int64, stall time.Duration) (*Hold, error) {
+	n = min(max(n, 1), b.size)
+	if b.sem.TryAcquire(n) {
+		return &Hold{b: b, n: n}, nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTimer(stall)
+		defer t.Stop()
+		for {
+			b.mu.Lock()
+			moved := b.moved
+			b.mu.Unlock()
+			select {
+			case <-moved:
+				t.Reset(stall)
+			case <-t.C:
+				cancel(ErrStalled)
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	if err := b.sem.Acquire(ctx, n); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	return &Hold{b: b, n: n}, nil
+}
+
+// release gives n bytes back to the semaphore and tells the waiters that the budget moved.
+func (b *Budget) release(n int64) {
+	b.sem.Release(n)
+	b.mu.Lock()
+	close(b.moved)
+	b.moved = make(chan struct{})
+	b.mu.Unlock()
 }
 
 // Size is the budget's size in bytes.
@@ -63,7 +114,7 @@ func (h *Hold) Give(n int64) {
 	h.n -= n
 	h.mu.Unlock()
 	if n > 0 {
-		h.b.sem.Release(n)
+		h.b.release(n)
 	}
 }
 
@@ -77,7 +128,7 @@ func (h *Hold) Close() {
 	h.n = 0
 	h.mu.Unlock()
 	if n > 0 {
-		h.b.sem.Release(n)
+		h.b.release(n)
 	}
 }
 

@@ -2,7 +2,9 @@ package budget
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -68,4 +70,41 @@ func TestBudget(t *testing.T) {
 	if nilHold.Held() != 0 {
 		t.Fatal("a nil hold holds something")
 	}
+}
+
+// TestTakeMoving: a wait goes on past the stall time while bytes keep being given back, and
+// gives up once they stop. Time is synctest's, so the test is exact and instant.
+func TestTakeMoving(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(20)
+		h, _ := b.TryTake(20)
+		go func() { // gives back a byte every 30 ms, 10 in all, then stops
+			for range 10 {
+				time.Sleep(30 * time.Millisecond)
+				h.Give(1)
+			}
+		}()
+		start := time.Now()
+		h5, err := b.TakeMoving(t.Context(), 5, 100*time.Millisecond)
+		if err != nil || time.Since(start) != 150*time.Millisecond {
+			t.Fatalf("TakeMoving(5) = %v after %v, want a hold after 150ms", err, time.Since(start))
+		}
+		// 5 bytes given back and taken; the other 5 come by 300 ms, then nothing moves.
+		start = time.Now()
+		_, err = b.TakeMoving(t.Context(), 6, 100*time.Millisecond)
+		if !errors.Is(err, ErrStalled) || time.Since(start) != 250*time.Millisecond {
+			t.Fatalf("TakeMoving(6) = %v after %v, want ErrStalled after 250ms (the last give at 300ms, then 100ms)", err, time.Since(start))
+		}
+		h5.Close()
+		// The caller's context still rules.
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+		defer cancel()
+		if _, err := b.TakeMoving(ctx, 20, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("TakeMoving past its context's deadline = %v", err)
+		}
+		h.Close()
+		if h, err := b.TakeMoving(t.Context(), 20, time.Millisecond); err != nil || h.Held() != 20 {
+			t.Fatalf("TakeMoving on a free budget = %v", err)
+		}
+	})
 }
