@@ -50,12 +50,13 @@ type Config struct {
 	// RetryMemory bounds the bytes of page images kept, across all requests, while their model
 	// calls run, so that a call can be tried again (after a 429, a 5xx or a broken connection)
 	// or re-asked (after an unusable reply). A page that does not fit is sent once and let go of
-	// as soon as it is written (vision.Request.Once), and a failure that would have been tried
-	// again is answered as it is (503 model_rate_limited or model_unavailable, 502
-	// model_output_unparseable), for the caller to retry with the image it still has. So a
-	// burst of large uploads costs memory only while they are read and sent, not for the
-	// seconds the model takes. 0 means DefaultRetryMemory, which holds the default 32 calls'
-	// pages at 2 MB each (a page is sent at most 2048 px on its long side).
+	// as soon as it is written (vision.Request.Once), and a failure after that which would have
+	// been tried again is answered as it is (503 model_rate_limited, 502 model_unavailable or
+	// model_output_unparseable; in a report of several pages, a page_failed warning if another
+	// page was read), for the caller to retry with the image it still has. So a burst of large
+	// uploads costs memory only while they are read and sent, not for the seconds the model
+	// takes. 0 means DefaultRetryMemory, which holds the default 32 calls' pages at 2 MB, a
+	// large page as sent (at most 2048 px on its long side; an upright JPEG goes as it came).
 	RetryMemory int64
 	Observer    Observer // may be nil
 }

@@ -47,6 +47,26 @@ func (s *imageSub) take() ([]byte, error) {
 	return s.data, nil
 }
 
+// len is the image's size; 0 once it is gone.
+func (s *imageSub) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.data)
+}
+
+// anyGone reports whether any of subs has been sent once and let go of.
+func anyGone(subs []*imageSub) bool {
+	for _, s := range subs {
+		s.mu.Lock()
+		gone := s.gone
+		s.mu.Unlock()
+		if gone {
+			return true
+		}
+	}
+	return false
+}
+
 // sent is called when a body has read the whole image.
 func (s *imageSub) sent() {
 	s.mu.Lock()
@@ -93,7 +113,7 @@ func streamImages(r *http.Request, subs []*imageSub) error {
 			return errTokenMissing
 		}
 		segs = append(segs, segment{lit: rest[:i]}, segment{img: s})
-		size += int64(i) + int64(base64.StdEncoding.EncodedLen(len(s.data)))
+		size += int64(i) + int64(base64.StdEncoding.EncodedLen(s.len()))
 		rest = rest[i+len(s.token):]
 	}
 	segs = append(segs, segment{lit: rest})

@@ -104,14 +104,16 @@ type Request struct {
 
 	// Once sends the images a single time and lets go of them as soon as they are written, for
 	// a caller that cannot afford to keep a page while the model works: Complete sets each
-	// Images[i].Data to nil at once, keeps the bytes only until the request body has carried
-	// them, and makes one try — a failure that would have been retried is returned as it is.
-	// With no other reference held, the memory can be reclaimed during the model's wait.
+	// Images[i].Data to nil at once and keeps the bytes only until a request body has carried
+	// them. A failure that would have been retried is then returned as it is — unless it came
+	// before any image had gone (a refused connection, say), when it is retried as usual. With
+	// no other reference held, the memory can be reclaimed during the model's wait.
 	Once bool
 
-	// Sent, if not nil, is called once, when the request body has carried every image (with
+	// Sent, if not nil, is called once, when a request body has carried every image (with
 	// Once, when they have been let go of): the caller's cue that the bytes are off its hands.
-	// It is not called if no try got that far.
+	// It is not called if no try got that far, and it may be called from the transport's
+	// goroutine, even after Complete has returned.
 	Sent func()
 }
 
@@ -280,7 +282,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 		}
 
 		f := c.classify(err, h, timedOut)
-		if f.retry && req.Once {
+		if f.retry && req.Once && anyGone(images) {
 			if f.reason != "" {
 				f.reason += "; "
 			}

@@ -497,6 +497,34 @@ func TestCompleteOnce(t *testing.T) {
 	}
 }
 
+// TestCompleteOnceNotYetSent: a failure before the image has gone (a refused connection) is
+// retried even for a request sent once, since the bytes are still there.
+func TestCompleteOnceNotYetSent(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Default(fakeopenai.Reply(`{}`))
+	refused := false
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if !refused {
+			refused = true
+			return nil, errors.New("dial tcp: connection refused")
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c, w := newClient(t, f, Config{Tries: 3, HTTPClient: hc})
+	var sent atomic.Int32
+	req := Request{Prompt: "p", Images: []Image{page}, Once: true, Sent: func() { sent.Add(1) }}
+	if _, err := c.Complete(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if f.Calls() != 1 || len(w.got()) != 1 || sent.Load() != 1 {
+		t.Errorf("%d calls at the fake, %d waits, Sent %d times; want 1, 1 and 1", f.Calls(), len(w.got()), sent.Load())
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // TestCompleteSent: Sent is called once, when the body has first carried the images, however
 // many tries follow.
 func TestCompleteSent(t *testing.T) {
