@@ -15,9 +15,11 @@
 //     requests it would have delayed.
 //
 // It reports the answers by code, the latency, the service's overhead (latency minus the model's
-// delay), the most calls the fake saw at once, the server's CPU time, and the server process's
-// peak RSS (VmHWM from /proc/PID/status). Everything stays on loopback, and both the request
-// count and the run time are bounded.
+// delay, as the client sees it and as the server logged it), the most calls the fake saw at
+// once, the waits in the server's queues, the CPU time of the server and of this tool, and the
+// server process's peak RSS (VmHWM from /proc/PID/status). This tool runs on one CPU's worth of
+// threads (-procs) so as not to crowd the server it measures. Everything stays on loopback,
+// and both the request count and the run time are bounded.
 package main
 
 import (
@@ -40,6 +42,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +66,11 @@ func main() {
 	bin := flag.String("bin", "", "the ocrdraft binary; empty builds ./cmd/ocrdraft")
 	limit := flag.Duration("timeout", 3*time.Minute, "bound on the whole run")
 	memLimit := flag.String("gomemlimit", "", "GOMEMLIMIT for the server, such as 400MiB; empty leaves Go's default")
+	procs := flag.Int("procs", 1, "GOMAXPROCS of this tool (the load generator and the fake model need about half a CPU at 250 requests/s); 0 leaves Go's default")
 	flag.Parse()
+	if *procs > 0 {
+		runtime.GOMAXPROCS(*procs)
+	}
 	if *n < 1 || *n > maxRequests {
 		fmt.Fprintf(os.Stderr, "loadtest: -n must be 1 to %d\n", maxRequests)
 		os.Exit(2)
@@ -221,6 +228,19 @@ func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time
 	}
 	wg.Wait()
 	wall := time.Since(t0)
+	// The server's own view: from a request's arrival to its answer, minus the model's delay.
+	// The upload and the client's share of the CPUs are not in it.
+	if sc.sustain > 0 {
+		time.Sleep(100 * time.Millisecond) // the last log lines
+		if ds := srv.durations(t0.Add(sc.warmup+delay), t0.Add(sc.warmup+sc.sustain+delay)); len(ds) > 0 {
+			over := make([]time.Duration, len(ds))
+			for i, d := range ds {
+				over[i] = d - delay
+			}
+			defer fmt.Printf("as the server logged them (%d answers in the same window): overhead p50 %v p99 %v max %v\n",
+				len(ds), pct(over, 50), pct(over, 99), pct(over, 100))
+		}
+	}
 
 	cpu, own := procCPU(srv.cmd.Process.Pid)-cpu0, procCPU(os.Getpid())-own0
 	busy1, total1 := machineCPU()
@@ -460,6 +480,29 @@ type server struct {
 	cmd  *exec.Cmd
 	addr string
 	done chan struct{}
+
+	mu    sync.Mutex
+	times []served // from the server's log lines
+}
+
+// served is one answered /v1/extract as the server logged it.
+type served struct {
+	at       time.Time // when the line was written: the answer
+	duration time.Duration
+	status   int
+}
+
+// durations returns the durations the server logged for 200s answered between from and to.
+func (s *server) durations(from, to time.Time) []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ds []time.Duration
+	for _, t := range s.times {
+		if t.status == http.StatusOK && !t.at.Before(from) && !t.at.After(to) {
+			ds = append(ds, t.duration)
+		}
+	}
+	return ds
 }
 
 // startServer runs bin serve with env (and none of this process's OCR_ variables), and waits for
@@ -487,13 +530,23 @@ func startServer(ctx context.Context, bin string, env map[string]string) (*serve
 		defer close(s.done)
 		dec := json.NewDecoder(stderr)
 		for {
-			var line struct{ Msg, Addr string }
+			var line struct {
+				Msg, Addr, Route string
+				Time             time.Time
+				Status           int
+				DurationMs       float64
+			}
 			if err := dec.Decode(&line); err != nil {
 				_, _ = io.Copy(io.Discard, stderr)
 				return
 			}
-			if line.Msg == "listening" {
+			switch {
+			case line.Msg == "listening":
 				addrc <- line.Addr
+			case line.Msg == "request" && line.Route == "/v1/extract":
+				s.mu.Lock()
+				s.times = append(s.times, served{line.Time, time.Duration(line.DurationMs * float64(time.Millisecond)), line.Status})
+				s.mu.Unlock()
 			}
 		}
 	}()
