@@ -353,7 +353,9 @@ func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 var englishDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006", "Jan. 2, 2006"}
 
 func englishDate(s string) (time.Time, bool) {
-	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] >= '0' && s[0] <= '9') {
+	// Every layout has a month word, so without a letter none can match; and every time.Parse
+	// that fails allocates its error, seven for each numeric date otherwise.
+	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] >= '0' && s[0] <= '9') || !strings.ContainsFunc(s, isLatinLetter) {
 		return time.Time{}, false
 	}
 	for _, layout := range englishDates {
@@ -363,6 +365,8 @@ func englishDate(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+func isLatinLetter(r rune) bool { return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' }
 
 // yearOf reads the year of a date written without its day (2026年3月, 2026-03, 2026年): the
 // year is certain though the date is not. An impossible date (2026-02-30) gives no year: a
