@@ -130,21 +130,32 @@ func run(ctx context.Context, n, inflight int, delay, sustain, warmup time.Durat
 	fmt.Printf("page: %d×%d JPEG, %d bytes (sent to the model as is); model delay %v; %d CPUs\n",
 		photoW, photoH, len(photo), delay, numCPU())
 
+	var failed []string
 	for _, sc := range scenarios {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := runScenario(ctx, sc, bin, n, delay, memLimit, body, contentType); err != nil {
+		bad, err := runScenario(ctx, sc, bin, n, delay, memLimit, body, contentType)
+		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
+		// With room for every request in flight, anything but a 200 is a failure; with less,
+		// 503 overloaded is the point.
+		if sc.inflight >= n && bad > 0 {
+			failed = append(failed, fmt.Sprintf("%s: %d answers were not 200", sc.name, bad))
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
 	}
 	return nil
 }
 
-func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time.Duration, memLimit string, body []byte, contentType string) error {
+// runScenario runs one scenario and reports it, and returns how many answers were not 200.
+func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time.Duration, memLimit string, body []byte, contentType string) (notOK int, err error) {
 	model, err := startModel(delay)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer model.close()
 
@@ -163,7 +174,7 @@ func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time
 	}
 	srv, err := startServer(ctx, bin, env)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer srv.stop()
 
@@ -176,7 +187,7 @@ func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time
 
 	// One request first, so that the measured burst does not include the first call's setup.
 	if r := send(ctx, client, url, body, contentType); r.status != http.StatusOK {
-		return fmt.Errorf("warm-up request: %d %s %v", r.status, r.code, r.err)
+		return 0, fmt.Errorf("warm-up request: %d %s %v", r.status, r.code, r.err)
 	}
 	model.peak.Store(0)
 	cpu0, own0 := procCPU(srv.cmd.Process.Pid), procCPU(os.Getpid())
@@ -259,7 +270,12 @@ func runScenario(ctx context.Context, sc scenario, bin string, n int, delay time
 	if total1 > total0 {
 		fmt.Printf("the machine's CPUs were %.0f%% busy\n", 100*float64(busy1-busy0)/float64(total1-total0))
 	}
-	return nil
+	for _, r := range results {
+		if r.err != nil || r.status != http.StatusOK {
+			notOK++
+		}
+	}
+	return notOK, nil
 }
 
 type result struct {
