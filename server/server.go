@@ -233,27 +233,14 @@ func (s *Server) readTurn(c echo.Context) (*budget.Hold, error) {
 	if n < 0 || n > s.cfg.MaxRequestBytes {
 		n = s.cfg.MaxRequestBytes
 	}
-	n = min(max(n, 1), s.cfg.UploadMemory)
-	if h, ok := s.uploads.TryTake(n); ok {
-		return h, nil
-	}
-	done, start := s.cfg.Metrics.UploadQueued(), time.Now()
-	h, err := s.uploads.TakeMoving(r.Context(), n, s.cfg.QueueWait)
-	done(time.Since(start), errors.Is(err, budget.ErrStalled))
+	h, err := s.uploads.TakeMoving(r.Context(), n, s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
 	switch {
 	case err == nil:
 		return h, nil
 	case errors.Is(err, budget.ErrStalled):
-		return nil, &problem.Error{
-			Code: problem.Overloaded,
-			Detail: fmt.Sprintf("the service holds as many uploads as its upload memory allows, and none moved on within %v; retry after the Retry-After delay",
-				s.cfg.QueueWait),
-			RetryAfter: max(s.cfg.QueueWait, time.Second),
-		}
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting to read its body", Err: err}
+		return nil, gate.Refused(fmt.Sprintf("the service holds as many uploads as its upload memory allows, and none moved on within %v", s.cfg.QueueWait), s.cfg.QueueWait)
 	default:
-		return nil, fmt.Errorf("server: waiting to read the body: %w", err)
+		return nil, gate.Abandoned(r.Context(), "room to read the body")
 	}
 }
 

@@ -31,13 +31,20 @@ func New(size int64) *Budget {
 // ErrStalled is TakeMoving's error when nothing was given back for its stall time.
 var ErrStalled = errors.New("budget: no bytes were given back while waiting")
 
-// TakeMoving is Take, except that it gives up with ErrStalled when stall passes without any
-// bytes being given back: it waits as long as the holds ahead of it are moving, but not behind
-// one that is stuck (an upload trickling in, say).
-func (b *Budget) TakeMoving(ctx context.Context, n int64, stall time.Duration) (*Hold, error) {
+// TakeMoving waits, first come first served, until n bytes are free and holds them. n is
+// clamped to 1..Size, so that no hold waits for more than the budget has. It waits as long as
+// the holds ahead of it are moving, but not behind one that is stuck (an upload trickling in,
+// say): when stall passes without any bytes being given back it gives up with ErrStalled, and
+// when ctx ends, with ctx's error. When it has to wait, queued (if not nil) is told, and returns
+// the func to call when the wait ends, as for gate.Gate.Enter.
+func (b *Budget) TakeMoving(ctx context.Context, n int64, stall time.Duration, queued func() func(wait time.Duration, stalled bool)) (h *Hold, err error) {
 	n = min(max(n, 1), b.size)
 	if b.sem.TryAcquire(n) {
 		return &Hold{b: b, n: n}, nil
+	}
+	if queued != nil {
+		done, start := queued(), time.Now()
+		defer func() { done(time.Since(start), errors.Is(err, ErrStalled)) }()
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -76,16 +83,6 @@ func (b *Budget) release(n int64) {
 
 // Size is the budget's size in bytes.
 func (b *Budget) Size() int64 { return b.size }
-
-// Take waits, first come first served, until n bytes are free and holds them. n is clamped to
-// 1..Size, so that no hold waits for more than the budget has. It fails only with ctx's error.
-func (b *Budget) Take(ctx context.Context, n int64) (*Hold, error) {
-	n = min(max(n, 1), b.size)
-	if err := b.sem.Acquire(ctx, n); err != nil {
-		return nil, err
-	}
-	return &Hold{b: b, n: n}, nil
-}
 
 // TryTake holds n bytes if they are free now, and reports whether it did. n is not clamped: a
 // hold larger than the budget is never granted.

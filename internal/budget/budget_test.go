@@ -10,7 +10,7 @@ import (
 
 func TestBudget(t *testing.T) {
 	b := New(10)
-	h, err := b.Take(t.Context(), 6)
+	h, err := b.TakeMoving(t.Context(), 6, time.Hour, nil)
 	if err != nil || h.Held() != 6 {
 		t.Fatalf("Take(6) = %v, %v", h.Held(), err)
 	}
@@ -24,7 +24,7 @@ func TestBudget(t *testing.T) {
 	// A Take that does not fit waits until enough is given back.
 	got := make(chan *Hold)
 	go func() {
-		h2, err := b.Take(context.Background(), 7)
+		h2, err := b.TakeMoving(context.Background(), 7, time.Hour, nil)
 		if err != nil {
 			t.Error(err)
 		}
@@ -53,14 +53,14 @@ func TestBudget(t *testing.T) {
 
 	// Take clamps to the budget, so a huge body still gets its turn.
 	big := New(10)
-	if h, err := big.Take(t.Context(), 1<<40); err != nil || h.Held() != 10 {
+	if h, err := big.TakeMoving(t.Context(), 1<<40, time.Hour, nil); err != nil || h.Held() != 10 {
 		t.Fatalf("Take(huge) = %v, %v", h.Held(), err)
 	}
 
 	// A waiting Take gives up with its context.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
-	if _, err := big.Take(ctx, 1); err == nil {
+	if _, err := big.TakeMoving(ctx, 1, time.Hour, nil); err == nil {
 		t.Fatal("Take on a spent budget returned without waiting for its context")
 	}
 
@@ -84,27 +84,39 @@ func TestTakeMoving(t *testing.T) {
 				h.Give(1)
 			}
 		}()
+		// queued records each wait as the metrics would: its length, and whether it stalled.
+		var waits []time.Duration
+		var stalls []bool
+		queued := func() func(time.Duration, bool) {
+			return func(d time.Duration, stalled bool) { waits, stalls = append(waits, d), append(stalls, stalled) }
+		}
 		start := time.Now()
-		h5, err := b.TakeMoving(t.Context(), 5, 100*time.Millisecond)
+		h5, err := b.TakeMoving(t.Context(), 5, 100*time.Millisecond, queued)
 		if err != nil || time.Since(start) != 150*time.Millisecond {
 			t.Fatalf("TakeMoving(5) = %v after %v, want a hold after 150ms", err, time.Since(start))
 		}
 		// 5 bytes given back and taken; the other 5 come by 300 ms, then nothing moves.
 		start = time.Now()
-		_, err = b.TakeMoving(t.Context(), 6, 100*time.Millisecond)
+		_, err = b.TakeMoving(t.Context(), 6, 100*time.Millisecond, queued)
 		if !errors.Is(err, ErrStalled) || time.Since(start) != 250*time.Millisecond {
 			t.Fatalf("TakeMoving(6) = %v after %v, want ErrStalled after 250ms (the last give at 300ms, then 100ms)", err, time.Since(start))
+		}
+		if len(waits) != 2 || waits[0] != 150*time.Millisecond || waits[1] != 250*time.Millisecond || stalls[0] || !stalls[1] {
+			t.Fatalf("queued saw waits %v, stalled %v; want [150ms 250ms], [false true]", waits, stalls)
 		}
 		h5.Close()
 		// The caller's context still rules.
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 		defer cancel()
-		if _, err := b.TakeMoving(ctx, 20, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := b.TakeMoving(ctx, 20, time.Hour, nil); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("TakeMoving past its context's deadline = %v", err)
 		}
 		h.Close()
-		if h, err := b.TakeMoving(t.Context(), 20, time.Millisecond); err != nil || h.Held() != 20 {
+		if h, err := b.TakeMoving(t.Context(), 20, time.Millisecond, queued); err != nil || h.Held() != 20 {
 			t.Fatalf("TakeMoving on a free budget = %v", err)
+		}
+		if len(waits) != 2 {
+			t.Fatalf("a free budget was counted as a wait: %v", waits)
 		}
 	})
 }

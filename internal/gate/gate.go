@@ -54,18 +54,31 @@ func (g *Gate) Enter(ctx context.Context, queued func() func(wait time.Duration,
 		return nil
 	case <-t.C:
 		done(time.Since(start), true)
-		return &problem.Error{
-			Code:       problem.Overloaded,
-			Detail:     fmt.Sprintf("the service is at its limit of %s in flight and none finished within %v; retry after the Retry-After delay", g.what, g.wait),
-			RetryAfter: max(g.wait, time.Second),
-		}
+		return Refused(fmt.Sprintf("the service is at its limit of %s in flight and none finished within %v", g.what, g.wait), g.wait)
 	case <-ctx.Done():
 		done(time.Since(start), false)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting for a turn", Err: ctx.Err()}
-		}
-		return fmt.Errorf("gate: waiting for a turn: %w", ctx.Err())
+		return Abandoned(ctx, "a turn")
 	}
+}
+
+// Refused is the error for a wait for a turn that ran out after wait: 503 overloaded, with
+// detail saying why and a Retry-After of the wait (at least a second). Every wait for a turn
+// (here, and for upload memory in the server) ends in it.
+func Refused(detail string, wait time.Duration) *problem.Error {
+	return &problem.Error{
+		Code:       problem.Overloaded,
+		Detail:     detail + "; retry after the Retry-After delay",
+		RetryAfter: max(wait, time.Second),
+	}
+}
+
+// Abandoned is the error for a wait for what (such as "a turn") that ctx ended: model_timeout
+// when its deadline passed, its error, wrapped, when the caller went away.
+func Abandoned(ctx context.Context, what string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting for " + what, Err: ctx.Err()}
+	}
+	return fmt.Errorf("gate: waiting for %s: %w", what, ctx.Err())
 }
 
 // Leave gives back a turn taken by Enter.
