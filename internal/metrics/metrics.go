@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ocrdraft/ocrdraft/extract"
@@ -54,53 +55,98 @@ type Metrics struct {
 func New() *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	f := factory{reg}
+	// Every name gets the ocrdraft_ prefix, and every collector is registered as it is made.
+	f := promauto.With(prometheus.WrapRegistererWithPrefix(namespace+"_", reg))
 	// Request durations span a 5 ms probe and a 120 s multi-page extraction.
 	httpBuckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120}
 	m := &Metrics{
 		reg: reg,
-		httpRequests: f.counterVec("http_requests_total",
-			"HTTP requests answered, by route template, method and status.", "route", "method", "status"),
-		httpDuration: f.histogramVec("http_request_duration_seconds",
-			"Time from the request's arrival to its answer, by route template and method.", httpBuckets, "route", "method"),
+		httpRequests: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "http_requests_total",
+			Help: "HTTP requests answered, by route template, method and status.",
+		}, []string{"route", "method", "status"}),
+		httpDuration: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "http_request_duration_seconds",
+			Help:    "Time from the request's arrival to its answer, by route template and method.",
+			Buckets: httpBuckets,
+		}, []string{"route", "method"}),
 
-		modelCalls: f.counterVec("model_calls_total",
-			"Calls to the model endpoint (transport retries inside one call included), by outcome: ok, or the problem code.", "outcome"),
-		modelDuration: f.histogramVec("model_call_duration_seconds",
-			"Duration of one model call, retries and their waits included, by outcome.", httpBuckets, "outcome"),
-		modelInFlight: f.gauge("model_calls_in_flight",
-			"Model calls under way now; never above OCR_MAX_INFLIGHT."),
-		extracting: f.gauge("extract_requests_in_flight",
-			"/v1/extract requests being worked on now; never above OCR_MAX_INFLIGHT."),
-		queueWaiting: f.gaugeVec("queue_waiting",
-			"Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model), requests for room to read their bodies (queue=upload).", "queue"),
-		queueWait: f.histogramVec("queue_wait_seconds",
-			"Time spent waiting for a slot, admitted or not, by queue.", []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5}, "queue"),
-		overloaded: f.counterVec("overloaded_total",
-			"Refused after waiting OCR_QUEUE_WAIT for a slot (answered 503 overloaded), by queue.", "queue"),
+		modelCalls: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "model_calls_total",
+			Help: "Calls to the model endpoint (transport retries inside one call included), by outcome: ok, or the problem code.",
+		}, []string{"outcome"}),
+		modelDuration: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "model_call_duration_seconds",
+			Help:    "Duration of one model call, retries and their waits included, by outcome.",
+			Buckets: httpBuckets,
+		}, []string{"outcome"}),
+		modelInFlight: f.NewGauge(prometheus.GaugeOpts{
+			Name: "model_calls_in_flight",
+			Help: "Model calls under way now; never above OCR_MAX_INFLIGHT.",
+		}),
+		extracting: f.NewGauge(prometheus.GaugeOpts{
+			Name: "extract_requests_in_flight",
+			Help: "/v1/extract requests being worked on now; never above OCR_MAX_INFLIGHT.",
+		}),
+		queueWaiting: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "queue_waiting",
+			Help: "Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model), requests for room to read their bodies (queue=upload).",
+		}, []string{"queue"}),
+		queueWait: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "queue_wait_seconds",
+			Help:    "Time spent waiting for a slot, admitted or not, by queue.",
+			Buckets: []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"queue"}),
+		overloaded: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "overloaded_total",
+			Help: "Refused as 503 overloaded, by queue: after OCR_QUEUE_WAIT without a turn, or (queue=upload) without any upload moving on.",
+		}, []string{"queue"}),
 
-		pages: f.counterVec("pages_total",
-			"Pages that reached the model, by outcome: ok, or the problem code.", "outcome"),
-		pageAttempts: f.histogram("page_attempts",
-			"Model calls per page, re-asks after an unusable reply included.", []float64{1, 2, 3, 4, 5}),
-		promptTokens: f.counter("model_prompt_tokens_total",
-			"Prompt tokens the model counted, images included."),
-		completionTokens: f.counter("model_completion_tokens_total",
-			"Completion tokens the model wrote."),
-		stages: f.counterVec("parse_stage_total",
-			"Pages by the stage their last reply needed: strict, fenced, extracted, repaired or failed.", "stage"),
-		indicators: f.counter("indicators_total",
-			"Indicators read from pages."),
-		dropped: f.counter("indicators_dropped_total",
-			"Items of replies left out as unusable (indicator_dropped warnings)."),
-		truncated: f.counter("replies_truncated_total",
-			"Pages whose reply was cut off (output_truncated warnings)."),
-		sentOnce: f.counter("pages_sent_once_total",
-			"Pages sent to the model without a copy kept for a retry, because OCR_RETRY_MEMORY was in use."),
-		bytesIn: f.counter("image_in_bytes_total",
-			"Bytes of page images received."),
-		bytesSent: f.counter("image_sent_bytes_total",
-			"Bytes of page images sent to the model, after orientation and downscaling."),
+		pages: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "pages_total",
+			Help: "Pages that reached the model, by outcome: ok, or the problem code.",
+		}, []string{"outcome"}),
+		pageAttempts: f.NewHistogram(prometheus.HistogramOpts{
+			Name:    "page_attempts",
+			Help:    "Model calls per page, re-asks after an unusable reply included.",
+			Buckets: []float64{1, 2, 3, 4, 5},
+		}),
+		promptTokens: f.NewCounter(prometheus.CounterOpts{
+			Name: "model_prompt_tokens_total",
+			Help: "Prompt tokens the model counted, images included.",
+		}),
+		completionTokens: f.NewCounter(prometheus.CounterOpts{
+			Name: "model_completion_tokens_total",
+			Help: "Completion tokens the model wrote.",
+		}),
+		stages: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "parse_stage_total",
+			Help: "Pages by the stage their last reply needed: strict, fenced, extracted, repaired or failed.",
+		}, []string{"stage"}),
+		indicators: f.NewCounter(prometheus.CounterOpts{
+			Name: "indicators_total",
+			Help: "Indicators read from pages.",
+		}),
+		dropped: f.NewCounter(prometheus.CounterOpts{
+			Name: "indicators_dropped_total",
+			Help: "Items of replies left out as unusable (indicator_dropped warnings).",
+		}),
+		truncated: f.NewCounter(prometheus.CounterOpts{
+			Name: "replies_truncated_total",
+			Help: "Pages whose reply was cut off (output_truncated warnings).",
+		}),
+		sentOnce: f.NewCounter(prometheus.CounterOpts{
+			Name: "pages_sent_once_total",
+			Help: "Pages sent to the model without a copy kept for a retry, because OCR_RETRY_MEMORY was in use.",
+		}),
+		bytesIn: f.NewCounter(prometheus.CounterOpts{
+			Name: "image_in_bytes_total",
+			Help: "Bytes of page images received.",
+		}),
+		bytesSent: f.NewCounter(prometheus.CounterOpts{
+			Name: "image_sent_bytes_total",
+			Help: "Bytes of page images sent to the model, after orientation and downscaling.",
+		}),
 	}
 	// Every stage and queue shows from the start, at zero, so that rate() works before the first
 	// of each.
@@ -214,43 +260,4 @@ func (m *Metrics) Page(p extract.PageMeta) {
 	}
 	m.bytesIn.Add(float64(p.BytesIn))
 	m.bytesSent.Add(float64(p.BytesSent))
-}
-
-// factory makes namespaced collectors and registers them.
-type factory struct{ reg *prometheus.Registry }
-
-func (f factory) counter(name, help string) prometheus.Counter {
-	c := prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help})
-	f.reg.MustRegister(c)
-	return c
-}
-
-func (f factory) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
-	f.reg.MustRegister(c)
-	return c
-}
-
-func (f factory) gauge(name, help string) prometheus.Gauge {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help})
-	f.reg.MustRegister(g)
-	return g
-}
-
-func (f factory) gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, labels)
-	f.reg.MustRegister(g)
-	return g
-}
-
-func (f factory) histogram(name, help string, buckets []float64) prometheus.Histogram {
-	h := prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets})
-	f.reg.MustRegister(h)
-	return h
-}
-
-func (f factory) histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets}, labels)
-	f.reg.MustRegister(h)
-	return h
 }
