@@ -50,6 +50,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 const (
@@ -399,20 +402,20 @@ func queueWaits(ctx context.Context, client *http.Client, url string) string {
 		return "unknown: " + err.Error()
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(res.Body)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
 	count, sum := map[string]float64{}, map[string]float64{}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		name, rest, ok := strings.Cut(line, `{queue="`)
-		if !ok {
-			continue
-		}
-		queue, v, _ := strings.Cut(rest, `"} `)
-		f, _ := strconv.ParseFloat(v, 64)
-		switch name {
-		case "ocrdraft_queue_wait_seconds_count":
-			count[queue] = f
-		case "ocrdraft_queue_wait_seconds_sum":
-			sum[queue] = f
+	if f := families["ocrdraft_queue_wait_seconds"]; f != nil {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "queue" {
+					count[l.GetValue()] = float64(m.GetHistogram().GetSampleCount())
+					sum[l.GetValue()] = m.GetHistogram().GetSampleSum()
+				}
+			}
 		}
 	}
 	if len(count) == 0 {
