@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
@@ -338,8 +340,28 @@ func TestMetrics(t *testing.T) {
 	if id := rec.Header().Get("X-Request-Id"); id == "" || strings.Contains(body, id) {
 		t.Errorf("the request id %q is empty or in the metrics", id)
 	}
-	if strings.Contains(body, "总胆固醇") || strings.Contains(body, "5.86") {
-		t.Error("health data in the metrics")
+	if strings.Contains(body, "总胆固醇") {
+		t.Error("an indicator name in the metrics")
+	}
+	// A value could only get in as a name, a help text or a label value: sample values are
+	// counts, bytes and durations, and a duration such as 5.861e-05 s may well hold "5.86".
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range families {
+		texts := []string{name, f.GetHelp()}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				texts = append(texts, l.GetName(), l.GetValue())
+			}
+		}
+		for _, s := range texts {
+			if strings.Contains(s, "总胆固醇") || strings.Contains(s, "5.86") {
+				t.Errorf("health data in the metrics: %s: %q", name, s)
+			}
+		}
 	}
 }
 
