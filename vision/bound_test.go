@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -251,5 +253,33 @@ func TestClip(t *testing.T) {
 		if got := clip(tt.in, tt.n); got != tt.want {
 			t.Errorf("clip(%.40q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestCompleteTrickle: an answer that never ends but comes too slowly to reach the cap is
+// stopped by the attempt timeout.
+func TestCompleteTrickle(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Default(fakeopenai.Trickle(time.Millisecond))
+	c, _ := newClient(t, f, Config{Tries: 1, AttemptTimeout: 50 * time.Millisecond})
+	_, err := c.Complete(t.Context(), Request{Prompt: "read it"})
+	if code := problem.CodeOf(err); code != problem.ModelTimeout {
+		t.Fatalf("err = %v, want %s", err, problem.ModelTimeout)
+	}
+}
+
+// TestCompleteHugeHeader: the default transport reads at most maxHeaderBytes of headers.
+func TestCompleteHugeHeader(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Default(func(w http.ResponseWriter, r *http.Request) {
+		for i := range 64 {
+			w.Header().Set(fmt.Sprintf("X-Junk-%d", i), strings.Repeat("j", 16<<10))
+		}
+		fakeopenai.Reply("{}")(w, r)
+	})
+	c, _ := newClient(t, f, Config{Tries: 1})
+	_, err := c.Complete(t.Context(), Request{Prompt: "read it"})
+	if code := problem.CodeOf(err); code != problem.ModelUnavailable {
+		t.Fatalf("err = %v, want %s", err, problem.ModelUnavailable)
 	}
 }

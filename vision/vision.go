@@ -72,7 +72,8 @@ type Config struct {
 	AttemptTimeout time.Duration
 
 	// HTTPClient sends the calls; nil means one with Go's default transport settings except
-	// IdleConns. Deadlines come from contexts.
+	// IdleConns and a 64 KiB bound on the answer's headers. Deadlines come from contexts. The
+	// answer's body is bounded (MaxReplyBytes) whichever client sends.
 	HTTPClient *http.Client
 
 	// IdleConns is how many connections to the endpoint are kept open between calls, when
@@ -103,7 +104,10 @@ const (
 	// clamped, so that sums and metrics stay sane whatever the upstream says.
 	MaxTokens = 10_000_000
 	maxModel  = 100 // bytes of a model name as the upstream gives it
-	maxFinish = 40  // bytes of a finish reason
+	// maxHeaderBytes bounds the answer's headers (Go's transport allows 10 MB): a few KB is
+	// what any endpoint sends.
+	maxHeaderBytes = 64 << 10
+	maxFinish      = 40 // bytes of a finish reason
 )
 
 // Image is one page photo. It is sent as a data: URL with detail "high": lab reports are dense
@@ -233,6 +237,7 @@ func New(cfg Config) (*Client, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConns = cmp.Or(cfg.IdleConns, DefaultIdleConns)
 		t.MaxIdleConnsPerHost = t.MaxIdleConns
+		t.MaxResponseHeaderBytes = maxHeaderBytes
 		hc = &http.Client{Transport: t}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)

@@ -362,6 +362,29 @@ func Huge(status int, n int64) Answer { return big(status, n, false) }
 // other than 200) whose text goes on until the client hangs up.
 func Endless(status int) Answer { return big(status, -1, false) }
 
+// Trickle answers 200 with a chat completion that never ends, one byte of content every d: a
+// body that a cap on its size alone would take forever to stop.
+func Trickle(d time.Duration) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"id":"chatcmpl-fake","object":"chat.completion","choices":[{"message":{"role":"assistant","content":"`)
+		rc := http.NewResponseController(w)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			if _, err := io.WriteString(w, "a"); err != nil || rc.Flush() != nil {
+				return
+			}
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+}
+
 // GzipBomb answers 200 with Content-Encoding gzip and a chat completion whose content unpacks to
 // n bytes of "a", about 1 KB on the wire per MiB unpacked: a body of concatenated gzip members,
 // one precompressed MiB each, so that making it costs the fake nothing.
