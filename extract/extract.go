@@ -160,7 +160,9 @@ type Response struct {
 
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
 // any model call, so a bad file costs no model call. Errors are *problem.Error; a page whose
-// model call fails while another page succeeds becomes a page_failed warning.
+// model call fails while another page succeeds becomes a page_failed warning. A panic in any
+// page's work is recovered there and fails the request with internal_error, the panic and its
+// stack in the cause (Err) for the caller to log.
 //
 // Extract takes images over: it sets each element to nil once the pages are prepared, and lets
 // go of each page as early as it can (see Config.RetryMemory), so the caller should keep no
@@ -292,7 +294,8 @@ func (s *Service) prepare(ctx context.Context, images [][]byte) ([]intake.Page, 
 
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never
 // after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
-// once). offHands is called when the page's bytes no longer count against the caller: at once if
+// once, nor after a refusal or a finish reason other than stop and length, which a re-ask would
+// meet again). Such a finish reason is an output_interrupted warning on a usable reply. offHands is called when the page's bytes no longer count against the caller: at once if
 // the retry memory takes the page, else when its request has carried it.
 func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (res *schema.Result, meta PageMeta, model string, err error) {
 	start := time.Now()

@@ -144,8 +144,9 @@ type Request struct {
 	Sent func()
 }
 
-// Reply is the model's answer, unparsed. Every field but Text is safe to log: checked, capped
-// and escaped here.
+// Reply is the model's answer, unparsed. Every field but Text and Refusal is safe to log:
+// checked and capped here. Refusal is capped and escaped, but it is the model's words about the
+// page, health data as Text is.
 type Reply struct {
 	// Text is the message's content; content sent as an array of parts is their text, joined.
 	Text string
