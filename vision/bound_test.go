@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -282,4 +284,27 @@ func TestCompleteHugeHeader(t *testing.T) {
 	if code := problem.CodeOf(err); code != problem.ModelUnavailable {
 		t.Fatalf("err = %v, want %s", err, problem.ModelUnavailable)
 	}
+}
+
+// FuzzClip: whatever the upstream writes, a clipped quote is valid UTF-8 on one line, with no
+// control or format character, and at most n bytes and an ellipsis.
+func FuzzClip(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\nb", "\x1b[31m", "\xff", "\u202e", strings.Repeat("中", 100)} {
+		f.Add(s, 20)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = n%500 + 1
+		if n <= 0 {
+			n += 500
+		}
+		got := clip(s, n)
+		if !utf8.ValidString(got) || len(got) > n+len("…") {
+			t.Fatalf("clip(%q, %d) = %q", s, n, got)
+		}
+		for _, r := range got {
+			if unicode.In(r, unicode.Cc, unicode.Cf) {
+				t.Fatalf("clip(%q, %d) = %q holds %U", s, n, got, r)
+			}
+		}
+	})
 }
