@@ -246,9 +246,13 @@ func (p *Preparer) bound(h header) error {
 		return problem.Errorf(problem.ImageTooLarge,
 			"decoding this %d×%d %s would take %s of memory; the limit is %s: %s", h.w, h.h, c.what, mib(c.mem), mib(l.MaxDecodeBytes), hint)
 	case c.work > l.MaxDecodeWork:
+		hint := "save it again as a single-scan JPEG, or downscale it"
+		if c.what == "progressive JPEG" {
+			hint = "save it again as a baseline (non-progressive) JPEG"
+		}
 		return problem.Errorf(problem.ImageTooLarge,
-			"decoding this %d×%d %s would take %d million samples of work (%d scans); the limit is %d million: save it again as a baseline (non-progressive) JPEG",
-			h.w, h.h, c.what, c.work/1e6, c.scans, l.MaxDecodeWork/1e6)
+			"decoding this %d×%d %s would take %d million samples of work (%d scans); the limit is %d million: %s",
+			h.w, h.h, c.what, c.work/1e6, c.scans, l.MaxDecodeWork/1e6, hint)
 	}
 	return nil
 }
