@@ -19,6 +19,15 @@
 // the walk does not expect is re-encoded instead. Page.Stripped counts the bytes removed. The
 // EXIF orientation is read before stripping, and only an upright upload goes as its own bytes, so
 // dropping it changes nothing.
+//
+// # What a decode may cost
+//
+// A file's size says little about what decoding it costs: a 13 KB progressive JPEG can make the
+// decoder visit 40 megapixels 200 times, and a 334-byte one can make it hold 571 MiB of
+// coefficients. So the cost of every decode is worked out from the headers first (cost.go, one
+// formula per decoder) and an image over Limits.MaxScans, MaxDecodeWork or MaxDecodeBytes is
+// refused as image_too_large without being decoded. The decode then runs on its own goroutine
+// under a slot; Prepare answers at the request's deadline whether or not it has finished.
 package intake
 
 import (
@@ -46,8 +55,9 @@ import (
 // 13 KB progressive JPEG can declare 200 scans over 40 megapixels, and every scan makes the
 // decoder visit every block, whatever its data. Cameras and libjpeg write 1 scan, or 10 for a
 // progressive file (6 for grey); 64 leaves room for any encoder's script. The work bound is 16
-// passes over the largest image (a 40-megapixel progressive 4:2:0 photo takes about 8): with it,
-// no accepted JPEG takes more than about a second of one core to decode (BenchmarkWorstJPEG). The
+// passes over the largest image (libjpeg's 10-scan script over a 40-megapixel 4:2:0 photo takes
+// 11): with it, no accepted JPEG takes more than two seconds of one core to decode
+// (BenchmarkWorstJPEG measured 1.6 s at most). The
 // memory bound is 8 bytes per pixel of the largest image, what its 16-bit RGBA form takes: a
 // 40-megapixel baseline photo or a 24-megapixel progressive one fits, a progressive file that
 // keeps 3×40 megapixels of coefficients (480 MB) does not.
@@ -376,9 +386,9 @@ func decodeWith(dec func(io.Reader) (image.Image, error), r io.Reader) (m image.
 }
 
 // ctxReader ends a decode that nobody waits for at its next read of the file. Go's decoders
-// cannot be stopped, but they read as they go (4 KiB at a time, through their own buffers: it has
-// no ReadByte, so that the check is per read, not per byte), so what is left
-// after ctx ends is the work in the bytes already read, which the decode bounds cap.
+// cannot be stopped, but they read as they go, 4 KiB at a time through their own buffers (it has
+// no ReadByte, so that the check is per read, not per byte): what is left after ctx ends is the
+// work in the bytes already read, which the decode bounds cap.
 type ctxReader struct {
 	ctx context.Context
 	r   *bytes.Reader
