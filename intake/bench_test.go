@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"math"
 	"os"
@@ -215,4 +217,65 @@ func worstJPEG(tb testing.TB, p *Preparer, comps int, progressive bool, scans in
 		tb.Fatalf("nothing accepted with %d scans", scans)
 	}
 	return data, h
+}
+
+// BenchmarkWorstDecode times the costliest PNG, GIF and WebP decodes the default limits accept: a
+// 16-bit RGBA PNG of 6300×6300 (8 bytes a pixel, just under MaxDecodeBytes) whose every row uses
+// the Paeth filter, an interlaced GIF at the pixel limit, and a lossy WebP at the pixel limit
+// (its partitions all zeros). These formats cost in proportion to their pixels.
+//
+//	go test -bench WorstDecode -benchtime 3x -run '^$' ./intake/
+func BenchmarkWorstDecode(b *testing.B) {
+	const side = 6300
+	row := make([]byte, 1+8*side)
+	row[0] = 4 // Paeth
+	var raw bytes.Buffer
+	for range side {
+		raw.Write(row)
+	}
+	bigPNG := pngHeader(side, side, 16, 6, false, raw.Bytes())
+	raw = bytes.Buffer{}
+
+	var g bytes.Buffer
+	m := image.NewPaletted(image.Rect(0, 0, 6320, 6320), color.Palette{color.White, color.Black})
+	if err := gif.Encode(&g, m, nil); err != nil {
+		b.Fatal(err)
+	}
+	bigGIF := g.Bytes()
+	i := 13 + 3*2           // after the header and a 2-colour global table
+	for bigGIF[i] == 0x21 { // extensions: introducer, label, sub-blocks
+		for i += 2; bigGIF[i] != 0; i += 1 + int(bigGIF[i]) {
+		}
+		i++
+	}
+	bigGIF[i+9] |= 0x40 // the image descriptor's interlace flag
+	// A VP8 key frame: its tag (key frame, version 0, shown, first partition size), start code
+	// and size, then partitions of zeros.
+	const part = 1 << 18
+	tag := uint32(1<<4 | part<<5)
+	vp8 := []byte{byte(tag), byte(tag >> 8), byte(tag >> 16), 0x9d, 0x01, 0x2a, 6320 & 0xff, 6320 >> 8, 6320 & 0xff, 6320 >> 8}
+	bigWebP := webpHeader(riffChunk("VP8 ", string(append(vp8, make([]byte, part+1<<20)...))))
+
+	p := New(Limits{})
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"png-16bit-rgba-paeth-6300x6300", bigPNG}, {"gif-interlaced-6320x6320", bigGIF}, {"webp-lossy-6320x6320", bigWebP}} {
+		b.Run(c.name, func(b *testing.B) {
+			h, err := p.inspect(c.data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(h.cost.mem)/(1<<20), "MiB")
+			start, ok := cpuTime()
+			for b.Loop() {
+				if _, err := decode(h.f, c.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if end, _ := cpuTime(); ok {
+				b.ReportMetric(float64(end-start)/1e6/float64(b.N), "cpu-ms/op")
+			}
+		})
+	}
 }

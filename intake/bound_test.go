@@ -9,7 +9,9 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
+	"image/jpeg"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -141,12 +143,12 @@ func (c *countingReader) Read(b []byte) (int, error) {
 }
 
 // TestDecodersStopEarly: what the header does not account for is never read. A PNG's zlib stream
-// is inflated only as far as its rows (a 64×64 image with 64 MiB of zeros behind it is refused
+// is inflated only as far as its rows (a 64×64 image with 16 MiB of zeros behind it is refused
 // after a few kilobytes), and a GIF is read only to the end of its first frame.
 func TestDecodersStopEarly(t *testing.T) {
 	var frames gif.GIF
 	pal := color.Palette{color.White, color.Black}
-	for range 2000 {
+	for range 500 {
 		frames.Image = append(frames.Image, image.NewPaletted(image.Rect(0, 0, 64, 64), pal))
 		frames.Delay = append(frames.Delay, 1)
 	}
@@ -160,8 +162,8 @@ func TestDecodersStopEarly(t *testing.T) {
 		code problem.Code
 		max  int // bytes the decoder may read
 	}{
-		{"zlib bomb in a small PNG", pngHeader(64, 64, 8, 0, false, make([]byte, 64<<20)), problem.ImageUnreadable, 64 << 10},
-		{"GIF of 2000 frames", anim.Bytes(), "", 8 << 10},
+		{"zlib bomb in a small PNG", pngHeader(64, 64, 8, 0, false, make([]byte, 16<<20)), problem.ImageUnreadable, 64 << 10},
+		{"GIF of 500 frames", anim.Bytes(), "", 8 << 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,4 +250,56 @@ func TestDecodePastDeadline(t *testing.T) {
 			t.Errorf("%d decodes started; want 3 (the overloaded one never started)", started.Load())
 		}
 	})
+}
+
+// TestCostCoversAllocation checks each decoder's formula against what the decoder allocates,
+// measured: the estimate must cover the allocation (with the file and 1 MiB of the decoder's own
+// state over) and, where the headers tell all, be no more than twice it, or the bounds would
+// refuse images for nothing. A lossless WebP's Huffman tables are known only once decoded, so its
+// estimate takes the most x/image/vp8l allows (138 MB), which a 650 KB file can reach.
+func TestCostCoversAllocation(t *testing.T) {
+	var rgb16 bytes.Buffer
+	row := make([]byte, 1+8*300)
+	for range 300 {
+		rgb16.Write(row)
+	}
+	var anim bytes.Buffer
+	gif.Encode(&anim, image.NewPaletted(image.Rect(0, 0, 500, 400), color.Palette{color.White, color.Black}), nil)
+	var photo bytes.Buffer
+	jpeg.Encode(&photo, gen.Photo(640, 480), nil)
+	tests := []struct {
+		name  string
+		data  []byte
+		loose bool // the estimate is the decoder's worst case
+	}{
+		{"progressive colour JPEG", gen.Scans(1000, 800, 3, 10, true), false},
+		{"progressive grey JPEG", gen.Scans(1000, 800, 1, 10, true), false},
+		{"baseline colour JPEG", gen.Scans(1000, 800, 3, 1, false), false},
+		{"4:2:0 JPEG", photo.Bytes(), false},
+		{"CMYK JPEG", gen.CMYKJPEG(512, 512, func(x, y int) color.CMYK { return color.CMYK{C: uint8(x)} }), false},
+		{"16-bit RGBA PNG", pngHeader(300, 300, 16, 6, false, rgb16.Bytes()), false},
+		{"GIF", anim.Bytes(), false},
+		{"lossless WebP", gen.WebP(600, 500, func(x, y int) bool { return (x^y)&8 == 0 }), true},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := p.inspect(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = decode(h.f, tt.data)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, est := int64(after.TotalAlloc-before.TotalAlloc), h.cost.mem
+			if got > est+int64(len(tt.data))+1<<20 || !tt.loose && est > 2*got+1<<20 {
+				t.Errorf("allocated %d bytes; the headers said %d", got, est)
+			}
+			t.Logf("allocated %d bytes; the headers said %d", got, est)
+		})
+	}
 }
