@@ -159,8 +159,8 @@ type header struct {
 // (wrapping ctx.Err()) when ctx ends while waiting for a decoding slot. The decoded pixels are
 // dropped before it returns; Page.Data may alias data.
 //
-// When ctx ends during the decode, Prepare returns at once with an error wrapping ctx.Err(),
-// which the server answers as it answers any request past its deadline. Go's decoders cannot be
+// When ctx ends during the decode, Prepare returns at once with an error wrapping ctx.Err() (no
+// *problem.Error), which the server answers as it answers any request past its deadline. Go's decoders cannot be
 // interrupted: the decode goes on, holding its slot, until its next read of the file or at the
 // latest until it has done the work the decode bounds allow (under two seconds of one core at
 // the default limits, BenchmarkWorstJPEG); nothing after it (shrinking, encoding) is done.
