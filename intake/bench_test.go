@@ -249,12 +249,7 @@ func BenchmarkWorstDecode(b *testing.B) {
 		i++
 	}
 	bigGIF[i+9] |= 0x40 // the image descriptor's interlace flag
-	// A VP8 key frame: its tag (key frame, version 0, shown, first partition size), start code
-	// and size, then partitions of zeros.
-	const part = 1 << 18
-	tag := uint32(1<<4 | part<<5)
-	vp8 := []byte{byte(tag), byte(tag >> 8), byte(tag >> 16), 0x9d, 0x01, 0x2a, 6320 & 0xff, 6320 >> 8, 6320 & 0xff, 6320 >> 8}
-	bigWebP := webpHeader(riffChunk("VP8 ", string(append(vp8, make([]byte, part+1<<20)...))))
+	bigWebP := lossyWebP(6320, 6320)
 
 	p := New(Limits{})
 	for _, c := range []struct {

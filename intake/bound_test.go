@@ -60,6 +60,16 @@ func vp8l(w, h int) string {
 	return riffChunk("VP8L", string([]byte{0x2f, byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24), 0, 0, 0}))
 }
 
+// lossyWebP is a w×h lossy WebP: a VP8 key frame's tag (key frame, version 0, shown, the first
+// partition's size), start code and size, then partitions of zeros, which x/image/vp8 decodes as
+// grey macroblocks.
+func lossyWebP(w, h int) []byte {
+	const part = 1 << 18
+	tag := uint32(1<<4 | part<<5)
+	vp8 := []byte{byte(tag), byte(tag >> 8), byte(tag >> 16), 0x9d, 0x01, 0x2a, byte(w), byte(w >> 8), byte(h), byte(h >> 8)}
+	return webpHeader(riffChunk("VP8 ", string(append(vp8, make([]byte, part+1<<20)...))))
+}
+
 // TestDecodeBounds: every image whose decode would cost more than the limits is refused from its
 // headers, with image_too_large and a detail that says what to do, before any decoding; a costly
 // image within them is accepted.
@@ -279,6 +289,7 @@ func TestCostCoversAllocation(t *testing.T) {
 		{"CMYK JPEG", gen.CMYKJPEG(512, 512, func(x, y int) color.CMYK { return color.CMYK{C: uint8(x)} }), false},
 		{"16-bit RGBA PNG", pngHeader(300, 300, 16, 6, false, rgb16.Bytes()), false},
 		{"GIF", anim.Bytes(), false},
+		{"lossy WebP", lossyWebP(640, 480), false},
 		{"lossless WebP", gen.WebP(600, 500, func(x, y int) bool { return (x^y)&8 == 0 }), true},
 	}
 	p := New(Limits{})

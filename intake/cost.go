@@ -190,7 +190,7 @@ const vp8lGroup = 5*(24+512) + 8*(2*2328-1+3*(2*256-1)+2*40-1)
 // webpCost walks the RIFF chunks as x/image/webp does, up to the first VP8 or VP8L chunk (an
 // animation's ANMF frames are skipped, never decoded: an animated WebP has no still image and is
 // refused as unreadable). Lossy (VP8): YCbCr 4:2:0 padded to 16×16 macroblocks, 384 bytes each,
-// and 8 bytes of filter state each. Lossless (VP8L), and a VP8L-compressed ALPH chunk: the
+// 8 bytes of filter state each, and a copy of its partitions. Lossless (VP8L), and a VP8L-compressed ALPH chunk: the
 // NRGBA pixels twice over (the colour-indexing transform writes a new copy), a quarter more for
 // the transforms' own images, and the Huffman tables, min(2600, ⌈w/4⌉·⌈h/4⌉) groups. An ALPH
 // chunk keeps a byte of alpha per pixel.
@@ -208,8 +208,8 @@ func webpCost(data []byte, cfg image.Config) cost {
 			if i+8 < len(data) && data[i+8]&3 == 1 {
 				c.mem += lossless(w, h)
 			}
-		case "VP8 ":
-			c.mem += ((w + 15) / 16) * ((h + 15) / 16) * (384 + 8)
+		case "VP8 ": // its partitions are copied too
+			c.mem += ((w+15)/16)*((h+15)/16)*(384+8) + min(n, int64(len(data)))
 			c.what = "WebP"
 			return c
 		case "VP8L":
