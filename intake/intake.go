@@ -57,7 +57,7 @@ import (
 // progressive file (6 for grey); 64 leaves room for any encoder's script. The work bound is 16
 // passes over the largest image (libjpeg's 10-scan script over a 40-megapixel 4:2:0 photo takes
 // 11): with it, no accepted JPEG takes more than two seconds of one core to decode
-// (BenchmarkWorstJPEG measured 1.6 s at most). The
+// (BenchmarkWorstJPEG: 1.0–1.6 s; the worst PNG takes 1.8 s, BenchmarkWorstDecode). The
 // memory bound is 8 bytes per pixel of the largest image, what its 16-bit RGBA form takes: a
 // 40-megapixel baseline photo or a 24-megapixel progressive one fits, a progressive file that
 // keeps 3×40 megapixels of coefficients (480 MB) does not.
