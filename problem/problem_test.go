@@ -61,3 +61,16 @@ func TestREADME(t *testing.T) {
 		}
 	}
 }
+
+// TestFromCapsFields: a draft broken in 63 000 places answers with MaxFields of them and a count
+// of the rest, not with an error list many times the draft's size.
+func TestFromCapsFields(t *testing.T) {
+	for _, tt := range []struct{ n, listed, omitted int }{
+		{0, 0, 0}, {MaxFields, MaxFields, 0}, {MaxFields + 1, MaxFields, 1}, {63000, MaxFields, 63000 - MaxFields},
+	} {
+		doc := From(&Error{Code: InvalidDraft, Detail: "x", Fields: make([]Field, tt.n)})
+		if len(doc.Errors) != tt.listed || doc.Omitted != tt.omitted {
+			t.Errorf("%d fields: listed %d, omitted %d; want %d, %d", tt.n, len(doc.Errors), doc.Omitted, tt.listed, tt.omitted)
+		}
+	}
+}
