@@ -101,18 +101,7 @@ var settings = []setting{
 	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
 		return c.LogLevel.UnmarshalText([]byte(v))
 	}},
-	{[]string{"OCR_API_KEYS"}, "", "", "bearer keys callers must send to /v1/*, comma-separated (environment only); empty leaves the API open", func(c *config, v string) error {
-		c.APIKeys = nil
-		for k := range strings.SplitSeq(v, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				c.APIKeys = append(c.APIKeys, k)
-			}
-		}
-		if strings.TrimSpace(v) != "" && len(c.APIKeys) == 0 {
-			return fmt.Errorf("want comma-separated keys, got only commas and spaces")
-		}
-		return nil
-	}},
+	{[]string{"OCR_API_KEYS"}, "", "", "bearer keys callers must send to /v1/*, comma-separated (environment only); unset leaves the API open, set it must hold only keys", apiKeys},
 	{[]string{"OCR_MAX_INFLIGHT"}, "max-inflight", strconv.Itoa(modelcall.DefaultMaxInFlight), "/v1/extract requests worked on at once, and model calls at once, across the process; more wait for a turn", positiveInt(func(c *config, n int) { c.MaxInFlight = n })},
 	{[]string{"OCR_QUEUE_WAIT"}, "queue-wait", modelcall.DefaultQueueWait.String(), "longest wait for a turn (a request's or a model call's) before 503 overloaded", duration(func(c *config, d time.Duration) { c.QueueWait = d })},
 	{[]string{"OCR_UPLOAD_MEMORY"}, "upload-memory", strconv.Itoa(server.DefaultUploadMemory), "bytes of page images on their way in, across the process: from reading a /v1/extract body until each page is sent to the model; more wait for room while uploads move on", positiveInt(func(c *config, n int) { c.UploadMemory = int64(n) })},
@@ -124,6 +113,27 @@ var settings = []setting{
 		c.DebugLogReplies = b
 		return nil
 	}},
+}
+
+// apiKeys reads OCR_API_KEYS. Set, it must name keys and nothing else: " " or "a,,b" (a key
+// variable left empty in a template, say) would otherwise leave the API open or a key lost
+// without a word, so each is refused and the service does not start.
+func apiKeys(c *config, v string) error {
+	c.APIKeys = nil
+	if v == "" {
+		return nil
+	}
+	for i, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			return fmt.Errorf("key %d of the comma-separated list is empty; remove the stray comma or set the key", i+1)
+		case strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+			return fmt.Errorf("key %d holds a space or a control character, which no bearer token can", i+1)
+		}
+		c.APIKeys = append(c.APIKeys, k)
+	}
+	return nil
 }
 
 func positiveInt(set func(*config, int)) func(*config, string) error {
