@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 )
 
 // Code is a stable, machine-readable error code. Callers switch on it; never rename one.
@@ -141,7 +142,12 @@ type Document struct {
 
 // MaxFields bounds the field problems a Document lists: a large draft broken everywhere would
 // otherwise answer with an error list many times its own size. The rest are counted in Omitted.
-const MaxFields = 100
+// MaxDetail bounds its detail in bytes, for the same reason (a detail listing every field, a
+// long refusal quoted); a longer one is cut at a character and ends in "…".
+const (
+	MaxFields = 100
+	MaxDetail = 4 << 10
+)
 
 // TypeURI is the problem type for a code. It is a URN rather than a URL because nothing is served
 // there; the code itself is the contract.
@@ -156,9 +162,21 @@ func From(err error) Document {
 		return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: "internal error", Code: i.Code}
 	}
 	i := Lookup(e.Code)
-	d := Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: e.Detail, Code: i.Code, Errors: e.Fields}
+	d := Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: cut(e.Detail, MaxDetail), Code: i.Code, Errors: e.Fields}
 	if len(d.Errors) > MaxFields {
 		d.Errors, d.Omitted = d.Errors[:MaxFields:MaxFields], len(d.Errors)-MaxFields
 	}
 	return d
+}
+
+// cut shortens s to at most max bytes, at a character boundary, marking the cut with "…".
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCodes(t *testing.T) {
@@ -71,6 +72,16 @@ func TestFromCapsFields(t *testing.T) {
 		doc := From(&Error{Code: InvalidDraft, Detail: "x", Fields: make([]Field, tt.n)})
 		if len(doc.Errors) != tt.listed || doc.Omitted != tt.omitted {
 			t.Errorf("%d fields: listed %d, omitted %d; want %d, %d", tt.n, len(doc.Errors), doc.Omitted, tt.listed, tt.omitted)
+		}
+	}
+}
+
+// TestFromCapsDetail: a detail is cut to MaxDetail bytes, whole characters only.
+func TestFromCapsDetail(t *testing.T) {
+	for _, in := range []string{strings.Repeat("x", MaxDetail), strings.Repeat("x", MaxDetail+1), strings.Repeat("指", MaxDetail)} {
+		got := From(&Error{Code: InvalidDraft, Detail: in}).Detail
+		if len(got) > MaxDetail || !utf8.ValidString(got) || (len(in) > MaxDetail) != strings.HasSuffix(got, "…") {
+			t.Errorf("%d bytes in: %d out, valid %v, ends %q", len(in), len(got), utf8.ValidString(got), got[len(got)-4:])
 		}
 	}
 }
