@@ -191,9 +191,10 @@ func (s *Server) parse(c echo.Context) error {
 		return err
 	}
 	defer done()
-	req := ParseRequest{Reply: string(b)}
-	if mt == "application/json" {
-		req = ParseRequest{}
+	var req ParseRequest
+	if mt != "application/json" {
+		req.Reply = string(b)
+	} else {
 		if err := json.Unmarshal(b, &req); err != nil {
 			return bodyErr(err, "the JSON body is malformed: want {\"reply\": \"...\", \"finishReason\": \"stop\"}")
 		}

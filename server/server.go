@@ -93,8 +93,9 @@ type Config struct {
 	// (measured: 7.3 against 3 ms); a few at a time, the same memory is reused. A body counts
 	// as its Content-Length until read, then as its images (a JSON body costs up to about twice
 	// that while it is decoded); one of unknown length counts as MaxRequestBytes; none counts
-	// as more than UploadMemory. Reading a body ends at the request's deadline, so one trickling
-	// in cannot keep its share past it.
+	// as more than UploadMemory. /v1/parse and /v1/validate bodies take their share too (at
+	// most 1 MiB each). Reading a body ends at the request's deadline, or when it makes no
+	// progress for BodyIdleTimeout, so one trickling in cannot keep its share past either.
 	UploadMemory int64
 
 	// APIKeys are the bearer keys callers may send to /v1/*. Empty leaves the API open (the
