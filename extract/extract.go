@@ -6,6 +6,9 @@ package extract
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -102,6 +105,21 @@ type Usage struct {
 	CompletionTokens int `json:"completionTokens" desc:"Tokens the model wrote."`
 }
 
+// add is u plus v, each count saturating rather than overflowing: the counts come from the
+// upstream (vision clamps each reply's, but sums of many must not wrap either).
+func (u Usage) add(v Usage) Usage {
+	return Usage{PromptTokens: sum(u.PromptTokens, v.PromptTokens), CompletionTokens: sum(u.CompletionTokens, v.CompletionTokens)}
+}
+
+// sum is a+b for counts: a negative count is 0, and the sum stops at math.MaxInt.
+func sum(a, b int) int {
+	a, b = max(a, 0), max(b, 0)
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
 // PageMeta is what happened to one page. It holds no health data.
 type PageMeta struct {
 	Attempts     int           `json:"attempts" desc:"Model calls for this page, re-asks after an unusable reply included."`
@@ -142,7 +160,9 @@ type Response struct {
 
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
 // any model call, so a bad file costs no model call. Errors are *problem.Error; a page whose
-// model call fails while another page succeeds becomes a page_failed warning.
+// model call fails while another page succeeds becomes a page_failed warning. A panic in any
+// page's work is recovered there and fails the request with internal_error, the panic and its
+// stack in the cause (Err) for the caller to log.
 //
 // Extract takes images over: it sets each element to nil once the pages are prepared, and lets
 // go of each page as early as it can (see Config.RetryMemory), so the caller should keep no
@@ -181,6 +201,11 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	var once sync.Once
 	for i := range pages {
 		wg.Go(func() {
+			defer func() {
+				if v := recover(); v != nil { // the Observer's, say: page recovers its own
+					results[i] = draft.Page{Err: recovered(v)}
+				}
+			}()
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
@@ -201,6 +226,12 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return Response{}, ctx.Err()
 	}
+	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
+	for _, r := range results {
+		if internal(r.Err) {
+			return Response{}, r.Err
+		}
+	}
 
 	merged, err := draft.Merge(results)
 	if err != nil {
@@ -218,8 +249,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	}
 	for _, m := range metas {
 		meta.Attempts += m.Attempts
-		meta.Usage.PromptTokens += m.Usage.PromptTokens
-		meta.Usage.CompletionTokens += m.Usage.CompletionTokens
+		meta.Usage = meta.Usage.add(m.Usage)
 		if meta.FinishReason == nil || m.FinishReason != nil && *m.FinishReason == "length" {
 			meta.FinishReason = m.FinishReason
 		}
@@ -238,6 +268,11 @@ func (s *Service) prepare(ctx context.Context, images [][]byte) ([]intake.Page, 
 	var wg sync.WaitGroup
 	for i, img := range images {
 		wg.Go(func() {
+			defer func() {
+				if v := recover(); v != nil {
+					errs[i] = recovered(v)
+				}
+			}()
 			pages[i], errs[i] = s.cfg.Prep.Prepare(ctx, img)
 		})
 	}
@@ -259,12 +294,16 @@ func (s *Service) prepare(ctx context.Context, images [][]byte) ([]intake.Page, 
 
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never
 // after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
-// once). offHands is called when the page's bytes no longer count against the caller: at once if
+// once, nor after a refusal or a finish reason other than stop and length, which a re-ask would
+// meet again). Such a finish reason is an output_interrupted warning on a usable reply. offHands is called when the page's bytes no longer count against the caller: at once if
 // the retry memory takes the page, else when its request has carried it.
-func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (*schema.Result, PageMeta, string, error) {
+func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (res *schema.Result, meta PageMeta, model string, err error) {
 	start := time.Now()
-	meta := PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
+	meta = PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
 	defer func() {
+		if v := recover(); v != nil { // the model's or the parser's: this page's goroutine is the last stop
+			res, err, meta.Error = nil, recovered(v), problem.Internal
+		}
 		meta.Duration = time.Since(start)
 		if s.cfg.Observer != nil {
 			s.cfg.Observer.Page(meta)
@@ -278,7 +317,6 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (*s
 		req.Once, req.Sent, meta.SentOnce = true, offHands, true
 	}
 	pg.Data = nil // req holds the only reference, which Complete drops for a page sent once
-	var model string
 	for {
 		reply, err := s.cfg.Model.Complete(ctx, req)
 		meta.Attempts++
@@ -289,12 +327,22 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (*s
 		model = reply.Model
 		fr := reply.FinishReason
 		meta.FinishReason = &fr
-		meta.Usage.PromptTokens += reply.PromptTokens
-		meta.Usage.CompletionTokens += reply.CompletionTokens
-		cut := reply.FinishReason == "length"
+		meta.Usage = meta.Usage.add(Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens})
+		if reply.Refusal != "" {
+			// The model declined (OpenAI's refusal field); asking again in the same
+			// conversation would only hear it again.
+			meta.Error = problem.ModelOutputUnparseable
+			return nil, meta, model, problem.Errorf(problem.ModelOutputUnparseable, "the model refused to read the page: %s", reply.Refusal)
+		}
+		cut := fr == "length"
+		odd := !cut && fr != "stop" // content_filter, tool_calls …: the answer did not end as answers do
 		out, err := s.cfg.Builder.FromReply(reply.Text, cut)
 		meta.Stage, meta.Truncated = out.Stage, out.Truncated
 		if err == nil {
+			if odd {
+				out.Warnings = append([]schema.Warning{schema.WarnDraft(schema.OutputInterrupted,
+					"the model stopped with finish reason "+fr+", not at the end of its answer; items may be missing")}, out.Warnings...)
+			}
 			meta.Indicators = len(out.Draft.Indicators)
 			for _, w := range out.Warnings {
 				if w.Code == schema.IndicatorDropped {
@@ -303,12 +351,39 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (*s
 			}
 			return &out.Result, meta, model, nil
 		}
+		if odd && problem.CodeOf(err) == problem.ModelOutputUnparseable {
+			// Nothing usable came, and the reason says why: a filter would stop a re-ask too.
+			meta.Error = problem.ModelOutputUnparseable
+			return nil, meta, model, problem.Errorf(problem.ModelOutputUnparseable,
+				"the model stopped with finish reason %s before writing anything usable", fr)
+		}
 		if cut || req.Once || meta.Attempts >= s.cfg.MaxAttempts || problem.CodeOf(err) != problem.ModelOutputUnparseable {
 			meta.Error = problem.CodeOf(err)
 			return nil, meta, model, err
 		}
 		req.Previous, req.Retry = reply.Text, prompt.Retry()
 	}
+}
+
+// panicked is a panic recovered in request work, kept with its stack for the log.
+type panicked struct {
+	value any
+	stack []byte
+}
+
+func (p *panicked) Error() string { return fmt.Sprintf("extract: panic: %v\n%s", p.value, p.stack) }
+
+// recovered is the error for a recovered panic: internal_error for the caller, whose request id
+// finds the panic and its stack in the server's log of the cause.
+func recovered(v any) error {
+	return &problem.Error{Code: problem.Internal, Detail: "internal error", Err: &panicked{v, debug.Stack()}}
+}
+
+// internal reports whether err is a bug (a panic, or a *problem.Error that says internal_error),
+// as opposed to a page's own failure.
+func internal(err error) bool {
+	var pe *problem.Error
+	return errors.As(err, &pe) && pe.Code == problem.Internal
 }
 
 func ctxErr(ctx context.Context) error {

@@ -162,6 +162,46 @@ func TestExtract(t *testing.T) {
 				return reply(good), nil
 			}, calls: 2, want: "TC", warn: []schema.WarningCode{schema.PageFailed}, attempts: 2},
 		{name: "no pages", pages: nil, err: problem.InvalidRequest},
+
+		// Finish reasons other than stop and length, and refusals.
+		{name: "content_filter with usable content is a warning", pages: []string{"p"},
+			answer: func(context.Context, string, int) (vision.Reply, error) {
+				r := reply(good)
+				r.FinishReason = "content_filter"
+				return r, nil
+			}, calls: 1, want: "TC", warn: []schema.WarningCode{schema.OutputInterrupted}, attempts: 1},
+		{name: "content_filter cutting the reply warns twice", pages: []string{"p"},
+			answer: func(context.Context, string, int) (vision.Reply, error) {
+				r := reply(`{"indicators":[{"itemName":"TC","valueNum":5.6},{"itemName":"TG","valueNum":1.`)
+				r.FinishReason = "content_filter"
+				return r, nil
+			}, calls: 1, want: "TC", warn: []schema.WarningCode{schema.OutputInterrupted, schema.OutputTruncated}, attempts: 1},
+		{name: "content_filter with nothing usable fails, not asked again", pages: []string{"p"},
+			answer: func(context.Context, string, int) (vision.Reply, error) {
+				r := reply("")
+				r.FinishReason = "content_filter"
+				return r, nil
+			}, calls: 1, err: problem.ModelOutputUnparseable},
+		{name: "tool_calls with nothing usable fails", pages: []string{"p"},
+			answer: func(context.Context, string, int) (vision.Reply, error) {
+				r := reply("")
+				r.FinishReason = "tool_calls"
+				return r, nil
+			}, calls: 1, err: problem.ModelOutputUnparseable},
+		{name: "an odd page's warning carries its page path", pages: []string{"odd", "good"},
+			answer: func(_ context.Context, page string, _ int) (vision.Reply, error) {
+				r := reply(good)
+				if page == "odd" {
+					r.FinishReason = "unknown"
+				}
+				return r, nil
+			}, calls: 2, want: "TC", warn: []schema.WarningCode{schema.OutputInterrupted, schema.DuplicateIndicator}, attempts: 2},
+		{name: "a refusal field fails the page, not asked again", pages: []string{"p"},
+			answer: func(context.Context, string, int) (vision.Reply, error) {
+				r := reply("")
+				r.Refusal = "I can't help with that."
+				return r, nil
+			}, calls: 1, err: problem.ModelOutputUnparseable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

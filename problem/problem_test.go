@@ -2,12 +2,15 @@ package problem
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
-	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ocrdraft/ocrdraft/internal/doctable"
 )
 
 func TestCodes(t *testing.T) {
@@ -42,25 +45,17 @@ func TestFrom(t *testing.T) {
 	}
 }
 
-// TestREADME: the README's error table lists every code with its status.
-func TestREADME(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
+var update = flag.Bool("update", false, "rewrite the generated tables in docs/")
+
+// TestDocs: docs/errors.md's table of problem codes is generated from Codes.
+func TestDocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(doctable.Row("code", "status", "title", "what to do"))
+	b.WriteString("|---|---|---|---|\n")
 	for _, c := range Codes {
-		found := false
-		for _, line := range strings.Split(readme, "\n") {
-			if strings.HasPrefix(line, "| ") && strings.Contains(line, "`"+string(c.Code)+"`") && strings.Contains(line, fmt.Sprint(c.Status)) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("README's error table has no row for %s with status %d", c.Code, c.Status)
-		}
+		b.WriteString(doctable.Row("`"+string(c.Code)+"`", strconv.Itoa(c.Status), c.Title, c.Meaning))
 	}
+	doctable.Check(t, "../docs/errors.md", "problems", b.String(), *update)
 }
 
 // TestFromCapsFields: a draft broken in 63 000 places answers with MaxFields of them and a count

@@ -5,9 +5,12 @@ import (
 	"flag"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocrdraft/ocrdraft/internal/doctable"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -85,4 +88,15 @@ func TestOpenAPIForm(t *testing.T) {
 			t.Errorf("valueNum = %+v, want type number, nullable, no format (BigDecimal in Java)", p.Schema)
 		}
 	}
+}
+
+// TestDocs: docs/errors.md's table of warning codes is generated from WarningCodes.
+func TestDocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(doctable.Row("warning", "what it asks of the person confirming"))
+	b.WriteString("|---|---|\n")
+	for _, w := range WarningCodes {
+		b.WriteString(doctable.Row("`"+string(w.Code)+"`", w.Meaning))
+	}
+	doctable.Check(t, "../docs/errors.md", "warnings", b.String(), *update)
 }

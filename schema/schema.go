@@ -59,6 +59,7 @@ const (
 	DuplicateIndicator    WarningCode = "duplicate_indicator"
 	PageFailed            WarningCode = "page_failed"
 	UnitConflict          WarningCode = "unit_conflict"
+	OutputInterrupted     WarningCode = "output_interrupted"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -75,6 +76,7 @@ var WarningCodes = []struct {
 	{DuplicateIndicator, "An item repeated exactly on a later page and was dropped."},
 	{PageFailed, "One page of the report could not be read; its items are missing."},
 	{UnitConflict, "A value was written with a unit other than the item's unit; the item's unit was kept: check which is right."},
+	{OutputInterrupted, "The model stopped for a reason other than the end of its answer or the token limit (the endpoint's content filter, a tool call); what it wrote was kept, but items may be missing."},
 }
 
 // Warn returns a warning with a path.

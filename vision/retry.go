@@ -1,6 +1,8 @@
 package vision
 
 import (
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -26,6 +29,10 @@ const (
 	// maxWait is the longest pause between tries. An upstream asking for more is reported at once,
 	// with its Retry-After passed on, rather than holding a request (and a client) for minutes.
 	maxWait = time.Minute
+	// MaxRetryAfter caps the Retry-After passed on to a caller with model_rate_limited. An
+	// upstream may ask for hours (a spent daily quota, a misconfigured proxy); a caller told to
+	// come back in a minute can act on that and ask again, and is told again if it must wait.
+	MaxRetryAfter = time.Minute
 	// maxReason caps the upstream's words quoted in a Detail; maxCause caps the logged cause.
 	maxReason = 200
 	maxCause  = 1000
@@ -46,21 +53,128 @@ type hintKey struct{}
 // the try put in the request's context. A value per try, rather than a field on Client, keeps
 // concurrent calls apart without a lock: the write happens inside CreateChatCompletion, on the
 // goroutine that reads it after.
-type doer struct{ hc *http.Client }
+//
+// It also bounds what the upstream can make us hold: a completion body past max bytes fails the
+// try with a *tooLarge, an error body is cut at maxErrorBody (go-openai quotes it, and we quote
+// only maxReason of that), and a gzip body is unpacked here under the same bounds rather than by
+// the transport, which would unpack a 250 KB bomb to gigabytes.
+type doer struct {
+	hc  *http.Client
+	max int64 // Config.MaxReplyBytes
+}
 
 func (d doer) Do(r *http.Request) (*http.Response, error) {
-	if h, ok := r.Context().Value(hintKey{}).(*hint); ok && len(h.images) > 0 {
+	h, _ := r.Context().Value(hintKey{}).(*hint)
+	if h != nil && len(h.images) > 0 {
 		if err := streamImages(r, h.images); err != nil {
 			return nil, err
 		}
 	}
-	res, err := d.hc.Do(r)
-	if res != nil {
-		if h, ok := r.Context().Value(hintKey{}).(*hint); ok {
-			h.header = res.Header
-		}
+	// Asking for gzip ourselves makes the transport leave the body packed (it unpacks only what
+	// it asked for), so that bound below sees the unpacked size.
+	if r.Header.Get("Accept-Encoding") == "" {
+		r.Header.Set("Accept-Encoding", "gzip")
 	}
-	return res, err
+	res, err := d.hc.Do(r)
+	if res == nil {
+		return res, err
+	}
+	if h != nil {
+		h.header = res.Header
+	}
+	if err != nil {
+		return res, err
+	}
+	ok := res.StatusCode >= 200 && res.StatusCode < 300
+	if ok && res.ContentLength > d.max {
+		res.Body.Close()
+		return nil, &tooLarge{d.max}
+	}
+	res.Body = d.bound(res, ok)
+	return res, nil
+}
+
+// maxErrorBody is how much of an error answer is read: enough for any real error object; a
+// longer one is cut there (its status still counts, and go-openai keeps the cut body as text).
+const maxErrorBody = 64 << 10
+
+// bound wraps res's body: on the wire at most d.max bytes, and unpacked at most d.max for a
+// completion (ok) or maxErrorBody, cut short, for an error answer.
+func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
+	body := res.Body
+	var r io.Reader = &capped{r: body, left: d.max, limit: d.max}
+	if strings.EqualFold(strings.TrimSpace(res.Header.Get("Content-Encoding")), "gzip") {
+		res.Header.Del("Content-Encoding")
+		res.Header.Del("Content-Length")
+		res.ContentLength, res.Uncompressed = -1, true
+		r = &gunzip{src: r}
+	}
+	if ok {
+		r = &capped{r: r, left: d.max, limit: d.max}
+	} else {
+		r = io.LimitReader(r, maxErrorBody)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, body}
+}
+
+// tooLarge is the error for an upstream answer of more than limit bytes.
+type tooLarge struct{ limit int64 }
+
+func (e *tooLarge) Error() string {
+	return "vision: the model endpoint's answer was larger than " + size(e.limit)
+}
+
+// capped reads r and fails with *tooLarge once more than limit bytes have come.
+type capped struct {
+	r     io.Reader
+	left  int64
+	limit int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, &tooLarge{c.limit}
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1] // one byte past the cap tells a body of exactly limit from a longer one
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n - 1, &tooLarge{c.limit}
+	}
+	return n, err
+}
+
+// gunzip unpacks src, opening it on the first read so that Do does not block on the body.
+type gunzip struct {
+	src io.Reader
+	zr  *gzip.Reader
+	err error
+}
+
+func (g *gunzip) Read(p []byte) (int, error) {
+	if g.zr == nil && g.err == nil {
+		g.zr, g.err = gzip.NewReader(g.src)
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return g.zr.Read(p)
+}
+
+// size names n bytes for a person.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // retryAfter is how long the upstream asked us to wait, or 0. It reads OpenAI's retry-after-ms
@@ -121,14 +235,22 @@ type failure struct {
 // own timeout ran out (the caller's context was checked before and is still alive).
 func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 	var (
+		bigErr *tooLarge
 		apiErr *openai.APIError
 		reqErr *openai.RequestError
 		synErr *json.SyntaxError
 		typErr *json.UnmarshalTypeError
 		urlErr *url.Error
 		netErr net.Error
+		zipErr flate.CorruptInputError
 	)
 	switch {
+	case errors.As(err, &bigErr):
+		// Not retried: the endpoint would most likely answer the same again, at the same cost.
+		return failure{
+			code: problem.ModelUnavailable, what: "model endpoint failed",
+			reason: "its answer was larger than " + size(bigErr.limit), cause: c.scrub(err),
+		}
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
 		quota := apiErr.Code == "insufficient_quota" || apiErr.Type == "insufficient_quota"
 		return c.status(apiErr.HTTPStatusCode, apiErr.Message, quota, h, err)
@@ -139,7 +261,8 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 			code: problem.ModelTimeout, retry: true, what: "model did not answer in time",
 			cause: fmt.Errorf("vision: try took over %v: %w", c.cfg.AttemptTimeout, context.DeadlineExceeded),
 		}
-	case errors.As(err, &synErr), errors.As(err, &typErr):
+	case errors.As(err, &synErr), errors.As(err, &typErr),
+		errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, &zipErr):
 		// A 200 whose body is not a chat completion: a proxy's HTML page, a wrong BaseURL. That
 		// is the endpoint failing, so model_unavailable; not retried, since it answers the same
 		// way every time.
@@ -192,9 +315,9 @@ func (f failure) problem(tries int) *problem.Error {
 	}
 	e := &problem.Error{Code: f.code, Detail: detail, Err: f.cause}
 	if f.code == problem.ModelRateLimited {
-		// The upstream's own Retry-After when it gave one; otherwise a few seconds, so the
-		// caller is always told when to come back.
-		e.RetryAfter = f.retryAfter
+		// The upstream's own Retry-After when it gave one, up to MaxRetryAfter; otherwise a few
+		// seconds, so the caller is always told when to come back.
+		e.RetryAfter = min(f.retryAfter, MaxRetryAfter)
 		if e.RetryAfter <= 0 {
 			e.RetryAfter = defaultRateLimitWait
 		}
@@ -209,13 +332,36 @@ func (c *Client) scrub(err error) error {
 	return errors.New("vision: " + c.clip(err.Error(), maxCause))
 }
 
-// clip removes the API key from s, folds its whitespace and cuts it to at most n bytes. The key
-// goes first, so that a cut cannot leave half of it behind.
+// clip removes the API key from s, folds its whitespace, escapes control and format characters
+// (an escape sequence, a bidi override) and invalid UTF-8, and cuts it to at most n bytes. The
+// key goes first, so that a cut cannot leave half of it behind. Every piece of upstream text
+// that leaves this package goes through it.
 func (c *Client) clip(s string, n int) string {
 	if k := c.cfg.APIKey; k != "" {
 		s = strings.ReplaceAll(s, k, "[redacted]")
 	}
+	return clip(s, n)
+}
+
+func clip(s string, n int) string {
+	if len(s) > 16*n {
+		s = s[:16*n] // whatever folding and escaping do, the rest would be cut
+	}
 	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.In(r, unicode.Cc, unicode.Cf):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	s = b.String()
 	if len(s) <= n {
 		return s
 	}

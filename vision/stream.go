@@ -6,11 +6,15 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"sync"
 
 	asmbase64 "github.com/segmentio/asm/base64"
+
+	"github.com/ocrdraft/ocrdraft/problem"
 )
 
 // Pages go into the request body as base64 data URLs. Letting go-openai marshal them costs, for
@@ -33,6 +37,7 @@ type imageSub struct {
 	data []byte
 	done bool // sent once at least
 	gone bool
+	oops error // onSent's panic, recovered: it ran on the transport's goroutine
 }
 
 var errImageGone = errors.New("vision: the image was sent once and not kept for a retry")
@@ -77,8 +82,33 @@ func (s *imageSub) sent() {
 	}
 	s.mu.Unlock()
 	if first && s.onSent != nil {
+		// onSent is the caller's code, run on the transport's goroutine, where no recover of
+		// the caller's reaches: a panic there would end the process. It is kept instead, and
+		// Complete returns it as internal_error (panicked).
+		defer func() {
+			if v := recover(); v != nil {
+				err := &problem.Error{Code: problem.Internal, Detail: "internal error",
+					Err: fmt.Errorf("vision: panic in Request.Sent: %v\n%s", v, debug.Stack())}
+				s.mu.Lock()
+				s.oops = err
+				s.mu.Unlock()
+			}
+		}()
 		s.onSent()
 	}
+}
+
+// panicked returns the first panic of an onSent among subs, if any.
+func panicked(subs []*imageSub) error {
+	for _, s := range subs {
+		s.mu.Lock()
+		err := s.oops
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newToken returns a token that cannot occur in a prompt or a reply by chance.

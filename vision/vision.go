@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -70,7 +72,8 @@ type Config struct {
 	AttemptTimeout time.Duration
 
 	// HTTPClient sends the calls; nil means one with Go's default transport settings except
-	// IdleConns. Deadlines come from contexts.
+	// IdleConns and a 64 KiB bound on the answer's headers. Deadlines come from contexts. The
+	// answer's body is bounded (MaxReplyBytes) whichever client sends.
 	HTTPClient *http.Client
 
 	// IdleConns is how many connections to the endpoint are kept open between calls, when
@@ -78,10 +81,34 @@ type Config struct {
 	// dial (and shake hands over TLS) afresh and leave a socket in TIME_WAIT. 0 means
 	// DefaultIdleConns; the server passes its in-flight limit.
 	IdleConns int
+
+	// MaxReplyBytes bounds the endpoint's answer, on the wire and unpacked; a longer one fails
+	// the call with model_unavailable. 0 means DefaultMaxReplyBytes.
+	MaxReplyBytes int64
 }
 
 // DefaultIdleConns is Config.IdleConns's default.
 const DefaultIdleConns = 64
+
+// DefaultMaxReplyBytes is Config.MaxReplyBytes's default: sixteen times parse.MaxReply, which is
+// all of a reply that is ever read, so a real completion (with its JSON escaping and usage) fits
+// with room to spare, while an endless or 100 MB answer costs at most this much memory.
+const DefaultMaxReplyBytes = 4 << 20
+
+// Bounds on what the upstream says, so that nothing it controls leaves this package unbounded.
+const (
+	// MaxPrevious is the most of an earlier reply sent back when re-asking: parse reads no more
+	// (parse.MaxReply), and the model needs no more to mend it.
+	MaxPrevious = 256 << 10
+	// MaxTokens is the largest token count believed; a usage count outside 0..MaxTokens is
+	// clamped, so that sums and metrics stay sane whatever the upstream says.
+	MaxTokens = 10_000_000
+	maxModel  = 100 // bytes of a model name as the upstream gives it
+	// maxHeaderBytes bounds the answer's headers (Go's transport allows 10 MB): a few KB is
+	// what any endpoint sends.
+	maxHeaderBytes = 64 << 10
+	maxFinish      = 40 // bytes of a finish reason
+)
 
 // Image is one page photo. It is sent as a data: URL with detail "high": lab reports are dense
 // small print, and "low" downsamples them to 512px, where digits blur.
@@ -99,7 +126,7 @@ type Image struct {
 type Request struct {
 	Prompt   string
 	Images   []Image
-	Previous string // the model's earlier, unusable reply; sent only with Retry
+	Previous string // the model's earlier, unusable reply; sent only with Retry, at most MaxPrevious bytes of it
 	Retry    string // a short correction, such as "That was not valid JSON. Reply with one JSON object only."
 
 	// Once sends the images a single time and lets go of them as soon as they are written, for
@@ -117,15 +144,25 @@ type Request struct {
 	Sent func()
 }
 
-// Reply is the model's answer, unparsed.
+// Reply is the model's answer, unparsed. Every field but Text and Refusal is safe to log:
+// checked and capped here. Refusal is capped and escaped, but it is the model's words about the
+// page, health data as Text is.
 type Reply struct {
+	// Text is the message's content; content sent as an array of parts is their text, joined.
 	Text string
-	// FinishReason is the upstream's, as is. "length" means Text was cut off at MaxTokens; it is
-	// not retried, because the caller can often salvage the part that arrived.
-	FinishReason     string
-	Model            string // the model that answered, as the upstream names it
-	PromptTokens     int
-	CompletionTokens int
+	// FinishReason is the upstream's: "length" means Text was cut off at MaxTokens; it is not
+	// retried, because the caller can often salvage the part that arrived. An empty one, which
+	// some servers send, is "stop"; one that is not a short word ([A-Za-z0-9_-]) is "unknown".
+	FinishReason string
+	// Refusal is OpenAI's refusal field: the model declined, saying this instead of answering.
+	// It is capped and escaped for quoting to the caller.
+	Refusal string
+	// Model is the model that answered, as the upstream names it, if that is a plain name of at
+	// most 100 bytes of [A-Za-z0-9._:/@+-]; otherwise Config.Model. Logs should still prefer the
+	// configured name: this one is the upstream's word.
+	Model            string
+	PromptTokens     int // 0..MaxTokens, whatever the upstream said
+	CompletionTokens int // 0..MaxTokens
 	Tries            int // calls made, including the one that succeeded
 }
 
@@ -158,6 +195,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Tries == 0 {
 		cfg.Tries = 3
 	}
+	if cfg.MaxReplyBytes == 0 {
+		cfg.MaxReplyBytes = DefaultMaxReplyBytes
+	}
 	switch {
 	case cfg.Tries < 0:
 		return bad("tries %d is negative", cfg.Tries)
@@ -169,6 +209,8 @@ func New(cfg Config) (*Client, error) {
 		return bad("attempt timeout %v is negative", cfg.AttemptTimeout)
 	case cfg.IdleConns < 0:
 		return bad("idle connections %d is negative", cfg.IdleConns)
+	case cfg.MaxReplyBytes < 0:
+		return bad("max reply bytes %d is negative", cfg.MaxReplyBytes)
 	}
 
 	c := &Client{cfg: cfg, reasoning: reasoning(cfg.Model), sleep: sleep}
@@ -196,11 +238,12 @@ func New(cfg Config) (*Client, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConns = cmp.Or(cfg.IdleConns, DefaultIdleConns)
 		t.MaxIdleConnsPerHost = t.MaxIdleConns
+		t.MaxResponseHeaderBytes = maxHeaderBytes
 		hc = &http.Client{Transport: t}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = doer{hc}
+	oc.HTTPClient = doer{hc: hc, max: cfg.MaxReplyBytes}
 	c.api = openai.NewClientWithConfig(oc)
 	return c, nil
 }
@@ -217,14 +260,16 @@ func reasoning(model string) bool {
 // and returns its reply as is, whatever its finish reason. Failures are *problem.Error:
 //
 //   - model_rate_limited: still 429 after the tries, or its Retry-After ends past the deadline
-//     (or beyond a minute); RetryAfter is the upstream's, when it gave one.
+//     (or beyond a minute); RetryAfter is the upstream's, when it gave one, at most
+//     MaxRetryAfter.
 //   - model_unavailable: 5xx or connection failures after the tries; a 200 that is not a chat
-//     completion, or has no choices (neither retried).
+//     completion, has no choices, or is larger than MaxReplyBytes (none of these retried).
 //   - model_rejected: any other 4xx (bad key, unknown model, spent quota), not retried.
 //   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
 //
 // If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back
-// wrapped. No error holds the API key, even when the upstream quotes it back.
+// wrapped. No error holds the API key, even when the upstream quotes it back. A panic in
+// req.Sent, which may run on the transport's goroutine, is internal_error rather than a crash.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	creq, images := c.request(req)
 	if req.Sent != nil {
@@ -263,19 +308,13 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 					Err:    errors.New("vision: chat completion with no choices"),
 				}
 			}
-			ch := resp.Choices[0]
-			model := resp.Model
-			if model == "" {
-				model = c.cfg.Model
+			if p := panicked(images); p != nil {
+				return Reply{}, p
 			}
-			return Reply{
-				Text:             ch.Message.Content,
-				FinishReason:     string(ch.FinishReason),
-				Model:            model,
-				PromptTokens:     resp.Usage.PromptTokens,
-				CompletionTokens: resp.Usage.CompletionTokens,
-				Tries:            try,
-			}, nil
+			return c.reply(resp, try), nil
+		}
+		if p := panicked(images); p != nil {
+			return Reply{}, p
 		}
 		if ctx.Err() != nil {
 			return Reply{}, c.ctxErr(ctx, try)
@@ -306,6 +345,63 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 		}
 	}
 }
+
+// reply reads the first choice of resp, checking every number and name the upstream gave.
+func (c *Client) reply(resp openai.ChatCompletionResponse, try int) Reply {
+	msg := resp.Choices[0].Message
+	text := msg.Content
+	if text == "" && len(msg.MultiContent) > 0 {
+		// Some servers send content as an array of parts, [{"type":"text","text":…}], which
+		// go-openai decodes into MultiContent. The text is the parts' text in order.
+		var b strings.Builder
+		for _, p := range msg.MultiContent {
+			if p.ImageURL == nil {
+				b.WriteString(p.Text)
+			}
+		}
+		text = b.String()
+	}
+	finish := string(resp.Choices[0].FinishReason)
+	switch {
+	case finish == "":
+		finish = string(openai.FinishReasonStop)
+	case len(finish) > maxFinish || !plain(finish, false):
+		finish = "unknown"
+	}
+	model := resp.Model
+	if len(model) > maxModel || !plain(model, true) {
+		model = c.cfg.Model
+	}
+	return Reply{
+		Text:             text,
+		FinishReason:     finish,
+		Refusal:          c.clip(msg.Refusal, maxReason),
+		Model:            model,
+		PromptTokens:     tokens(resp.Usage.PromptTokens),
+		CompletionTokens: tokens(resp.Usage.CompletionTokens),
+		Tries:            try,
+	}
+}
+
+// plain reports whether s is a nonempty word of ASCII letters, digits, '_' and '-', and for a
+// name also '.', ':', '/', '@' and '+' (Qwen/Qwen2.5-VL-7B-Instruct, llama3.2-vision:11b).
+func plain(s string, name bool) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_', r == '-':
+		case name && strings.ContainsRune(".:/@+", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// tokens is an upstream token count clamped to 0..MaxTokens.
+func tokens(n int) int { return min(max(n, 0), MaxTokens) }
 
 // attempt returns the context for one try: bounded by AttemptTimeout and carrying h, where the
 // transport leaves the response's Retry-After.
@@ -351,8 +447,8 @@ func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub
 	}
 	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, MultiContent: parts}}
 	if req.Retry != "" {
-		if req.Previous != "" {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: req.Previous})
+		if prev := cut(req.Previous, MaxPrevious); prev != "" {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: prev})
 		}
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Retry})
 	}
@@ -368,6 +464,17 @@ func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub
 		r.Temperature = zeroTemperature
 	}
 	return r, images
+}
+
+// cut is s cut to at most n bytes, at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func plural(n int, one, many string) string {

@@ -235,8 +235,10 @@ func TestCompleteFailures(t *testing.T) {
 			code: problem.ModelRateLimited, calls: 3, waits: []time.Duration{2 * time.Second, 2 * time.Second}, nwaits: 2, retryAfter: 2 * time.Second},
 		{name: "429 without Retry-After backs off, and tells the caller a default wait", def: fakeopenai.RateLimited(""),
 			code: problem.ModelRateLimited, calls: 3, nwaits: 2, retryAfter: defaultRateLimitWait},
-		{name: "429 asking for an hour is passed on at once", def: fakeopenai.RateLimited("3600"),
-			code: problem.ModelRateLimited, calls: 1, retryAfter: time.Hour},
+		{name: "429 asking for an hour is passed on at once, capped", def: fakeopenai.RateLimited("3600"),
+			code: problem.ModelRateLimited, calls: 1, retryAfter: MaxRetryAfter},
+		{name: "429 asking for 100000 s is passed on as MaxRetryAfter", def: fakeopenai.RateLimited("100000"),
+			code: problem.ModelRateLimited, calls: 1, retryAfter: MaxRetryAfter},
 		{name: "429 for a spent quota is not retried", def: quota, code: problem.ModelRejected, calls: 1},
 
 		// Server errors and connections.

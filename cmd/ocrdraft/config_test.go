@@ -3,10 +3,11 @@ package main
 import (
 	"flag"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocrdraft/ocrdraft/internal/doctable"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -70,28 +71,26 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
-// TestREADMEConfig: every setting is in the README's configuration table, with its default.
-func TestREADMEConfig(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+var update = flag.Bool("update", false, "rewrite the generated tables in docs/")
+
+// TestDocs: docs/configuration.md's settings table is generated from the settings table.
+func TestDocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(doctable.Row("variable", "flag", "default", "meaning"))
+	b.WriteString("|---|---|---|---|\n")
 	for _, s := range settings {
-		row := ""
-		for _, line := range strings.Split(string(readme), "\n") {
-			if strings.HasPrefix(line, "| `"+s.env[0]+"`") {
-				row = line
-			}
+		names := make([]string, len(s.env))
+		for i, e := range s.env {
+			names[i] = "`" + e + "`"
 		}
-		if row == "" {
-			t.Errorf("README's configuration table has no row for %s", s.env[0])
-			continue
+		fl, def := "—", "—"
+		if s.flag != "" {
+			fl = "`-" + s.flag + "`"
 		}
-		if s.def != "" && !strings.Contains(row, "`"+s.def+"`") {
-			t.Errorf("README's row for %s lacks its default %q: %s", s.env[0], s.def, row)
+		if s.def != "" {
+			def = "`" + s.def + "`"
 		}
-		if s.flag != "" && !strings.Contains(row, "`-"+s.flag+"`") {
-			t.Errorf("README's row for %s lacks its flag -%s", s.env[0], s.flag)
-		}
+		b.WriteString(doctable.Row(strings.Join(names, " or "), fl, def, s.usage))
 	}
+	doctable.Check(t, "../../docs/configuration.md", "settings", b.String(), *update)
 }

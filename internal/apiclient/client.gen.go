@@ -119,6 +119,7 @@ const (
 	WarningCodeIndicatorDropped      WarningCode = "indicator_dropped"
 	WarningCodeInvalidDate           WarningCode = "invalid_date"
 	WarningCodeInvalidValue          WarningCode = "invalid_value"
+	WarningCodeOutputInterrupted     WarningCode = "output_interrupted"
 	WarningCodeOutputTruncated       WarningCode = "output_truncated"
 	WarningCodePageConflict          WarningCode = "page_conflict"
 	WarningCodePageFailed            WarningCode = "page_failed"
@@ -136,6 +137,8 @@ func (e WarningCode) Valid() bool {
 	case WarningCodeInvalidDate:
 		return true
 	case WarningCodeInvalidValue:
+		return true
+	case WarningCodeOutputInterrupted:
 		return true
 	case WarningCodeOutputTruncated:
 		return true

@@ -14,6 +14,7 @@ package fakeopenai
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,6 +47,8 @@ type Server struct {
 	forget bool
 	calls  int
 	conns  int
+
+	written atomic.Int64
 }
 
 // Forget makes the fake keep and decode nothing of the requests it gets — only their count —
@@ -125,6 +129,11 @@ func (s *Server) Calls() int {
 	return s.calls
 }
 
+// Written is the number of body bytes the answers have written so far, as sent (compressed, for
+// GzipBomb). Writes block once the connection's buffers are full, so for an answer without end it
+// shows how much the client took: what it read plus what the buffers hold.
+func (s *Server) Written() int64 { return s.written.Load() }
+
 // Conns is the number of connections clients have opened to the fake so far.
 func (s *Server) Conns() int {
 	s.mu.Lock()
@@ -177,8 +186,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// Answers see the request as sent: the body again from the start, and the model at hand.
 	r = r.WithContext(context.WithValue(r.Context(), modelKey{}, rec.Chat.Model))
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	a(w, r)
+	a(&counter{ResponseWriter: w, n: &s.written}, r)
 }
+
+// counter counts the body bytes written through it.
+type counter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Unwrap lets http.NewResponseController reach the connection (HangUp hijacks it).
+func (c *counter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // Response is a successful completion with one choice.
 type Response struct {
@@ -188,6 +212,12 @@ type Response struct {
 	PromptTokens int
 	// CompletionTokens defaults to a rough count of Content so usage is never all zeros.
 	CompletionTokens int
+
+	// Parts, if not nil, is sent as content in place of Content: an array of text parts, as
+	// some servers write it.
+	Parts []string
+	// Refusal is sent as the message's refusal field, as OpenAI does when the model declines.
+	Refusal string
 }
 
 // Complete answers 200 with r as a chat.completion object.
@@ -209,13 +239,20 @@ func Complete(r Response) Answer {
 		if in == 0 {
 			in = 1000
 		}
+		msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.Content, Refusal: r.Refusal}
+		if r.Parts != nil {
+			msg.Content = ""
+			for _, p := range r.Parts {
+				msg.MultiContent = append(msg.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: p})
+			}
+		}
 		writeJSON(w, http.StatusOK, openai.ChatCompletionResponse{
 			ID:      "chatcmpl-fake",
 			Object:  "chat.completion",
 			Created: time.Now().Unix(),
 			Model:   model,
 			Choices: []openai.ChatCompletionChoice{{
-				Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.Content},
+				Message:      msg,
 				FinishReason: openai.FinishReason(finish),
 			}},
 			Usage: openai.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out},
@@ -302,6 +339,109 @@ func HangUp() Answer {
 			panic("fakeopenai: HangUp cannot hijack: " + err.Error())
 		}
 		_ = conn.Close()
+	}
+}
+
+// Raw answers status with body exactly as given, as application/json: for replies no well-behaved
+// server writes (an empty finish_reason, negative usage, a model name a megabyte long).
+func Raw(status int, body string) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+// Huge answers status with a body of n bytes and more (n rounded up to 32 KiB), made as it is
+// written: for 200, a chat completion whose content is that many bytes of "a"; otherwise an
+// OpenAI-style error whose message is.
+// Read whole, it is a valid answer; only the fake's buffers are held, never n bytes.
+func Huge(status int, n int64) Answer { return big(status, n, false) }
+
+// Endless answers status with a body that never ends: a chat completion (an error, for a status
+// other than 200) whose text goes on until the client hangs up.
+func Endless(status int) Answer { return big(status, -1, false) }
+
+// Trickle answers 200 with a chat completion that never ends, one byte of content every d: a
+// body that a cap on its size alone would take forever to stop.
+func Trickle(d time.Duration) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"id":"chatcmpl-fake","object":"chat.completion","choices":[{"message":{"role":"assistant","content":"`)
+		rc := http.NewResponseController(w)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			if _, err := io.WriteString(w, "a"); err != nil || rc.Flush() != nil {
+				return
+			}
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+}
+
+// GzipBomb answers 200 with Content-Encoding gzip and a chat completion whose content unpacks to
+// n bytes of "a", about 1 KB on the wire per MiB unpacked: a body of concatenated gzip members,
+// one precompressed MiB each, so that making it costs the fake nothing.
+func GzipBomb(n int64) Answer { return big(http.StatusOK, n, true) }
+
+const bombMember = 1 << 20
+
+// bombChunk is one gzip member of bombMember bytes of "a".
+var bombChunk = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	_, _ = zw.Write(bytes.Repeat([]byte("a"), bombMember))
+	_ = zw.Close()
+	return b.Bytes()
+})
+
+func big(status int, n int64, gz bool) Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		head := `{"error":{"type":"server_error","message":"`
+		tail := `"}}`
+		if status == http.StatusOK {
+			head = `{"id":"chatcmpl-fake","object":"chat.completion","model":"` + requestModel(r) +
+				`","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"`
+			tail = `"}}],"usage":{"prompt_tokens":1000,"completion_tokens":1,"total_tokens":1001}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if gz {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		w.WriteHeader(status)
+		piece := func(s string) []byte {
+			if !gz {
+				return []byte(s)
+			}
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			_, _ = io.WriteString(zw, s)
+			_ = zw.Close()
+			return b.Bytes()
+		}
+		fill := bytes.Repeat([]byte("a"), 32<<10)
+		step := int64(len(fill))
+		if gz {
+			fill, step = bombChunk(), bombMember
+		}
+		if _, err := w.Write(piece(head)); err != nil {
+			return
+		}
+		for left := n; n < 0 || left > 0; left -= step {
+			if r.Context().Err() != nil {
+				return
+			}
+			if _, err := w.Write(fill); err != nil {
+				return
+			}
+		}
+		_, _ = w.Write(piece(tail))
 	}
 }
 

@@ -1,10 +1,13 @@
 package fakeopenai_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 )
@@ -54,5 +57,52 @@ func TestServer(t *testing.T) {
 	}
 	if _, sent := r.Fields["max_tokens"]; sent {
 		t.Errorf("Fields has max_tokens, which was not sent")
+	}
+}
+
+// TestBigAnswers: the answers made as they are written are what they say when read whole.
+func TestBigAnswers(t *testing.T) {
+	tests := []struct {
+		name    string
+		answer  fakeopenai.Answer
+		status  int
+		content int // bytes of content, for a 200
+	}{
+		{"huge", fakeopenai.Huge(http.StatusOK, 100<<10), 200, 128 << 10}, // rounded up to 32 KiB
+		{"huge error", fakeopenai.Huge(http.StatusBadGateway, 1), 502, 0},
+		{"gzip bomb", fakeopenai.GzipBomb(3 << 20), 200, 3 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fakeopenai.New(t)
+			f.Default(tt.answer)
+			status, body := post(t, f.URL+"/chat/completions", `{"model":"m1"}`) // the transport unpacks gzip
+			var c openai.ChatCompletionResponse
+			if status != tt.status || json.Unmarshal([]byte(body), &c) != nil && tt.status == 200 {
+				t.Fatalf("status %d, body %.80s", status, body)
+			}
+			if tt.status == 200 && (len(c.Choices) != 1 || len(c.Choices[0].Message.Content) != tt.content || c.Model != "m1") {
+				t.Errorf("content %d bytes, model %q", len(c.Choices[0].Message.Content), c.Model)
+			}
+			if tt.status != 200 && !strings.Contains(body, `"error"`) {
+				t.Errorf("body %.80s", body)
+			}
+			if f.Written() == 0 {
+				t.Error("Written is 0")
+			}
+		})
+	}
+}
+
+func TestRawPartsRefusal(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Queue(fakeopenai.Raw(http.StatusTeapot, `{"x":1}`),
+		fakeopenai.Complete(fakeopenai.Response{Parts: []string{"a", "b"}, Refusal: "no"}))
+	if status, body := post(t, f.URL+"/chat/completions", `{}`); status != http.StatusTeapot || body != `{"x":1}` {
+		t.Errorf("raw: %d %s", status, body)
+	}
+	_, body := post(t, f.URL+"/chat/completions", `{}`)
+	if !strings.Contains(body, `"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]`) || !strings.Contains(body, `"refusal":"no"`) {
+		t.Errorf("parts and refusal: %s", body)
 	}
 }

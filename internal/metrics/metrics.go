@@ -245,19 +245,23 @@ func (m *Metrics) Page(p extract.PageMeta) {
 	}
 	m.pages.WithLabelValues(outcome).Inc()
 	m.pageAttempts.Observe(float64(p.Attempts))
-	m.promptTokens.Add(float64(p.Usage.PromptTokens))
-	m.completionTokens.Add(float64(p.Usage.CompletionTokens))
+	m.promptTokens.Add(count(p.Usage.PromptTokens))
+	m.completionTokens.Add(count(p.Usage.CompletionTokens))
 	if p.FinishReason != nil { // a reply came, so the parse stage means something
 		m.stages.WithLabelValues(string(p.Stage)).Inc()
 	}
-	m.indicators.Add(float64(p.Indicators))
-	m.dropped.Add(float64(p.Dropped))
+	m.indicators.Add(count(p.Indicators))
+	m.dropped.Add(count(p.Dropped))
 	if p.Truncated {
 		m.truncated.Inc()
 	}
 	if p.SentOnce {
 		m.sentOnce.Inc()
 	}
-	m.bytesIn.Add(float64(p.BytesIn))
-	m.bytesSent.Add(float64(p.BytesSent))
+	m.bytesIn.Add(count(p.BytesIn))
+	m.bytesSent.Add(count(p.BytesSent))
 }
+
+// count is n for a counter, which panics on a negative Add: the token counts come from the
+// upstream, and a page's metrics must never be what ends the process.
+func count(n int) float64 { return float64(max(n, 0)) }

@@ -85,11 +85,12 @@ func (l *Limiter) Complete(ctx context.Context, req vision.Request) (vision.Repl
 
 	start := time.Now()
 	done := l.obs.CallStarted()
+	outcome := string(problem.Internal) // if next panics: the call still ends, as a bug
+	defer func() { done(outcome, time.Since(start)) }()
 	reply, err := l.next.Complete(ctx, req)
-	d := time.Since(start)
-	done(Outcome(err), d)
+	outcome = Outcome(err)
 	if l.logReplies {
-		l.logReply(ctx, reply, err, d)
+		l.logReply(ctx, reply, err, time.Since(start))
 	}
 	return reply, err
 }

@@ -203,3 +203,27 @@ func TestLogReplies(t *testing.T) {
 		}
 	}
 }
+
+type panicky struct{}
+
+func (panicky) Complete(context.Context, vision.Request) (vision.Reply, error) { panic("boom") }
+
+// TestPanicEndsTheCall: a model call that panics still leaves its slot and is counted, as
+// internal_error, on its way up to the recover in extract.
+func TestPanicEndsTheCall(t *testing.T) {
+	obs := &observer{}
+	l := modelcall.New(panicky{}, modelcall.Options{MaxInFlight: 1, Observer: obs})
+	for range 2 { // the second call gets the slot only if the first gave it back
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("the panic did not go on up")
+				}
+			}()
+			l.Complete(t.Context(), vision.Request{})
+		}()
+	}
+	if got := fmt.Sprint(obs.outcomes); got != "[internal_error internal_error]" {
+		t.Errorf("outcomes = %s", got)
+	}
+}
