@@ -67,7 +67,7 @@ var Codes = []Info{
 	{Overloaded, http.StatusServiceUnavailable, "Overloaded", "Too many requests in flight. Retry after the Retry-After delay."},
 	{ModelNotConfigured, http.StatusServiceUnavailable, "Model not configured", "The service has no model configured. Operators set OCR_MODEL (and the endpoint and key)."},
 	{ModelRateLimited, http.StatusServiceUnavailable, "Model rate limited", "The model endpoint kept answering 429. Retry after the Retry-After delay."},
-	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The model did not answer within the request deadline. Retry, perhaps with fewer pages."},
+	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The request did not finish within its deadline: the model did not answer in time, or preparing a page took too long. Retry, perhaps with fewer pages."},
 	{Canceled, 499, "Client closed request", "The caller went away before the answer; the model call was cancelled. Seen only in logs and metrics."},
 	{Internal, http.StatusInternalServerError, "Internal error", "A bug on our side; the request id finds it in the logs."},
 }
