@@ -37,6 +37,10 @@ type JSONSchema struct {
 	Description          string
 	Nullable             bool
 	Enum                 []string
+	// Extensible lists the values known today of a code that may gain values (OpenAPI style):
+	// rendered as x-extensible-enum beside a plain string, so that a client generated with a
+	// generator's default options reads a code added later instead of failing on it.
+	Extensible []string
 	Properties           []Property
 	Required             []string
 	AdditionalProperties *bool
@@ -86,6 +90,9 @@ func (s *JSONSchema) MarshalJSON() ([]byte, error) {
 	if s.Enum != nil {
 		put("enum", s.Enum)
 	}
+	if s.Extensible != nil {
+		put("x-extensible-enum", s.Extensible)
+	}
 	if s.MinLength != nil {
 		put("minLength", *s.MinLength)
 	}
@@ -129,6 +136,9 @@ func (s *JSONSchema) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// ExtensibleNote describes every code in openapi.yaml: the values are open.
+const ExtensibleNote = "A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem)."
 
 // Components are the contract's named types, for openapi.yaml's components.schemas.
 var Components = []reflect.Type{
@@ -189,6 +199,10 @@ func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 	case g.Enums[t] != nil:
 		if name, ok := g.Refs[t]; ok && g.Style == OpenAPI && !top {
 			s = &JSONSchema{Ref: "#/components/schemas/" + name}
+			break
+		}
+		if g.Style == OpenAPI {
+			s = &JSONSchema{Type: []string{"string"}, Extensible: g.Enums[t], Description: ExtensibleNote}
 			break
 		}
 		s = &JSONSchema{Type: []string{"string"}, Enum: g.Enums[t]}

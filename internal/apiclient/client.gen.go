@@ -17,150 +17,6 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
-// Defines values for ParseStage.
-const (
-	ParseStageExtracted ParseStage = "extracted"
-	ParseStageFailed    ParseStage = "failed"
-	ParseStageFenced    ParseStage = "fenced"
-	ParseStageRepaired  ParseStage = "repaired"
-	ParseStageStrict    ParseStage = "strict"
-)
-
-// Valid indicates whether the value is a known member of the ParseStage enum.
-func (e ParseStage) Valid() bool {
-	switch e {
-	case ParseStageExtracted:
-		return true
-	case ParseStageFailed:
-		return true
-	case ParseStageFenced:
-		return true
-	case ParseStageRepaired:
-		return true
-	case ParseStageStrict:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ProblemCode.
-const (
-	ProblemCodeCanceled               ProblemCode = "canceled"
-	ProblemCodeImageTooLarge          ProblemCode = "image_too_large"
-	ProblemCodeImageUnreadable        ProblemCode = "image_unreadable"
-	ProblemCodeInternalError          ProblemCode = "internal_error"
-	ProblemCodeInvalidDraft           ProblemCode = "invalid_draft"
-	ProblemCodeInvalidRequest         ProblemCode = "invalid_request"
-	ProblemCodeMethodNotAllowed       ProblemCode = "method_not_allowed"
-	ProblemCodeModelNotConfigured     ProblemCode = "model_not_configured"
-	ProblemCodeModelOutputUnparseable ProblemCode = "model_output_unparseable"
-	ProblemCodeModelRateLimited       ProblemCode = "model_rate_limited"
-	ProblemCodeModelRejected          ProblemCode = "model_rejected"
-	ProblemCodeModelTimeout           ProblemCode = "model_timeout"
-	ProblemCodeModelUnavailable       ProblemCode = "model_unavailable"
-	ProblemCodeNotFound               ProblemCode = "not_found"
-	ProblemCodeOverloaded             ProblemCode = "overloaded"
-	ProblemCodePayloadTooLarge        ProblemCode = "payload_too_large"
-	ProblemCodeReplyUnparseable       ProblemCode = "reply_unparseable"
-	ProblemCodeRequestTimeout         ProblemCode = "request_timeout"
-	ProblemCodeTooManyPages           ProblemCode = "too_many_pages"
-	ProblemCodeUnauthorized           ProblemCode = "unauthorized"
-	ProblemCodeUnsupportedMediaType   ProblemCode = "unsupported_media_type"
-)
-
-// Valid indicates whether the value is a known member of the ProblemCode enum.
-func (e ProblemCode) Valid() bool {
-	switch e {
-	case ProblemCodeCanceled:
-		return true
-	case ProblemCodeImageTooLarge:
-		return true
-	case ProblemCodeImageUnreadable:
-		return true
-	case ProblemCodeInternalError:
-		return true
-	case ProblemCodeInvalidDraft:
-		return true
-	case ProblemCodeInvalidRequest:
-		return true
-	case ProblemCodeMethodNotAllowed:
-		return true
-	case ProblemCodeModelNotConfigured:
-		return true
-	case ProblemCodeModelOutputUnparseable:
-		return true
-	case ProblemCodeModelRateLimited:
-		return true
-	case ProblemCodeModelRejected:
-		return true
-	case ProblemCodeModelTimeout:
-		return true
-	case ProblemCodeModelUnavailable:
-		return true
-	case ProblemCodeNotFound:
-		return true
-	case ProblemCodeOverloaded:
-		return true
-	case ProblemCodePayloadTooLarge:
-		return true
-	case ProblemCodeReplyUnparseable:
-		return true
-	case ProblemCodeRequestTimeout:
-		return true
-	case ProblemCodeTooManyPages:
-		return true
-	case ProblemCodeUnauthorized:
-		return true
-	case ProblemCodeUnsupportedMediaType:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WarningCode.
-const (
-	WarningCodeDuplicateIndicator    WarningCode = "duplicate_indicator"
-	WarningCodeIndicatorDropped      WarningCode = "indicator_dropped"
-	WarningCodeInvalidDate           WarningCode = "invalid_date"
-	WarningCodeInvalidValue          WarningCode = "invalid_value"
-	WarningCodeOutputInterrupted     WarningCode = "output_interrupted"
-	WarningCodeOutputTruncated       WarningCode = "output_truncated"
-	WarningCodePageConflict          WarningCode = "page_conflict"
-	WarningCodePageFailed            WarningCode = "page_failed"
-	WarningCodeReferenceRangeSwapped WarningCode = "reference_range_swapped"
-	WarningCodeUnitConflict          WarningCode = "unit_conflict"
-)
-
-// Valid indicates whether the value is a known member of the WarningCode enum.
-func (e WarningCode) Valid() bool {
-	switch e {
-	case WarningCodeDuplicateIndicator:
-		return true
-	case WarningCodeIndicatorDropped:
-		return true
-	case WarningCodeInvalidDate:
-		return true
-	case WarningCodeInvalidValue:
-		return true
-	case WarningCodeOutputInterrupted:
-		return true
-	case WarningCodeOutputTruncated:
-		return true
-	case WarningCodePageConflict:
-		return true
-	case WarningCodePageFailed:
-		return true
-	case WarningCodeReferenceRangeSwapped:
-		return true
-	case WarningCodeUnitConflict:
-		return true
-	default:
-		return false
-	}
-}
-
 // ExtractRequest defines model for ExtractRequest.
 type ExtractRequest struct {
 	// Images One image per page, in order.
@@ -261,15 +117,19 @@ type PageMeta struct {
 	BytesSent int `json:"bytesSent"`
 
 	// Dropped Items of the reply left out (see the indicator_dropped warnings).
-	Dropped int          `json:"dropped"`
-	Error   *ProblemCode `json:"error,omitempty"`
+	Dropped int `json:"dropped"`
+
+	// Error A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+	Error *ProblemCode `json:"error,omitempty"`
 
 	// FinishReason The model's finish reason for the last call; length means the reply was cut at the token limit; null when no reply came.
 	FinishReason *string `json:"finishReason"`
 
 	// Indicators Indicators read from this page.
-	Indicators int        `json:"indicators"`
-	Stage      ParseStage `json:"stage"`
+	Indicators int `json:"indicators"`
+
+	// Stage A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+	Stage ParseStage `json:"stage"`
 
 	// Truncated The reply was cut off.
 	Truncated bool  `json:"truncated"`
@@ -278,6 +138,7 @@ type PageMeta struct {
 
 // ParseMeta defines model for ParseMeta.
 type ParseMeta struct {
+	// Stage A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 	Stage     ParseStage `json:"stage"`
 	Truncated bool       `json:"truncated"`
 }
@@ -298,11 +159,12 @@ type ParseResponse struct {
 	Warnings []Warning `json:"warnings"`
 }
 
-// ParseStage defines model for ParseStage.
-type ParseStage string
+// ParseStage A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+type ParseStage = string
 
 // Problem defines model for Problem.
 type Problem struct {
+	// Code A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 	Code   ProblemCode `json:"code"`
 	Detail string      `json:"detail"`
 
@@ -317,8 +179,8 @@ type Problem struct {
 	Type          string  `json:"type"`
 }
 
-// ProblemCode defines model for ProblemCode.
-type ProblemCode string
+// ProblemCode A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+type ProblemCode = string
 
 // ProblemField defines model for ProblemField.
 type ProblemField struct {
@@ -350,6 +212,7 @@ type Usage struct {
 
 // Warning defines model for Warning.
 type Warning struct {
+	// Code A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 	Code WarningCode `json:"code"`
 
 	// Message What happened, for the person confirming the draft.
@@ -359,8 +222,8 @@ type Warning struct {
 	Path *string `json:"path"`
 }
 
-// WarningCode defines model for WarningCode.
-type WarningCode string
+// WarningCode A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+type WarningCode = string
 
 // ProblemRetry defines model for ProblemRetry.
 type ProblemRetry = Problem

@@ -26,6 +26,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/internal/apiclient"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/server"
@@ -129,7 +130,7 @@ func TestParse(t *testing.T) {
 		t.Fatalf("status %d: %s", res.StatusCode(), res.Body)
 	}
 	got := res.JSON200
-	if got.Meta.Stage != apiclient.ParseStageStrict || got.Meta.Truncated || len(got.Warnings) != 0 {
+	if got.Meta.Stage != "strict" || got.Meta.Truncated || len(got.Warnings) != 0 {
 		t.Errorf("meta = %+v, warnings = %+v; want strict, not truncated, none", got.Meta, got.Warnings)
 	}
 
@@ -182,7 +183,7 @@ func TestParseJSON(t *testing.T) {
 	if res.JSON200 == nil {
 		t.Fatalf("status %d: %s", res.StatusCode(), res.Body)
 	}
-	if !res.JSON200.Meta.Truncated || len(res.JSON200.Warnings) != 1 || res.JSON200.Warnings[0].Code != apiclient.WarningCodeOutputTruncated {
+	if !res.JSON200.Meta.Truncated || len(res.JSON200.Warnings) != 1 || res.JSON200.Warnings[0].Code != "output_truncated" {
 		t.Errorf("meta = %+v, warnings = %+v; want truncated with output_truncated", res.JSON200.Meta, res.JSON200.Warnings)
 	}
 	if v := num(byName(t, res.JSON200.Draft, "尿素(Urea)").ValueNum); v != "5.20" {
@@ -194,7 +195,7 @@ func TestParseJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := res.ApplicationproblemJSON422
-	if p == nil || p.Code != apiclient.ProblemCodeReplyUnparseable || p.Status != http.StatusUnprocessableEntity {
+	if p == nil || p.Code != "reply_unparseable" || p.Status != http.StatusUnprocessableEntity {
 		t.Errorf("a refusal: %d %+v, want 422 reply_unparseable", res.StatusCode(), p)
 	}
 }
@@ -237,7 +238,7 @@ func TestValidate(t *testing.T) {
 	if lo, hi := num(ind.RefLow), num(ind.RefHigh); lo != "3.10" || hi != "8.00" {
 		t.Errorf("range = %s–%s, want 3.10–8.00", lo, hi)
 	}
-	if w := res.JSON200.Warnings; len(w) != 1 || w[0].Code != apiclient.WarningCodeReferenceRangeSwapped {
+	if w := res.JSON200.Warnings; len(w) != 1 || w[0].Code != "reference_range_swapped" {
 		t.Errorf("warnings = %+v, want reference_range_swapped", w)
 	}
 }
@@ -277,7 +278,7 @@ func TestValidateInvalid(t *testing.T) {
 			if res.StatusCode() != http.StatusUnprocessableEntity || p == nil {
 				t.Fatalf("status %d: %s", res.StatusCode(), res.Body)
 			}
-			if p.Code != apiclient.ProblemCodeInvalidDraft || p.Status != 422 || p.Errors == nil {
+			if p.Code != "invalid_draft" || p.Status != 422 || p.Errors == nil {
 				t.Fatalf("problem = %+v, want invalid_draft with errors", p)
 			}
 			var paths []string
@@ -392,7 +393,7 @@ func TestExtract(t *testing.T) {
 	if diff := cmp.Diff([]string{"比重 1.020 1.003–1.030", "pH 6.0 4.5–8.0"}, inds); diff != "" {
 		t.Errorf("indicators, in page order, the repeat dropped (-want +got):\n%s", diff)
 	}
-	if w := got.Warnings; len(w) != 1 || w[0].Code != apiclient.WarningCodeDuplicateIndicator || w[0].Path == nil || *w[0].Path != "pages[1].indicators[0]" {
+	if w := got.Warnings; len(w) != 1 || w[0].Code != "duplicate_indicator" || w[0].Path == nil || *w[0].Path != "pages[1].indicators[0]" {
 		t.Errorf("warnings = %+v, want duplicate_indicator at pages[1].indicators[0]", w)
 	}
 
@@ -407,7 +408,7 @@ func TestExtract(t *testing.T) {
 	for i, want := range []struct{ bytesIn, indicators int }{{len(page1), 1}, {len(page2), 2}} {
 		p := m.Pages[i]
 		if p.BytesIn != want.bytesIn || p.BytesSent <= 0 || p.Indicators != want.indicators || p.Attempts != 1 ||
-			p.Stage != apiclient.ParseStageStrict || p.Truncated || p.Error != nil || p.Usage.PromptTokens != 900 {
+			p.Stage != "strict" || p.Truncated || p.Error != nil || p.Usage.PromptTokens != 900 {
 			t.Errorf("pages[%d] = %+v, want %d bytes in, %d indicators", i, p, want.bytesIn, want.indicators)
 		}
 	}
@@ -461,7 +462,7 @@ func TestProblems(t *testing.T) {
 				g.requestID = res.Headers503.XRequestId
 			}
 			return g, nil
-		}, http.StatusServiceUnavailable, apiclient.ProblemCodeModelNotConfigured},
+		}, http.StatusServiceUnavailable, "model_not_configured"},
 		{"readyz without a model", func(c context.Context) (got, error) {
 			res, err := noModel.client.ReadyzWithResponse(c)
 			if err != nil {
@@ -472,7 +473,7 @@ func TestProblems(t *testing.T) {
 				g.requestID = res.Headers503.XRequestId
 			}
 			return g, nil
-		}, http.StatusServiceUnavailable, apiclient.ProblemCodeModelNotConfigured},
+		}, http.StatusServiceUnavailable, "model_not_configured"},
 		{"a PDF page", func(c context.Context) (got, error) {
 			body, ct := multipartBody(t, []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n"))
 			res, err := withModel.client.ExtractDraftWithBodyWithResponse(c, ct, body)
@@ -484,7 +485,7 @@ func TestProblems(t *testing.T) {
 				g.requestID = res.Headers415.XRequestId
 			}
 			return g, nil
-		}, http.StatusUnsupportedMediaType, apiclient.ProblemCodeUnsupportedMediaType},
+		}, http.StatusUnsupportedMediaType, "unsupported_media_type"},
 		{"a JSON body without images", func(c context.Context) (got, error) {
 			res, err := withModel.client.ExtractDraftWithResponse(c, apiclient.ExtractDraftJSONRequestBody{})
 			if err != nil {
@@ -495,7 +496,7 @@ func TestProblems(t *testing.T) {
 				g.requestID = res.Headers400.XRequestId
 			}
 			return g, nil
-		}, http.StatusBadRequest, apiclient.ProblemCodeInvalidRequest},
+		}, http.StatusBadRequest, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -510,13 +511,13 @@ func TestProblems(t *testing.T) {
 			if p.Code != tt.code || p.Status != tt.status || p.Title == "" || p.Type == "" || p.Detail == "" {
 				t.Errorf("problem = %+v, want code %s, status %d, and a title, type and detail", p, tt.code, tt.status)
 			}
-			if !p.Code.Valid() {
-				t.Errorf("code %q is not in the generated enum", p.Code)
+			if problem.Lookup(problem.Code(p.Code)).Code != problem.Code(p.Code) {
+				t.Errorf("code %q is not in the problem table", p.Code)
 			}
 			if p.RequestId == nil || g.requestID == nil || *p.RequestId == "" || *p.RequestId != *g.requestID {
 				t.Errorf("requestId %v, X-Request-Id %v: want the same, non-empty", p.RequestId, g.requestID)
 			}
-			if tt.code == apiclient.ProblemCodeModelNotConfigured && p.Detail != "set OCR_MODEL" {
+			if tt.code == "model_not_configured" && p.Detail != "set OCR_MODEL" {
 				t.Errorf("detail = %q, want the configured hint", p.Detail)
 			}
 		})
@@ -525,5 +526,41 @@ func TestProblems(t *testing.T) {
 	res, err := noModel.client.HealthzWithResponse(ctx(t))
 	if err != nil || res.JSON200 == nil || res.JSON200.Status != "ok" {
 		t.Errorf("healthz: %v %+v", err, res)
+	}
+}
+
+// TestLaterCodes: a client generated from today's spec reads the answers of a later server,
+// whose warning, problem and stage codes it has never seen, instead of failing on them.
+func TestLaterCodes(t *testing.T) {
+	later := http.NewServeMux()
+	later.HandleFunc("POST /v1/parse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"draft": {"title": null, "hospital": null, "checkupDate": null, "reportYear": null,
+			"indicators": [{"itemName": "钾", "itemGroup": null, "valueNum": 45, "valueText": null, "unit": "mmol/L", "refLow": 3.5, "refHigh": 5.3}]},
+			"warnings": [{"code": "value_implausible_someday", "path": "indicators[0].valueNum", "message": "m"}],
+			"meta": {"stage": "guessed_someday", "truncated": false}}`)
+	})
+	later.HandleFunc("POST /v1/validate", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		io.WriteString(w, `{"type": "urn:ocrdraft:problem:draft_stale_someday", "title": "t", "status": 422,
+			"detail": "d", "code": "draft_stale_someday"}`)
+	})
+	srv := httptest.NewServer(later)
+	defer srv.Close()
+	c, err := apiclient.NewClientWithResponses(srv.URL, apiclient.WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := c.ParseReplyWithTextBodyWithResponse(context.Background(), "x")
+	if err != nil || pr.JSON200 == nil {
+		t.Fatalf("parse answer with a later warning code: %v", err)
+	}
+	if pr.JSON200.Warnings[0].Code != "value_implausible_someday" || pr.JSON200.Meta.Stage != "guessed_someday" {
+		t.Errorf("codes = %q, %q", pr.JSON200.Warnings[0].Code, pr.JSON200.Meta.Stage)
+	}
+	vr, err := c.ValidateDraftWithResponse(context.Background(), apiclient.OcrDraft{Indicators: []apiclient.OcrIndicator{}})
+	if err != nil || vr.ApplicationproblemJSON422 == nil || vr.ApplicationproblemJSON422.Code != "draft_stale_someday" {
+		t.Fatalf("problem with a later code: %v %+v", err, vr)
 	}
 }
