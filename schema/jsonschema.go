@@ -31,16 +31,16 @@ type Property struct {
 
 // JSONSchema is the subset of JSON Schema the contract needs. Properties keep their order.
 type JSONSchema struct {
-	Ref                  string
-	Type                 []string // one type, or a type and "null" in Strict style
-	Format               string
-	Description          string
-	Nullable             bool
-	Enum                 []string
+	Ref         string
+	Type        []string // one type, or a type and "null" in Strict style
+	Format      string
+	Description string
+	Nullable    bool
+	Enum        []string
 	// Extensible lists the values known today of a code that may gain values (OpenAPI style):
 	// rendered as x-extensible-enum beside a plain string, so that a client generated with a
 	// generator's default options reads a code added later instead of failing on it.
-	Extensible []string
+	Extensible           []string
 	Properties           []Property
 	Required             []string
 	AdditionalProperties *bool

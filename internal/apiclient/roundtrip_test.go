@@ -26,9 +26,9 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
-	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/internal/apiclient"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
 )
