@@ -87,6 +87,9 @@ type Config struct {
 	MaxReplyBytes int64
 }
 
+// DefaultBaseURL is Config.BaseURL's default: OpenAI's own API.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
 // DefaultIdleConns is Config.IdleConns's default.
 const DefaultIdleConns = 64
 
@@ -187,7 +190,10 @@ func New(cfg Config) (*Client, error) {
 		return bad("no model name")
 	}
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if err := checkBaseURL(cfg.BaseURL); err != nil {
+		return nil, err
 	}
 	if cfg.OutputMode == "" {
 		cfg.OutputMode = ModePrompt
