@@ -47,6 +47,7 @@ func (e ParseStage) Valid() bool {
 // Defines values for ProblemCode.
 const (
 	ProblemCodeCanceled               ProblemCode = "canceled"
+	ProblemCodeImageRejected          ProblemCode = "image_rejected"
 	ProblemCodeImageTooLarge          ProblemCode = "image_too_large"
 	ProblemCodeImageUnreadable        ProblemCode = "image_unreadable"
 	ProblemCodeInternalError          ProblemCode = "internal_error"
@@ -71,6 +72,8 @@ const (
 func (e ProblemCode) Valid() bool {
 	switch e {
 	case ProblemCodeCanceled:
+		return true
+	case ProblemCodeImageRejected:
 		return true
 	case ProblemCodeImageTooLarge:
 		return true
