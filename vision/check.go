@@ -80,7 +80,8 @@ const (
 // not answer /models with a list (no such route, an error) is asked instead for a chat
 // completion of one token to a one-line text prompt: no image and nothing from any report, at
 // the cost of a few tokens. Messages name the settings to change (OCR_MODEL_BASE_URL,
-// OCR_MODEL_API_KEY, OCR_MODEL) and hold no key.
+// OCR_MODEL_API_KEY, OCR_MODEL) and hold no key. Each request is bounded by AttemptTimeout,
+// if set, and by ctx, which should carry a deadline.
 func (c *Client) Check(ctx context.Context) []CheckResult {
 	at := Endpoint(c.cfg.BaseURL)
 	h := &hint{}

@@ -10,6 +10,9 @@
 //	client := vision.New(vision.Config{BaseURL: f.URL, Model: "m"})
 //	...
 //	got := f.Requests()
+//
+// It also serves GET /v1/models and /v1/models/{id} (see Models and ModelsAnswer), and can want
+// a key (RequireKey), for tests of `ocrdraft check`.
 package fakeopenai
 
 import (
