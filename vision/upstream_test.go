@@ -3,6 +3,7 @@ package vision
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -310,4 +311,22 @@ func TestKeylessDefault(t *testing.T) {
 func ExampleEndpoint() {
 	fmt.Println(Endpoint("https://user:secret@llm.example.com:8443/v1?api-version=1"))
 	// Output: https://llm.example.com:8443
+}
+
+// FuzzSaidBody: whatever an error answer holds, reading it never panics, and of a JSON answer
+// only the known message fields are taken, never what it quotes of the request.
+func FuzzSaidBody(f *testing.F) {
+	f.Add(`{"error":"unsupported image format"}`)
+	f.Add(`{"object":"error","message":"m","code":400}`)
+	f.Add(`{"detail":[{"msg":"Field required","input":"SECRET"}]}`)
+	f.Add(`{"detail":"Not Found"}`)
+	f.Add(`<html>502</html>`)
+	f.Fuzz(func(t *testing.T, body string) {
+		s := saidBody([]byte(body))
+		_ = s.aboutImage()
+		if strings.Contains(body, `"input":"SECRET"`) && json.Valid([]byte(body)) && strings.Contains(s.text(), "SECRET") &&
+			!strings.Contains(strings.Replace(body, `"input":"SECRET"`, "", 1), "SECRET") {
+			t.Errorf("saidBody(%q) took the quoted input: %+v", body, s)
+		}
+	})
 }
