@@ -13,35 +13,18 @@ import (
 // and dsoprea/go-exif/v3 (last release 2022) brings its own logging and utility modules, geo,
 // go-flags and yaml; one tag in IFD0 takes fifty lines. It reads only within data and is fuzzed.
 func orientation(data []byte) int {
-	if !bytes.HasPrefix(data, []byte{0xff, 0xd8}) {
-		return 1
-	}
-	for i := 2; i+4 <= len(data); {
-		if data[i] != 0xff {
-			return 1 // not at a marker: the file is corrupt, the decoder will say so
-		}
-		m := data[i+1]
+	o := 1
+	walkJPEG(data, func(s jpegSeg) bool {
 		switch {
-		case m == 0xff: // fill byte before a marker
-			i++
-			continue
-		case m == 0x01 || m == 0xd8 || (m >= 0xd0 && m <= 0xd7): // markers without a length
-			i += 2
-			continue
-		case m == 0xda || m == 0xd9: // start of scan or end of image: EXIF comes before both
-			return 1
+		case s.marker == 0xda || s.marker == 0xd9: // EXIF comes before the first scan
+			return false
+		case s.marker == 0xe1 && bytes.HasPrefix(s.body, []byte("Exif\x00\x00")):
+			o = tiffOrientation(s.body[6:])
+			return false
 		}
-		n := int(data[i+2])<<8 | int(data[i+3])
-		if n < 2 || i+2+n > len(data) {
-			return 1
-		}
-		seg := data[i+4 : i+2+n]
-		if m == 0xe1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
-			return tiffOrientation(seg[6:])
-		}
-		i += 2 + n
-	}
-	return 1
+		return true
+	})
+	return o
 }
 
 // tiffOrientation reads tag 0x0112 from IFD0 of a TIFF header, as EXIF embeds one.

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
@@ -36,7 +38,11 @@ func FuzzOrientation(f *testing.F) {
 
 // FuzzPrepare feeds Prepare arbitrary bytes: it must never panic, every error must be one of
 // intake's codes, and every page must be a JPEG or PNG of the size it claims, within the limits.
-// The pixel limit is small so that fuzzing explores headers rather than allocating.
+// The pixel limit is small so that fuzzing explores headers rather than allocating. Every decode
+// that runs is counted: the cost its headers gave must be within the decode bounds, the decoder
+// must allocate no more than that cost says (measured, plus the file and 1 MiB of the decoders'
+// own state), and it must return no more pixels than the header declared; an input that costs
+// more fails like a crash.
 func FuzzPrepare(f *testing.F) {
 	for _, name := range []string{"alpha.png", "anim.gif", "bilevel.webp", "cmyk.jpg", "grey16.png",
 		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf"} {
@@ -54,10 +60,45 @@ func FuzzPrepare(f *testing.F) {
 	meta, _ := metaPNG(f, gen.Photo(64, 48))
 	f.Add(meta)
 
+	f.Add(gen.Scans(64, 64, 3, 10, true))
+	f.Add(gen.Scans(64, 64, 3, 2, false))
+	f.Add(gen.Scans(512, 512, 1, 65, true))
+	f.Add(pngHeader(64, 64, 16, 6, true, make([]byte, 1<<16)))
+
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
 	p := New(l)
+	l = p.Limits()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var (
+			decoded bool
+			alloc   uint64
+			px      int
+		)
+		p.dec = func(f format, r io.Reader) (image.Image, error) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			m, err := f.decode(r)
+			runtime.ReadMemStats(&after)
+			decoded, alloc = true, after.TotalAlloc-before.TotalAlloc
+			if m != nil {
+				px = m.Bounds().Dx() * m.Bounds().Dy()
+			}
+			return m, err
+		}
+		h, herr := p.inspect(data)
 		page, err := p.Prepare(context.Background(), data)
+		if decoded {
+			c := h.cost
+			if herr != nil || c.scans > l.MaxScans || c.work > l.MaxDecodeWork || c.mem > l.MaxDecodeBytes {
+				t.Fatalf("decoded %+v (header error %v), beyond the limits %+v", c, herr, l)
+			}
+			if slack := uint64(len(data)) + 1<<20; alloc > uint64(c.mem)+slack {
+				t.Fatalf("the %s decoder allocated %d bytes; its headers said %d", h.f.kind, alloc, c.mem)
+			}
+			if px > h.w*h.h {
+				t.Fatalf("decoded %d pixels; the header said %d×%d", px, h.w, h.h)
+			}
+		}
 		if err != nil {
 			var pe *problem.Error
 			if !errors.As(err, &pe) {

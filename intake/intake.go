@@ -19,6 +19,15 @@
 // the walk does not expect is re-encoded instead. Page.Stripped counts the bytes removed. The
 // EXIF orientation is read before stripping, and only an upright upload goes as its own bytes, so
 // dropping it changes nothing.
+//
+// # What a decode may cost
+//
+// A file's size says little about what decoding it costs: a 13 KB progressive JPEG can make the
+// decoder visit 40 megapixels 200 times, and a 334-byte one can make it hold 571 MiB of
+// coefficients. So the cost of every decode is worked out from the headers first (cost.go, one
+// formula per decoder) and an image over Limits.MaxScans, MaxDecodeWork or MaxDecodeBytes is
+// refused as image_too_large without being decoded. The decode then runs on its own goroutine
+// under a slot; Prepare answers at the request's deadline whether or not it has finished.
 package intake
 
 import (
@@ -41,11 +50,26 @@ import (
 // capping one decoded image at 60 MB (YCbCr 4:2:0) to 320 MB (16-bit RGBA); a 2048-pixel long edge
 // keeps the smallest print on an A4 report legible, and vision models downscale larger images
 // anyway.
+//
+// The decode bounds come from the headers too, because what a decode costs is not its size: a
+// 13 KB progressive JPEG can declare 200 scans over 40 megapixels, and every scan makes the
+// decoder visit every block, whatever its data. Cameras and libjpeg write 1 scan, or 10 for a
+// progressive file (6 for grey); 64 leaves room for any encoder's script. The work bound is 16
+// passes over the largest image (libjpeg's 10-scan script over a 40-megapixel 4:2:0 photo takes
+// 11): with it, no accepted JPEG takes more than two seconds of one core to decode
+// (BenchmarkWorstJPEG: 1.0–1.6 s; the worst PNG takes 1.8 s, BenchmarkWorstDecode). The
+// memory bound is 8 bytes per pixel of the largest image, what its 16-bit RGBA form takes: a
+// 40-megapixel baseline photo or a 24-megapixel progressive one fits, a progressive file that
+// keeps 3×40 megapixels of coefficients (480 MB) does not.
 const (
 	DefaultMaxBytes  = 20 << 20
 	DefaultMaxPixels = 40_000_000
 	DefaultMaxEdge   = 2048
 	DefaultMinSide   = 32
+	DefaultMaxScans  = 64
+
+	DefaultWorkPerPixel = 16 // MaxDecodeWork = 16 × MaxPixels unless set
+	DefaultMemPerPixel  = 8  // MaxDecodeBytes = 8 × MaxPixels unless set
 )
 
 // Quality is the JPEG quality of re-encoded pages: high enough that small print keeps its edges.
@@ -57,6 +81,11 @@ type Limits struct {
 	MaxPixels int   // width×height from the header; larger is image_too_large, never decoded
 	MaxEdge   int   // long edge sent to the model; larger images are downscaled
 	MinSide   int   // shortest side accepted; smaller is image_unreadable
+
+	// The decode bounds, from the headers; more is image_too_large, never decoded.
+	MaxScans       int   // JPEG scans (SOS segments)
+	MaxDecodeWork  int64 // JPEG samples decoded, summed over its scans; 0 is DefaultWorkPerPixel × MaxPixels
+	MaxDecodeBytes int64 // peak memory of one decode; 0 is DefaultMemPerPixel × MaxPixels
 }
 
 func (l Limits) withDefaults() Limits {
@@ -71,6 +100,15 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MinSide <= 0 {
 		l.MinSide = DefaultMinSide
+	}
+	if l.MaxScans <= 0 {
+		l.MaxScans = DefaultMaxScans
+	}
+	if l.MaxDecodeWork <= 0 {
+		l.MaxDecodeWork = DefaultWorkPerPixel * int64(l.MaxPixels)
+	}
+	if l.MaxDecodeBytes <= 0 {
+		l.MaxDecodeBytes = DefaultMemPerPixel * int64(l.MaxPixels)
 	}
 	return l
 }
@@ -89,10 +127,14 @@ type Page struct {
 
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
 // uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
-// each holding the 18–36 MB that a 12-megapixel photo decodes to.
+// each holding the 18–36 MB that a 12-megapixel photo decodes to. A slot is held until its decode
+// ends, even one that nobody waits for any more, so the slots bound the memory in use: at most
+// one slot per CPU, each at most MaxDecodeBytes plus what the shrink and encode hold (under
+// 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
+	dec func(format, io.Reader) (image.Image, error) // f.decode; tests put a slow or counting one here
 }
 
 // New returns a Preparer with l's limits (zero fields take the defaults).
@@ -109,12 +151,19 @@ type header struct {
 	w, h   int
 	orient int         // EXIF orientation, 1 when there is none
 	model  color.Model // from the header: YCbCr, Gray, CMYK …
+	cost   cost
 }
 
 // Prepare checks data and returns the page to send. Errors are *problem.Error with codes
 // payload_too_large, unsupported_media_type, image_too_large and image_unreadable, or overloaded
 // (wrapping ctx.Err()) when ctx ends while waiting for a decoding slot. The decoded pixels are
 // dropped before it returns; Page.Data may alias data.
+//
+// When ctx ends during the decode, Prepare returns at once with an error wrapping ctx.Err() (no
+// *problem.Error), which the server answers as it answers any request past its deadline. Go's decoders cannot be
+// interrupted: the decode goes on, holding its slot, until its next read of the file or at the
+// latest until it has done the work the decode bounds allow (under two seconds of one core at
+// the default limits, BenchmarkWorstJPEG); nothing after it (shrinking, encoding) is done.
 func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
 	h, err := p.inspect(data)
 	if err != nil {
@@ -123,8 +172,31 @@ func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
 	if err := p.acquire(ctx); err != nil {
 		return Page{}, err
 	}
-	defer func() { <-p.sem }()
-	return p.convert(h, data)
+	type result struct {
+		page Page
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		page, err := p.convert(ctx, h, data)
+		<-p.sem
+		done <- result{page, err}
+	}()
+	select {
+	case r := <-done:
+		return r.page, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-done: // finished as the deadline passed: the answer is there
+			return r.page, r.err
+		default:
+		}
+		return Page{}, abandoned(ctx)
+	}
+}
+
+func abandoned(ctx context.Context) error {
+	return fmt.Errorf("intake: the request ended while its image was being decoded: %w", ctx.Err())
 }
 
 // inspect makes every check that the header allows, so that nothing rejected here is decoded.
@@ -157,10 +229,42 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 		return header{}, problem.Errorf(problem.ImageUnreadable,
 			"the image is only %d×%d pixels; each side must be at least %d: send the full-size photo or scan", h.w, h.h, p.l.MinSide)
 	}
+	if h.cost, err = costOf(f, data, cfg); err != nil {
+		return header{}, unreadable(f, err)
+	}
+	if err := p.bound(h); err != nil {
+		return header{}, err
+	}
 	if f.kind == "jpeg" {
 		h.orient = orientation(data)
 	}
 	return h, nil
+}
+
+// bound refuses an image whose decode would cost more than the limits allow, from its headers.
+func (p *Preparer) bound(h header) error {
+	c, l := h.cost, p.l
+	switch {
+	case c.scans > l.MaxScans:
+		return problem.Errorf(problem.ImageTooLarge,
+			"the JPEG has %d scans; the limit is %d: save it again as a baseline (non-progressive) JPEG", c.scans, l.MaxScans)
+	case c.mem > l.MaxDecodeBytes:
+		hint := fmt.Sprintf("downscale it, a long edge of %d pixels is enough", l.MaxEdge)
+		if c.what == "progressive JPEG" {
+			hint = "save it again as a baseline (non-progressive) JPEG, or downscale it"
+		}
+		return problem.Errorf(problem.ImageTooLarge,
+			"decoding this %d×%d %s would take %s of memory; the limit is %s: %s", h.w, h.h, c.what, mib(c.mem), mib(l.MaxDecodeBytes), hint)
+	case c.work > l.MaxDecodeWork:
+		hint := "save it again as a single-scan JPEG, or downscale it"
+		if c.what == "progressive JPEG" {
+			hint = "save it again as a baseline (non-progressive) JPEG"
+		}
+		return problem.Errorf(problem.ImageTooLarge,
+			"decoding this %d×%d %s would take %d million samples of work (%d scans); the limit is %d million: %s",
+			h.w, h.h, c.what, c.work/1e6, c.scans, l.MaxDecodeWork/1e6, hint)
+	}
+	return nil
 }
 
 // acquire waits for a decoding slot. A request whose deadline passes in the queue is overloaded:
@@ -181,8 +285,14 @@ func (p *Preparer) acquire(ctx context.Context) error {
 	}
 }
 
-// convert decodes and, unless the upload can go as it is, normalises and re-encodes it.
-func (p *Preparer) convert(h header, data []byte) (Page, error) {
+// convert decodes and, unless the upload can go as it is, normalises and re-encodes it. It runs
+// on a goroutine of its own, so a panic in it is turned into an error here.
+func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("intake: panic preparing a %s: %v", h.f.kind, r)
+		}
+	}()
 	// The common case — an upright YCbCr or grey JPEG within the edge, as phones and scanners
 	// write them — goes as its own bytes without being decoded: decoding a 2-megapixel JPEG costs
 	// tens of milliseconds and would change nothing. Its structure is checked instead, by the
@@ -199,7 +309,14 @@ func (p *Preparer) convert(h header, data []byte) (Page, error) {
 			}, nil
 		}
 	}
-	m, err := decode(h.f, data)
+	dec := h.f.decode
+	if p.dec != nil {
+		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r) }
+	}
+	m, err := decodeWith(dec, &ctxReader{ctx: ctx, r: bytes.NewReader(data)})
+	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
+		return Page{}, abandoned(ctx)
+	}
 	if err != nil {
 		return Page{}, unreadable(h.f, err)
 	}
@@ -259,9 +376,29 @@ func decodeConfig(f format, data []byte) (cfg image.Config, err error) {
 }
 
 // decode decodes the whole image; for a GIF, the first frame.
-func decode(f format, data []byte) (m image.Image, err error) {
+func decode(f format, data []byte) (image.Image, error) {
+	return decodeWith(f.decode, bytes.NewReader(data))
+}
+
+func decodeWith(dec func(io.Reader) (image.Image, error), r io.Reader) (m image.Image, err error) {
 	defer recoverInto(&err)
-	return f.decode(bytes.NewReader(data))
+	return dec(r)
+}
+
+// ctxReader ends a decode that nobody waits for at its next read of the file. Go's decoders
+// cannot be stopped, but they read as they go, 4 KiB at a time through their own buffers (it has
+// no ReadByte, so that the check is per read, not per byte): what is left after ctx ends is the
+// work in the bytes already read, which the decode bounds cap.
+type ctxReader struct {
+	ctx context.Context
+	r   *bytes.Reader
+}
+
+func (c *ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
 }
 
 // recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they

@@ -1,7 +1,6 @@
 package intake
 
 import (
-	"bytes"
 	"encoding/binary"
 )
 
@@ -37,85 +36,40 @@ var appKeep = [16]string{
 // stripJPEG walks every marker segment, before the first scan and between scans, drops those
 // appKeep does not keep, and ends the file at EOI: phones append a second image (a depth or gain
 // map, with EXIF of its own) or a maker's trailer after it. Entropy-coded data is copied
-// verbatim; finding where it ends is one bytes.IndexByte per 0xFF in it.
+// verbatim. Junk between segments, which decoders skip, makes it refuse: the file is re-encoded.
 func stripJPEG(data []byte) ([]byte, bool) {
-	if len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
-		return nil, false
-	}
 	k := keeper{data: data}
 	k.keep(0, 2)
-	jfif := false
-	for i := 2; ; {
-		if i+2 > len(data) || data[i] != 0xff {
-			return nil, false
+	jfif, bad := false, false
+	eoi := walkJPEG(data, func(s jpegSeg) bool {
+		m, p := s.marker, s.body
+		if s.fill < s.at {
+			k.keep(s.fill, s.at)
 		}
-		m := data[i+1]
 		switch {
-		case m == 0xff: // a fill byte before a marker
-			k.keep(i, i+1)
-			i++
-			continue
-		case m == 0xd9: // EOI: what follows is no part of this image
-			k.keep(i, i+2)
-			return k.bytes(), true
-		case m >= 0xd0 && m <= 0xd7 || m == 0x01: // RSTn (a stray one after the last scan is common), TEM
-			k.keep(i, i+2)
-			i += 2
-			continue
-		case m == 0xd8 || m == 0x00:
-			return nil, false
-		}
-		if i+4 > len(data) {
-			return nil, false
-		}
-		n := int(data[i+2])<<8 | int(data[i+3])
-		end := i + 2 + n
-		if n < 2 || end > len(data) {
-			return nil, false
-		}
-		p := data[i+4 : end]
-		switch {
+		case s.junk || m == 0x00:
+			bad = true
 		case m == 0xe0 && hasPrefix(p, appKeep[0]):
 			jfif = true
-			k.keep(i, end)
+			k.keep(s.at, s.end)
 		case m == 0xe0 && jfif:
 			// Go's decoder lets the last APP0 decide whether the file is JFIF (and so YCbCr);
 			// dropping this one could change the colours it decodes.
-			return nil, false
+			bad = true
 		case m >= 0xe0 && m <= 0xef:
 			if id := appKeep[m-0xe0]; id != "" && hasPrefix(p, id) {
-				k.keep(i, end)
+				k.keep(s.at, s.end)
 			}
 		case m == 0xfe: // COM
-		default:
-			k.keep(i, end)
+		default: // tables, frame, scans with their data, RSTn, EOI
+			k.keep(s.at, s.end)
 		}
-		i = end
-		if m == 0xda { // SOS: entropy-coded data follows, up to the next marker that is not RSTn
-			j := entropyEnd(data, i)
-			if j < 0 {
-				return nil, false
-			}
-			k.keep(i, j)
-			i = j
-		}
+		return !bad
+	})
+	if !eoi || bad {
+		return nil, false
 	}
-}
-
-// entropyEnd returns the offset of the first marker at or after i in entropy-coded data, where a
-// 0xFF byte is stuffed as 0xFF00 and restart markers belong to the data; -1 if there is none.
-func entropyEnd(data []byte, i int) int {
-	for {
-		j := bytes.IndexByte(data[i:], 0xff)
-		if j < 0 || i+j+1 >= len(data) {
-			return -1
-		}
-		i += j
-		if m := data[i+1]; m != 0x00 && (m < 0xd0 || m > 0xd7) {
-			return i
-		}
-		i += 2
-	}
+	return k.bytes(), true
 }
 
 func hasPrefix(p []byte, id string) bool {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 )
 
 // Code is a stable, machine-readable error code. Callers switch on it; never rename one.
@@ -19,12 +20,14 @@ const (
 	Unauthorized           Code = "unauthorized"
 	NotFound               Code = "not_found"
 	MethodNotAllowed       Code = "method_not_allowed"
+	RequestTimeout         Code = "request_timeout"
 	PayloadTooLarge        Code = "payload_too_large"
 	ImageTooLarge          Code = "image_too_large"
 	TooManyPages           Code = "too_many_pages"
 	UnsupportedMediaType   Code = "unsupported_media_type"
 	ImageUnreadable        Code = "image_unreadable"
 	InvalidDraft           Code = "invalid_draft"
+	ReplyUnparseable       Code = "reply_unparseable"
 	ModelOutputUnparseable Code = "model_output_unparseable"
 	ModelUnavailable       Code = "model_unavailable"
 	ModelRejected          Code = "model_rejected"
@@ -51,12 +54,14 @@ var Codes = []Info{
 	{Unauthorized, http.StatusUnauthorized, "Unauthorized", "Missing or wrong bearer key. Check the caller's key."},
 	{NotFound, http.StatusNotFound, "Not found", "No such route."},
 	{MethodNotAllowed, http.StatusMethodNotAllowed, "Method not allowed", "The route exists but not for this method."},
+	{RequestTimeout, http.StatusRequestTimeout, "Request timeout", "The request body stopped arriving (no progress for OCR_BODY_IDLE_TIMEOUT) or was not all there by the route's deadline. Check the client's network and resend; the connection is closed."},
 	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large", "The request or one image is larger than the configured byte limit. Send a smaller file."},
 	{ImageTooLarge, http.StatusRequestEntityTooLarge, "Image too large", "The image has more pixels than the limit (checked before decoding). Downscale it."},
 	{TooManyPages, http.StatusRequestEntityTooLarge, "Too many pages", "More images than the page limit in one request. Split the report."},
 	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type", "The file is not JPEG, PNG, WebP or GIF (by its bytes). Convert it and resend."},
 	{ImageUnreadable, http.StatusUnprocessableEntity, "Image unreadable", "The image is empty, truncated, corrupt or too small. Retake or re-export it."},
 	{InvalidDraft, http.StatusUnprocessableEntity, "Invalid draft", "The submitted draft breaks the contract; the detail lists each field. Fix those fields."},
+	{ReplyUnparseable, http.StatusUnprocessableEntity, "Reply unparseable", "The reply sent to /v1/parse holds no usable JSON (often a refusal, which the detail quotes). Send the reply as the model gave it; retrying as is will not help."},
 	{ModelOutputUnparseable, http.StatusBadGateway, "Model output unparseable", "The model's reply held no usable JSON (often a refusal: the image is unreadable to it). Retake the photo or retry later."},
 	{ModelUnavailable, http.StatusBadGateway, "Model unavailable", "The model endpoint failed (5xx or connection) after retries. Retry later; operators check the upstream."},
 	{ModelRejected, http.StatusBadGateway, "Model rejected the request", "The model endpoint refused the request (4xx such as a bad key or model name). Operators fix the configuration; retrying will not help."},
@@ -142,8 +147,18 @@ type Document struct {
 	Detail    string  `json:"detail"`
 	Code      Code    `json:"code"`
 	RequestID string  `json:"requestId,omitempty"`
-	Errors    []Field `json:"errors,omitempty"` // for invalid_draft, each field's problem
+	Errors    []Field `json:"errors,omitempty" desc:"For invalid_draft, each field's problem, in order; at most 100 (MaxFields)."`
+	Omitted   int     `json:"errorsOmitted,omitempty" desc:"How many more field problems there were beyond those listed."`
 }
+
+// MaxFields bounds the field problems a Document lists: a large draft broken everywhere would
+// otherwise answer with an error list many times its own size. The rest are counted in Omitted.
+// MaxDetail bounds its detail in bytes, for the same reason (a detail listing every field, a
+// long refusal quoted); a longer one is cut at a character and ends in "…".
+const (
+	MaxFields = 100
+	MaxDetail = 4 << 10
+)
 
 // TypeURI is the problem type for a code. It is a URN rather than a URL because nothing is served
 // there; the code itself is the contract.
@@ -158,5 +173,21 @@ func From(err error) Document {
 		return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: "internal error", Code: i.Code}
 	}
 	i := Lookup(e.Code)
-	return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: e.Detail, Code: i.Code, Errors: e.Fields}
+	d := Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: cut(e.Detail, MaxDetail), Code: i.Code, Errors: e.Fields}
+	if len(d.Errors) > MaxFields {
+		d.Errors, d.Omitted = d.Errors[:MaxFields:MaxFields], len(d.Errors)-MaxFields
+	}
+	return d
+}
+
+// cut shortens s to at most max bytes, at a character boundary, marking the cut with "…".
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/internal/doctable"
 )
@@ -55,4 +56,27 @@ func TestDocs(t *testing.T) {
 		b.WriteString(doctable.Row("`"+string(c.Code)+"`", strconv.Itoa(c.Status), c.Title, c.Meaning))
 	}
 	doctable.Check(t, "../docs/errors.md", "problems", b.String(), *update)
+}
+
+// TestFromCapsFields: a draft broken in 63 000 places answers with MaxFields of them and a count
+// of the rest, not with an error list many times the draft's size.
+func TestFromCapsFields(t *testing.T) {
+	for _, tt := range []struct{ n, listed, omitted int }{
+		{0, 0, 0}, {MaxFields, MaxFields, 0}, {MaxFields + 1, MaxFields, 1}, {63000, MaxFields, 63000 - MaxFields},
+	} {
+		doc := From(&Error{Code: InvalidDraft, Detail: "x", Fields: make([]Field, tt.n)})
+		if len(doc.Errors) != tt.listed || doc.Omitted != tt.omitted {
+			t.Errorf("%d fields: listed %d, omitted %d; want %d, %d", tt.n, len(doc.Errors), doc.Omitted, tt.listed, tt.omitted)
+		}
+	}
+}
+
+// TestFromCapsDetail: a detail is cut to MaxDetail bytes, whole characters only.
+func TestFromCapsDetail(t *testing.T) {
+	for _, in := range []string{strings.Repeat("x", MaxDetail), strings.Repeat("x", MaxDetail+1), strings.Repeat("指", MaxDetail)} {
+		got := From(&Error{Code: InvalidDraft, Detail: in}).Detail
+		if len(got) > MaxDetail || !utf8.ValidString(got) || (len(in) > MaxDetail) != strings.HasSuffix(got, "…") {
+			t.Errorf("%d bytes in: %d out, valid %v, ends %q", len(in), len(got), utf8.ValidString(got), got[len(got)-4:])
+		}
+	}
 }

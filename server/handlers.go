@@ -2,15 +2,14 @@ package server
 
 import (
 	"bufio"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,16 +25,13 @@ func (s *Server) extract(c echo.Context) error {
 	if s.cfg.Extractor == nil {
 		return s.notConfigured()
 	}
-	held, err := s.readTurn(c)
+	held, err := s.readTurn(c, s.cfg.MaxRequestBytes)
 	if err != nil {
 		return err
 	}
 	defer held.Close() // Extract gives it back as it goes; this covers every other way out
-	// The context alone does not stop a blocked read: without a read deadline, a body trickling
-	// in would keep its share of the upload memory past the request's deadline.
-	if dl, ok := c.Request().Context().Deadline(); ok {
-		_ = http.NewResponseController(c.Response()).SetReadDeadline(dl) // unsupported in tests
-	}
+	// The context alone does not stop a blocked read: the body's read deadlines (guardBody)
+	// end one trickling in, or stalled, so it cannot keep its share of the upload memory.
 	images, err := s.images(c)
 	if err != nil {
 		return err
@@ -132,19 +128,10 @@ func (s *Server) jsonImages(c echo.Context) ([][]byte, error) {
 	}
 	images := make([][]byte, len(req.Images))
 	for i, im := range req.Images {
-		data := im.Data
-		if strings.HasPrefix(data, "data:") { // a data URL: the type is sniffed anyway
-			if _, after, ok := strings.Cut(data, ","); ok {
-				data = after
-			}
-		}
-		data = strings.TrimRight(data, "=")
-		if int64(base64.RawStdEncoding.DecodedLen(len(data))) > s.cfg.MaxImageBytes {
-			return nil, problem.Errorf(problem.PayloadTooLarge, "images[%d] is larger than the %d-byte limit", i, s.cfg.MaxImageBytes)
-		}
-		b, err := base64.RawStdEncoding.DecodeString(data)
+		b, err := decodeImage(im.Data, s.cfg.MaxImageBytes)
 		if err != nil {
-			return nil, problem.Errorf(problem.InvalidRequest, "images[%d].data is not base64", i)
+			err.Detail = fmt.Sprintf("images[%d].data %s", i, err.Detail)
+			return nil, err
 		}
 		images[i] = b
 		req.Images[i].Data = "" // let the base64 text go
@@ -155,6 +142,9 @@ func (s *Server) jsonImages(c echo.Context) ([][]byte, error) {
 // bodyErr keeps a size error's code (the body limit or the image limit) and calls anything else
 // a malformed request.
 func bodyErr(err error, what string) error {
+	if pe, ok := bodyTimeout(err); ok {
+		return pe
+	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
 		return problem.Errorf(problem.PayloadTooLarge, "the request body is larger than the limit")
@@ -164,7 +154,7 @@ func bodyErr(err error, what string) error {
 		return pe
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return &problem.Error{Code: problem.InvalidRequest, Detail: "the request body did not arrive within the request deadline", Err: err}
+		return &problem.Error{Code: problem.RequestTimeout, Detail: "the request body did not arrive within its deadline", Err: err}
 	}
 	return &problem.Error{Code: problem.InvalidRequest, Detail: what, Err: err}
 }
@@ -188,26 +178,36 @@ type ParseResponse struct {
 	Meta     ParseMeta        `json:"meta"`
 }
 
-// parse handles POST /v1/parse: a captured model reply in, the draft out, no model call.
+// parse handles POST /v1/parse: a captured model reply in, the draft out, no model call. A
+// reply it cannot read is the caller's text, so reply_unparseable (422), not the 502 of a
+// model's reply.
 func (s *Server) parse(c echo.Context) error {
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
-	var req ParseRequest
-	switch mt {
-	case "application/json":
-		if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
-			return bodyErr(err, "the JSON body is malformed: want {\"reply\": \"...\", \"finishReason\": \"stop\"}")
-		}
-	case "text/plain", "":
-		b, err := io.ReadAll(c.Request().Body)
-		if err != nil {
-			return bodyErr(err, "the body cannot be read")
-		}
-		req.Reply = string(b)
-	default:
+	if mt != "application/json" && mt != "text/plain" && mt != "" {
 		return problem.Errorf(problem.UnsupportedMediaType, "send text/plain (the reply) or application/json {\"reply\": \"...\"}; got %q", mt)
 	}
+	b, done, err := s.textBody(c)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var req ParseRequest
+	if mt != "application/json" {
+		req.Reply = string(b)
+	} else {
+		if err := json.Unmarshal(b, &req); err != nil {
+			return bodyErr(err, "the JSON body is malformed: want {\"reply\": \"...\", \"finishReason\": \"stop\"}")
+		}
+	}
+	b = nil
+	// TODO(lead): FromReplyContext(c.Request().Context(), …) once draft has it, so the work
+	// stops at TextTimeout; until then the text gate bounds the CPU it takes.
 	out, err := s.cfg.Builder.FromReply(req.Reply, req.FinishReason == "length")
 	if err != nil {
+		var pe *problem.Error
+		if errors.As(err, &pe) && pe.Code == problem.ModelOutputUnparseable {
+			return &problem.Error{Code: problem.ReplyUnparseable, Detail: pe.Detail, Err: err}
+		}
 		return err
 	}
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
@@ -223,10 +223,11 @@ func (s *Server) validate(c echo.Context) error {
 	if mt != "application/json" {
 		return problem.Errorf(problem.UnsupportedMediaType, "send the draft as application/json; got %q", mt)
 	}
-	b, err := io.ReadAll(c.Request().Body)
+	b, done, err := s.textBody(c)
 	if err != nil {
-		return bodyErr(err, "the body cannot be read")
+		return err
 	}
+	defer done()
 	res, err := s.cfg.Builder.Validate(b)
 	if err != nil {
 		return err
@@ -234,6 +235,26 @@ func (s *Server) validate(c echo.Context) error {
 	res.Warnings = nonNil(res.Warnings)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
 	return c.JSON(http.StatusOK, res)
+}
+
+// textBody reads the body of /v1/parse or /v1/validate within the upload memory, as
+// /v1/extract's is, and then takes a text turn for the work on it: the turn is held only while
+// the CPU works, never while a body trickles in. done gives both back.
+func (s *Server) textBody(c echo.Context) (b []byte, done func(), err error) {
+	held, err := s.readTurn(c, maxTextBody)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err = io.ReadAll(c.Request().Body)
+	if err != nil {
+		held.Close()
+		return nil, nil, bodyErr(err, "the body cannot be read")
+	}
+	if err := s.texts.Enter(c.Request().Context(), nil); err != nil {
+		held.Close()
+		return nil, nil, err
+	}
+	return b, func() { s.texts.Leave(); held.Close() }, nil
 }
 
 func nonNil(w []schema.Warning) []schema.Warning {

@@ -17,6 +17,7 @@ const (
 	ctxPages      = "ocrdraft.pages"
 	ctxIndicators = "ocrdraft.indicators"
 	ctxCode       = "ocrdraft.code"
+	ctxBody       = "ocrdraft.body" // the *body under guardBody
 )
 
 // logRequests writes one line per request and records it in the metrics. It renders a handler's
@@ -29,7 +30,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		attrs := []slog.Attr{
 			slog.String("requestId", requestID(c)),
-			slog.String("method", c.Request().Method),
+			slog.String("method", logToken(c.Request().Method)),
 			slog.String("route", c.Path()),
 			slog.Int("status", c.Response().Status),
 			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
@@ -42,7 +43,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if m, ok := c.Get(ctxMeta).(*extract.Meta); ok {
 			attrs = append(attrs,
-				slog.String("model", m.Model),
+				slog.String("model", s.cfg.ModelName),
 				slog.Int("attempts", m.Attempts),
 				slog.Int("promptTokens", m.Usage.PromptTokens),
 				slog.Int("completionTokens", m.Usage.CompletionTokens))

@@ -250,8 +250,8 @@ func TestUploadStalled(t *testing.T) {
 		t.Fatalf("the stalled request got no answer: %v", err)
 	}
 	res.Body.Close()
-	if res.StatusCode != http.StatusBadRequest {
-		t.Errorf("the stalled request: %d, want 400", res.StatusCode)
+	if res.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("the stalled request: %d, want 408", res.StatusCode)
 	}
 	if res := post(); res.StatusCode != http.StatusOK {
 		t.Errorf("after the stalled request ended: %d, want 200", res.StatusCode)
@@ -391,7 +391,7 @@ func TestLogsHoldNoHealthData(t *testing.T) {
 		{name: "upstream 401 quoting the key", answers: []fakeopenai.Answer{fakeopenai.Error(401, "Incorrect API key provided: "+key)}, status: 502},
 		{name: "upstream 500 quoting the key", answers: []fakeopenai.Answer{fakeopenai.Error(500, "boom "+key), fakeopenai.Error(500, "boom "+key)}, status: 502},
 		{name: "parse", req: func() *http.Request { return jsonReq("/v1/parse", map[string]string{"reply": reply}) }, status: 200},
-		{name: "parse of a refusal", req: func() *http.Request { return jsonReq("/v1/parse", map[string]string{"reply": refusal}) }, status: 502},
+		{name: "parse of a refusal", req: func() *http.Request { return jsonReq("/v1/parse", map[string]string{"reply": refusal}) }, status: 422},
 		{name: "validate", req: func() *http.Request {
 			return jsonReq("/v1/validate", map[string]any{"title": "ZZ独特报告", "indicators": []any{map[string]any{"itemName": "ZZ独特指标", "valueNum": "987.6543"}}})
 		}, status: 422},

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,10 @@ type Config struct {
 
 	Builder *draft.Builder
 
+	// ModelName is the configured model, for the log: the name the upstream answers with is
+	// its text, and is never logged.
+	ModelName string
+
 	MaxImageBytes   int64         // one image; default 20 MiB
 	MaxRequestBytes int64         // a whole /v1/extract request; default 50 MiB
 	MaxPages        int           // images in one request; default 10
@@ -56,6 +61,28 @@ type Config struct {
 	MaxInFlight int
 	QueueWait   time.Duration
 
+	// TextInFlight bounds the /v1/parse and /v1/validate requests worked on at once (default
+	// the number of CPUs): their work is CPU alone. The turn is taken once the body is read,
+	// so a slow body never holds one; a request waits at most QueueWait for it, then gets 503
+	// overloaded. TextTimeout (default 10s) is their deadline, body included.
+	TextInFlight int
+	TextTimeout  time.Duration
+
+	// BodyIdleTimeout (default 5s) is the longest a request body may make no progress: a read
+	// that waits longer ends the request with 408 request_timeout and closes the connection,
+	// on every route. DrainTimeout (default 10s) bounds how long the rest of a refused body is
+	// read and discarded after the answer (at most MaxRequestBytes of it) so that a caller
+	// that sends the whole body before reading sees the answer; see refuseBody.
+	BodyIdleTimeout time.Duration
+	DrainTimeout    time.Duration
+
+	// The connection's limits, for HTTPServer: the request's headers must all be in within
+	// HeaderTimeout (default 10s) and hold at most MaxHeaderBytes (default 64 KiB; net/http
+	// answers 431 beyond); a kept-alive connection is closed after IdleTimeout (default 2m).
+	HeaderTimeout  time.Duration
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
+
 	// UploadMemory bounds the bytes of page images on their way in, across the process
 	// (default 64 MiB): from the moment a /v1/extract body starts being read until each page has
 	// been written into its model request (or taken over by the Extractor's retry memory). A
@@ -66,8 +93,9 @@ type Config struct {
 	// (measured: 7.3 against 3 ms); a few at a time, the same memory is reused. A body counts
 	// as its Content-Length until read, then as its images (a JSON body costs up to about twice
 	// that while it is decoded); one of unknown length counts as MaxRequestBytes; none counts
-	// as more than UploadMemory. Reading a body ends at the request's deadline, so one trickling
-	// in cannot keep its share past it.
+	// as more than UploadMemory. /v1/parse and /v1/validate bodies take their share too (at
+	// most 1 MiB each). Reading a body ends at the request's deadline, or when it makes no
+	// progress for BodyIdleTimeout, so one trickling in cannot keep its share past either.
 	UploadMemory int64
 
 	// APIKeys are the bearer keys callers may send to /v1/*. Empty leaves the API open (the
@@ -88,6 +116,12 @@ const (
 	DefaultMaxInFlight     = gate.DefaultLimit
 	DefaultQueueWait       = gate.DefaultWait
 	DefaultUploadMemory    = 64 << 20
+	DefaultTextTimeout     = 10 * time.Second
+	DefaultBodyIdleTimeout = 5 * time.Second
+	DefaultDrainTimeout    = 10 * time.Second
+	DefaultHeaderTimeout   = 10 * time.Second
+	DefaultIdleTimeout     = 2 * time.Minute
+	DefaultMaxHeaderBytes  = 64 << 10
 	// maxTextBody bounds /v1/parse and /v1/validate bodies: a reply or a draft is small.
 	maxTextBody = 1 << 20
 )
@@ -98,6 +132,7 @@ type Server struct {
 	echo    *echo.Echo
 	keys    [][sha256.Size]byte // digests of cfg.APIKeys
 	turns   *gate.Gate          // one per /v1/extract request being worked on
+	texts   *gate.Gate          // one per /v1/parse or /v1/validate request at work
 	uploads *budget.Budget      // UploadMemory
 }
 
@@ -133,9 +168,21 @@ func New(cfg Config) *Server {
 	if cfg.UploadMemory <= 0 {
 		cfg.UploadMemory = DefaultUploadMemory
 	}
+	if cfg.TextInFlight <= 0 {
+		cfg.TextInFlight = runtime.NumCPU()
+	}
+	cfg.TextTimeout = orDefault(cfg.TextTimeout, DefaultTextTimeout)
+	cfg.BodyIdleTimeout = orDefault(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout)
+	cfg.DrainTimeout = orDefault(cfg.DrainTimeout, DefaultDrainTimeout)
+	cfg.HeaderTimeout = orDefault(cfg.HeaderTimeout, DefaultHeaderTimeout)
+	cfg.IdleTimeout = orDefault(cfg.IdleTimeout, DefaultIdleTimeout)
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	s := &Server{
 		cfg: cfg, echo: echo.New(),
 		turns:   gate.New(cfg.MaxInFlight, cfg.QueueWait, "requests"),
+		texts:   gate.New(cfg.TextInFlight, cfg.QueueWait, "text requests"),
 		uploads: budget.New(cfg.UploadMemory),
 	}
 	for _, k := range cfg.APIKeys {
@@ -152,7 +199,7 @@ func New(cfg Config) *Server {
 			c.SetRequest(c.Request().WithContext(reqid.With(c.Request().Context(), id)))
 		},
 	}))
-	e.Use(s.logRequests)
+	e.Use(s.guardBody, s.logRequests)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.cfg.Logger.Error("panic", "requestId", requestID(c), "err", err, "stack", string(stack))
@@ -161,23 +208,34 @@ func New(cfg Config) *Server {
 	}))
 
 	e.GET("/healthz", s.healthz)
+	e.HEAD("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+	e.HEAD("/readyz", s.readyz)
 	e.GET("/openapi.yaml", s.spec)
 	e.GET("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
 
-	timeout := middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
-		Timeout: cfg.RequestTimeout,
-		ErrorHandler: func(err error, c echo.Context) error {
-			if errors.Is(err, context.DeadlineExceeded) && problem.CodeOf(err) == problem.Internal {
-				return &problem.Error{Code: problem.ModelTimeout, Detail: "the request did not finish within its deadline", Err: err}
-			}
-			return err
-		},
-	})
-	e.POST("/v1/extract", s.extract, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout)
-	e.POST("/v1/parse", s.parse, s.auth, bodyLimit(maxTextBody))
-	e.POST("/v1/validate", s.validate, s.auth, bodyLimit(maxTextBody))
+	timeout := func(d time.Duration) echo.MiddlewareFunc {
+		return middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+			Timeout: d,
+			ErrorHandler: func(err error, c echo.Context) error {
+				if errors.Is(err, context.DeadlineExceeded) && problem.CodeOf(err) == problem.Internal {
+					return &problem.Error{Code: problem.ModelTimeout, Detail: "the request did not finish within its deadline", Err: err}
+				}
+				return err
+			},
+		})
+	}
+	e.POST("/v1/extract", s.extract, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout(cfg.RequestTimeout))
+	e.POST("/v1/parse", s.parse, s.auth, bodyLimit(maxTextBody), timeout(cfg.TextTimeout))
+	e.POST("/v1/validate", s.validate, s.auth, bodyLimit(maxTextBody), timeout(cfg.TextTimeout))
 	return s
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // auth lets a request through when it carries one of the configured keys as a bearer token, or
@@ -221,17 +279,18 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readTurn waits until the request's body fits in UploadMemory and returns the hold on it. It
+// readTurn waits until the request's body (at most max) fits in UploadMemory and returns the
+// hold on it. It
 // waits as long as the uploads ahead of it move on (one is read and sent, giving its share
 // back), up to the request's deadline, but gives up after QueueWait without any moving — one
 // trickling in, say — with 503 overloaded, as any wait for a turn does. A deadline passing
 // while it waits is model_timeout, as for the other turns; a caller going away is its
 // context's error.
-func (s *Server) readTurn(c echo.Context) (*budget.Hold, error) {
+func (s *Server) readTurn(c echo.Context, max int64) (*budget.Hold, error) {
 	r := c.Request()
 	n := r.ContentLength // 0 is an empty body; -1 is unknown
-	if n < 0 || n > s.cfg.MaxRequestBytes {
-		n = s.cfg.MaxRequestBytes
+	if n < 0 || n > max {
+		n = max
 	}
 	h, err := s.uploads.TakeMoving(r.Context(), n, s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
 	switch {
@@ -289,15 +348,22 @@ func bodyLimit(n int64) echo.MiddlewareFunc {
 	return middleware.BodyLimit(strconv.FormatInt(n, 10) + "B")
 }
 
-func (s *Server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
-}
+func (s *Server) healthz(c echo.Context) error { return status(c, "ok") }
 
 func (s *Server) readyz(c echo.Context) error {
 	if s.cfg.Extractor == nil {
 		return s.notConfigured()
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	return status(c, "ready")
+}
+
+// status answers a probe; HEAD, which load balancers probe with, gets the headers alone.
+func status(c echo.Context, v string) error {
+	if c.Request().Method == http.MethodHead {
+		c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": v})
 }
 
 func (s *Server) notConfigured() error {
@@ -313,6 +379,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	refuseBody(c)
 	pe := toProblem(err)
 	doc := problem.From(pe)
 	doc.RequestID = requestID(c)
@@ -335,6 +402,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 // toProblem maps any error to a *problem.Error: ours as they are, echo's by status, a context's
 // end by its cause.
 func toProblem(err error) *problem.Error {
+	if pe, ok := bodyTimeout(err); ok {
+		return pe
+	}
 	var pe *problem.Error
 	if errors.As(err, &pe) {
 		return pe

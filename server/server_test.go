@@ -118,6 +118,10 @@ type options struct {
 	logReplies   bool
 	retryMemory  int64 // bytes of images kept for retries; 0 leaves the default
 	uploadMemory int64 // bytes of bodies read at once; 0 leaves the default
+	bodyIdle     time.Duration
+	drain        time.Duration
+	textInFlight int
+	maxRequest   int64 // bytes of a whole /v1/extract body
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -127,17 +131,22 @@ func newEnv(t testing.TB, o options) *env {
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m := metrics.New()
 	cfg := server.Config{
-		NotConfigured:  "set OCR_MODEL",
-		MaxPages:       o.maxPages,
-		MaxImageBytes:  o.maxBytes,
-		RequestTimeout: o.timeout,
-		MaxInFlight:    o.maxRequests,
-		QueueWait:      o.queueWait,
-		UploadMemory:   o.uploadMemory,
-		APIKeys:        o.apiKeys,
-		Spec:           ocrdraft.Spec,
-		Logger:         log,
-		Metrics:        m,
+		NotConfigured:   "set OCR_MODEL",
+		MaxPages:        o.maxPages,
+		MaxImageBytes:   o.maxBytes,
+		RequestTimeout:  o.timeout,
+		MaxInFlight:     o.maxRequests,
+		QueueWait:       o.queueWait,
+		UploadMemory:    o.uploadMemory,
+		APIKeys:         o.apiKeys,
+		ModelName:       "test-vl",
+		BodyIdleTimeout: o.bodyIdle,
+		DrainTimeout:    o.drain,
+		TextInFlight:    o.textInFlight,
+		MaxRequestBytes: o.maxRequest,
+		Spec:            ocrdraft.Spec,
+		Logger:          log,
+		Metrics:         m,
 	}
 	if o.modelKey == "" {
 		o.modelKey = "sk-test"
@@ -482,7 +491,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("finishReason length gave no output_truncated: %s", rec.Body)
 	}
 	rec = e.do(jsonReq("/v1/parse", map[string]string{"reply": "抱歉，图片太模糊，无法识别。"}))
-	if doc := problemOf(t, rec); doc.Code != problem.ModelOutputUnparseable || !strings.Contains(doc.Detail, "图片太模糊") {
+	if doc := problemOf(t, rec); rec.Code != 422 || doc.Code != problem.ReplyUnparseable || !strings.Contains(doc.Detail, "图片太模糊") {
 		t.Errorf("refusal → %+v", doc)
 	}
 }
@@ -524,7 +533,9 @@ func TestRoutes(t *testing.T) {
 		code         problem.Code
 	}{
 		{"GET", "/healthz", 200, ""},
+		{"HEAD", "/healthz", 200, ""},
 		{"GET", "/readyz", 503, problem.ModelNotConfigured},
+		{"HEAD", "/readyz", 503, ""},
 		{"GET", "/openapi.yaml", 200, ""},
 		{"GET", "/nope", 404, problem.NotFound},
 		{"GET", "/v1/extract", 405, problem.MethodNotAllowed},
@@ -541,8 +552,10 @@ func TestRoutes(t *testing.T) {
 		}
 	}
 	ready := newEnv(t, options{})
-	if rec := ready.do(httptest.NewRequest("GET", "/readyz", nil)); rec.Code != 200 {
-		t.Errorf("readyz with a model = %d", rec.Code)
+	for _, m := range []string{"GET", "HEAD"} {
+		if rec := ready.do(httptest.NewRequest(m, "/readyz", nil)); rec.Code != 200 {
+			t.Errorf("%s /readyz with a model = %d", m, rec.Code)
+		}
 	}
 }
 

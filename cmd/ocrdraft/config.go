@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,13 @@ type config struct {
 	MaxInFlight     int
 	QueueWait       time.Duration
 	UploadMemory    int64
+	TextInFlight    int
+	TextTimeout     time.Duration
+	BodyIdleTimeout time.Duration
+	DrainTimeout    time.Duration
+	HeaderTimeout   time.Duration
+	IdleTimeout     time.Duration
+	MaxHeaderBytes  int
 	DebugLogReplies bool
 }
 
@@ -101,21 +109,23 @@ var settings = []setting{
 	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
 		return c.LogLevel.UnmarshalText([]byte(v))
 	}},
-	{[]string{"OCR_API_KEYS"}, "", "", "bearer keys callers must send to /v1/*, comma-separated (environment only); empty leaves the API open", func(c *config, v string) error {
-		c.APIKeys = nil
-		for k := range strings.SplitSeq(v, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				c.APIKeys = append(c.APIKeys, k)
-			}
-		}
-		if strings.TrimSpace(v) != "" && len(c.APIKeys) == 0 {
-			return fmt.Errorf("want comma-separated keys, got only commas and spaces")
-		}
-		return nil
-	}},
+	{[]string{"OCR_API_KEYS"}, "", "", "bearer keys callers must send to /v1/*, comma-separated (environment only); unset leaves the API open, set it must hold only keys", apiKeys},
 	{[]string{"OCR_MAX_INFLIGHT"}, "max-inflight", strconv.Itoa(modelcall.DefaultMaxInFlight), "/v1/extract requests worked on at once, and model calls at once, across the process; more wait for a turn", positiveInt(func(c *config, n int) { c.MaxInFlight = n })},
 	{[]string{"OCR_QUEUE_WAIT"}, "queue-wait", modelcall.DefaultQueueWait.String(), "longest wait for a turn (a request's or a model call's) before 503 overloaded", duration(func(c *config, d time.Duration) { c.QueueWait = d })},
 	{[]string{"OCR_UPLOAD_MEMORY"}, "upload-memory", strconv.Itoa(server.DefaultUploadMemory), "bytes of page images on their way in, across the process: from reading a /v1/extract body until each page is sent to the model; more wait for room while uploads move on", positiveInt(func(c *config, n int) { c.UploadMemory = int64(n) })},
+	{[]string{"OCR_TEXT_INFLIGHT"}, "text-inflight", "", "/v1/parse and /v1/validate requests worked on at once; unset, the number of CPUs; more wait OCR_QUEUE_WAIT, then 503 overloaded", func(c *config, v string) error {
+		if v == "" {
+			c.TextInFlight = runtime.NumCPU()
+			return nil
+		}
+		return positiveInt(func(c *config, n int) { c.TextInFlight = n })(c, v)
+	}},
+	{[]string{"OCR_TEXT_TIMEOUT"}, "text-timeout", server.DefaultTextTimeout.String(), "deadline of a /v1/parse or /v1/validate request, its body included", duration(func(c *config, d time.Duration) { c.TextTimeout = d })},
+	{[]string{"OCR_BODY_IDLE_TIMEOUT"}, "body-idle-timeout", server.DefaultBodyIdleTimeout.String(), "longest a request body may make no progress before 408 request_timeout and a closed connection, on every route", duration(func(c *config, d time.Duration) { c.BodyIdleTimeout = d })},
+	{[]string{"OCR_DRAIN_TIMEOUT"}, "drain-timeout", server.DefaultDrainTimeout.String(), "how long the rest of a refused body (up to OCR_MAX_REQUEST_BYTES) is read and discarded after the answer, so the caller sees it", duration(func(c *config, d time.Duration) { c.DrainTimeout = d })},
+	{[]string{"OCR_HEADER_TIMEOUT"}, "header-timeout", server.DefaultHeaderTimeout.String(), "deadline for a request's headers", duration(func(c *config, d time.Duration) { c.HeaderTimeout = d })},
+	{[]string{"OCR_IDLE_TIMEOUT"}, "idle-timeout", server.DefaultIdleTimeout.String(), "how long a kept-alive connection may sit idle", duration(func(c *config, d time.Duration) { c.IdleTimeout = d })},
+	{[]string{"OCR_MAX_HEADER_BYTES"}, "max-header-bytes", strconv.Itoa(server.DefaultMaxHeaderBytes), "largest request line and headers, in bytes (431 beyond)", positiveInt(func(c *config, n int) { c.MaxHeaderBytes = n })},
 	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
@@ -124,6 +134,27 @@ var settings = []setting{
 		c.DebugLogReplies = b
 		return nil
 	}},
+}
+
+// apiKeys reads OCR_API_KEYS. Set, it must name keys and nothing else: " " or "a,,b" (a key
+// variable left empty in a template, say) would otherwise leave the API open or a key lost
+// without a word, so each is refused and the service does not start.
+func apiKeys(c *config, v string) error {
+	c.APIKeys = nil
+	if v == "" {
+		return nil
+	}
+	for i, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			return fmt.Errorf("key %d of the comma-separated list is empty; remove the stray comma or set the key", i+1)
+		case strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+			return fmt.Errorf("key %d holds a space or a control character, which no bearer token can", i+1)
+		}
+		c.APIKeys = append(c.APIKeys, k)
+	}
+	return nil
 }
 
 func positiveInt(set func(*config, int)) func(*config, string) error {

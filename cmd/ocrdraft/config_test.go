@@ -38,6 +38,11 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("OCR_MODEL_API_KEY should win over OPENAI_API_KEY, got %q", c.APIKey)
 	}
 
+	c, err = load(map[string]string{"OCR_API_KEYS": " k1 , k2\t"})
+	if err != nil || len(c.APIKeys) != 2 || c.APIKeys[0] != "k1" || c.APIKeys[1] != "k2" {
+		t.Errorf("OCR_API_KEYS trimmed = %q, %v; want [k1 k2]", c.APIKeys, err)
+	}
+
 	for _, tt := range []struct {
 		env  map[string]string
 		args []string
@@ -50,6 +55,14 @@ func TestLoadConfig(t *testing.T) {
 		{env: map[string]string{"OCR_MODEL_BASE_URL": "notaurl"}, want: "OCR_MODEL_BASE_URL"},
 		{env: map[string]string{"OPENAI_BASE_URL": "localhost:8000/v1"}, want: "OPENAI_BASE_URL"},
 		{args: []string{"-max-tokens", "0"}, want: "max-tokens"},
+		// Keys that are not there must not leave the API open.
+		{env: map[string]string{"OCR_API_KEYS": " "}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": ","}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": " , "}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": "\t\n"}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": "k1,,k2"}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": "k1,"}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": "k1\x00k2"}, want: "OCR_API_KEYS"},
 	} {
 		_, err := load(tt.env, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -9,10 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"reflect"
-	"time"
 
 	"github.com/ocrdraft/ocrdraft"
 	"github.com/ocrdraft/ocrdraft/draft"
@@ -85,6 +83,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		MaxInFlight:     cfg.MaxInFlight,
 		QueueWait:       cfg.QueueWait,
 		UploadMemory:    cfg.UploadMemory,
+		ModelName:       cfg.Model,
+		TextInFlight:    cfg.TextInFlight,
+		TextTimeout:     cfg.TextTimeout,
+		BodyIdleTimeout: cfg.BodyIdleTimeout,
+		DrainTimeout:    cfg.DrainTimeout,
+		HeaderTimeout:   cfg.HeaderTimeout,
+		IdleTimeout:     cfg.IdleTimeout,
+		MaxHeaderBytes:  cfg.MaxHeaderBytes,
 		APIKeys:         cfg.APIKeys,
 		Spec:            ocrdraft.Spec,
 		Logger:          log,
@@ -99,13 +105,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// shutdown timeout passes are cancelled (their model calls with them), not just cut off.
 	base, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
-	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return base },
-	}
+	hs := srv.HTTPServer()
+	hs.BaseContext = func(net.Listener) context.Context { return base }
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String())

@@ -260,11 +260,12 @@ func TestConfigOperations(t *testing.T) {
 		{env: map[string]string{}, check: func(c config) bool {
 			return c.APIKeys == nil && c.MaxInFlight == 32 && c.QueueWait == time.Second && !c.DebugLogReplies
 		}},
-		{env: map[string]string{"OCR_API_KEYS": " a , b,,c ", "OCR_MAX_INFLIGHT": "512", "OCR_QUEUE_WAIT": "250ms", "OCR_DEBUG_LOG_REPLIES": "true"},
+		{env: map[string]string{"OCR_API_KEYS": " a , b,c ", "OCR_MAX_INFLIGHT": "512", "OCR_QUEUE_WAIT": "250ms", "OCR_DEBUG_LOG_REPLIES": "true"},
 			check: func(c config) bool {
 				return strings.Join(c.APIKeys, "|") == "a|b|c" && c.MaxInFlight == 512 && c.QueueWait == 250*time.Millisecond && c.DebugLogReplies
 			}},
 		{env: map[string]string{"OCR_API_KEYS": " , "}, wantErr: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_API_KEYS": "a,,c"}, wantErr: "OCR_API_KEYS"}, // a key lost, say to an unset template variable
 		{env: map[string]string{"OCR_MAX_INFLIGHT": "0"}, wantErr: "OCR_MAX_INFLIGHT"},
 		{env: map[string]string{"OCR_QUEUE_WAIT": "soon"}, wantErr: "OCR_QUEUE_WAIT"},
 		{env: map[string]string{"OCR_DEBUG_LOG_REPLIES": "yes please"}, wantErr: "OCR_DEBUG_LOG_REPLIES"},

@@ -63,6 +63,8 @@ const (
 	ProblemCodeNotFound               ProblemCode = "not_found"
 	ProblemCodeOverloaded             ProblemCode = "overloaded"
 	ProblemCodePayloadTooLarge        ProblemCode = "payload_too_large"
+	ProblemCodeReplyUnparseable       ProblemCode = "reply_unparseable"
+	ProblemCodeRequestTimeout         ProblemCode = "request_timeout"
 	ProblemCodeTooManyPages           ProblemCode = "too_many_pages"
 	ProblemCodeUnauthorized           ProblemCode = "unauthorized"
 	ProblemCodeUnsupportedMediaType   ProblemCode = "unsupported_media_type"
@@ -104,6 +106,10 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeOverloaded:
 		return true
 	case ProblemCodePayloadTooLarge:
+		return true
+	case ProblemCodeReplyUnparseable:
+		return true
+	case ProblemCodeRequestTimeout:
 		return true
 	case ProblemCodeTooManyPages:
 		return true
@@ -300,13 +306,18 @@ type ParseStage string
 
 // Problem defines model for Problem.
 type Problem struct {
-	Code      ProblemCode     `json:"code"`
-	Detail    string          `json:"detail"`
-	Errors    *[]ProblemField `json:"errors,omitempty"`
-	RequestId *string         `json:"requestId,omitempty"`
-	Status    int             `json:"status"`
-	Title     string          `json:"title"`
-	Type      string          `json:"type"`
+	Code   ProblemCode `json:"code"`
+	Detail string      `json:"detail"`
+
+	// Errors For invalid_draft, each field's problem, in order; at most 100 (MaxFields).
+	Errors *[]ProblemField `json:"errors,omitempty"`
+
+	// ErrorsOmitted How many more field problems there were beyond those listed.
+	ErrorsOmitted *int    `json:"errorsOmitted,omitempty"`
+	RequestId     *string `json:"requestId,omitempty"`
+	Status        int     `json:"status"`
+	Title         string  `json:"title"`
+	Type          string  `json:"type"`
 }
 
 // ProblemCode defines model for ProblemCode.
@@ -463,6 +474,11 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// HealthzHead Liveness, headers only
+	//
+	// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+	HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMetrics Prometheus metrics
 	//
 	// The Prometheus text exposition format (OpenMetrics when the scraper asks for it). Labels
@@ -483,6 +499,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadyzHead Readiness, headers only
+	//
+	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+	ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ExtractDraftWithBody Read a report's page images into a draft
 	//
@@ -508,7 +529,8 @@ type ClientInterface interface {
 
 	// ParseReplyWithBody Read a captured model reply into a draft, without a model call
 	//
-	// For replaying captured replies. The rules are those of /v1/extract.
+	// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+	// holds no usable JSON is the caller's text: 422 reply_unparseable.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -517,7 +539,8 @@ type ClientInterface interface {
 
 	// ParseReply Read a captured model reply into a draft, without a model call
 	//
-	// For replaying captured replies. The rules are those of /v1/extract.
+	// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+	// holds no usable JSON is the caller's text: 422 reply_unparseable.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -526,7 +549,8 @@ type ClientInterface interface {
 
 	// ParseReplyWithTextBody Read a captured model reply into a draft, without a model call
 	//
-	// For replaying captured replies. The rules are those of /v1/extract.
+	// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+	// holds no usable JSON is the caller's text: 422 reply_unparseable.
 	//
 	// Takes a body of the `text/plain` content type.
 	//
@@ -563,6 +587,21 @@ type ClientInterface interface {
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HealthzHead Liveness, headers only
+//
+// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+func (c *Client) HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHealthzHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -624,6 +663,21 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// ReadyzHead Readiness, headers only
+//
+// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadyzHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ExtractDraftWithBody Read a report's page images into a draft
 //
 // One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
@@ -668,7 +722,8 @@ func (c *Client) ExtractDraft(ctx context.Context, body ExtractDraftJSONRequestB
 
 // ParseReplyWithBody Read a captured model reply into a draft, without a model call
 //
-// For replaying captured replies. The rules are those of /v1/extract.
+// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+// holds no usable JSON is the caller's text: 422 reply_unparseable.
 //
 // Takes any type of body and a specified content type.
 //
@@ -687,7 +742,8 @@ func (c *Client) ParseReplyWithBody(ctx context.Context, contentType string, bod
 
 // ParseReply Read a captured model reply into a draft, without a model call
 //
-// For replaying captured replies. The rules are those of /v1/extract.
+// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+// holds no usable JSON is the caller's text: 422 reply_unparseable.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -706,7 +762,8 @@ func (c *Client) ParseReply(ctx context.Context, body ParseReplyJSONRequestBody,
 
 // ParseReplyWithTextBody Read a captured model reply into a draft, without a model call
 //
-// For replaying captured replies. The rules are those of /v1/extract.
+// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+// holds no usable JSON is the caller's text: 422 reply_unparseable.
 //
 // Takes a body of the `text/plain` content type.
 //
@@ -794,6 +851,33 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewHealthzHeadRequest constructs an http.Request for the HealthzHead method
+func NewHealthzHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetMetricsRequest constructs an http.Request for the GetMetrics method
 func NewGetMetricsRequest(server string) (*http.Request, error) {
 	var err error
@@ -868,6 +952,33 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadyzHeadRequest constructs an http.Request for the ReadyzHead method
+func NewReadyzHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1057,6 +1168,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHTTPResponse, error)
 
+	// HealthzHeadWithResponse Liveness, headers only
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+	HealthzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHeadHTTPResponse, error)
+
 	// GetMetricsWithResponse Prometheus metrics
 	//
 	// The Prometheus text exposition format (OpenMetrics when the scraper asks for it). Labels
@@ -1084,6 +1202,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzHTTPResponse, error)
 
+	// ReadyzHeadWithResponse Readiness, headers only
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+	ReadyzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzHeadHTTPResponse, error)
+
 	// ExtractDraftWithBodyWithResponse Read a report's page images into a draft
 	//
 	// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
@@ -1108,7 +1233,8 @@ type ClientWithResponsesInterface interface {
 
 	// ParseReplyWithBodyWithResponse Read a captured model reply into a draft, without a model call
 	//
-	// For replaying captured replies. The rules are those of /v1/extract.
+	// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+	// holds no usable JSON is the caller's text: 422 reply_unparseable.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1117,7 +1243,8 @@ type ClientWithResponsesInterface interface {
 
 	// ParseReplyWithResponse Read a captured model reply into a draft, without a model call
 	//
-	// For replaying captured replies. The rules are those of /v1/extract.
+	// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+	// holds no usable JSON is the caller's text: 422 reply_unparseable.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1126,7 +1253,8 @@ type ClientWithResponsesInterface interface {
 
 	// ParseReplyWithTextBodyWithResponse Read a captured model reply into a draft, without a model call
 	//
-	// For replaying captured replies. The rules are those of /v1/extract.
+	// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+	// holds no usable JSON is the caller's text: 422 reply_unparseable.
 	//
 	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1193,6 +1321,40 @@ func (r HealthzHTTPResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HealthzHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type HealthzHeadHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HealthzHeadHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HealthzHeadHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HealthzHeadHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HealthzHeadHTTPResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1322,6 +1484,40 @@ func (r ReadyzHTTPResponse) ContentType() string {
 	return ""
 }
 
+type ReadyzHeadHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadyzHeadHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadyzHeadHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadyzHeadHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadyzHeadHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ExtractDraftHTTPResponse400Headers the declared response headers of an HTTP 400 response for ExtractDraft
 type ExtractDraftHTTPResponse400Headers struct {
 	XRequestId *string
@@ -1331,6 +1527,11 @@ type ExtractDraftHTTPResponse400Headers struct {
 type ExtractDraftHTTPResponse401Headers struct {
 	WWWAuthenticate *string
 	XRequestId      *string
+}
+
+// ExtractDraftHTTPResponse408Headers the declared response headers of an HTTP 408 response for ExtractDraft
+type ExtractDraftHTTPResponse408Headers struct {
+	XRequestId *string
 }
 
 // ExtractDraftHTTPResponse413Headers the declared response headers of an HTTP 413 response for ExtractDraft
@@ -1378,6 +1579,8 @@ type ExtractDraftHTTPResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1396,6 +1599,8 @@ type ExtractDraftHTTPResponse struct {
 	Headers400 *ExtractDraftHTTPResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ExtractDraftHTTPResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ExtractDraftHTTPResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExtractDraftHTTPResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -1425,6 +1630,11 @@ func (r ExtractDraftHTTPResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ExtractDraftHTTPResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ExtractDraftHTTPResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -1502,6 +1712,11 @@ type ParseReplyHTTPResponse401Headers struct {
 	XRequestId      *string
 }
 
+// ParseReplyHTTPResponse408Headers the declared response headers of an HTTP 408 response for ParseReply
+type ParseReplyHTTPResponse408Headers struct {
+	XRequestId *string
+}
+
 // ParseReplyHTTPResponse413Headers the declared response headers of an HTTP 413 response for ParseReply
 type ParseReplyHTTPResponse413Headers struct {
 	XRequestId *string
@@ -1512,13 +1727,24 @@ type ParseReplyHTTPResponse415Headers struct {
 	XRequestId *string
 }
 
+// ParseReplyHTTPResponse422Headers the declared response headers of an HTTP 422 response for ParseReply
+type ParseReplyHTTPResponse422Headers struct {
+	XRequestId *string
+}
+
 // ParseReplyHTTPResponse500Headers the declared response headers of an HTTP 500 response for ParseReply
 type ParseReplyHTTPResponse500Headers struct {
 	XRequestId *string
 }
 
-// ParseReplyHTTPResponse502Headers the declared response headers of an HTTP 502 response for ParseReply
-type ParseReplyHTTPResponse502Headers struct {
+// ParseReplyHTTPResponse503Headers the declared response headers of an HTTP 503 response for ParseReply
+type ParseReplyHTTPResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ParseReplyHTTPResponse504Headers the declared response headers of an HTTP 504 response for ParseReply
+type ParseReplyHTTPResponse504Headers struct {
 	XRequestId *string
 }
 
@@ -1531,26 +1757,38 @@ type ParseReplyHTTPResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
-	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
-	ApplicationproblemJSON502 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemRetry
+	// ApplicationproblemJSON504 the response for an HTTP 504 `application/problem+json` response
+	ApplicationproblemJSON504 *Problem
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ParseReplyHTTPResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ParseReplyHTTPResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ParseReplyHTTPResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ParseReplyHTTPResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *ParseReplyHTTPResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ParseReplyHTTPResponse422Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ParseReplyHTTPResponse500Headers
-	// Headers502 the parsed response headers for an HTTP 502 response
-	Headers502 *ParseReplyHTTPResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ParseReplyHTTPResponse503Headers
+	// Headers504 the parsed response headers for an HTTP 504 response
+	Headers504 *ParseReplyHTTPResponse504Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1568,6 +1806,11 @@ func (r ParseReplyHTTPResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
 }
 
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ParseReplyHTTPResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ParseReplyHTTPResponse) GetApplicationproblemJSON413() *Problem {
 	return r.ApplicationproblemJSON413
@@ -1578,14 +1821,24 @@ func (r ParseReplyHTTPResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
 }
 
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ParseReplyHTTPResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ParseReplyHTTPResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
 }
 
-// GetApplicationproblemJSON502 returns the response for an HTTP 502 `application/problem+json` response
-func (r ParseReplyHTTPResponse) GetApplicationproblemJSON502() *Problem {
-	return r.ApplicationproblemJSON502
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ParseReplyHTTPResponse) GetApplicationproblemJSON503() *ProblemRetry {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON504 returns the response for an HTTP 504 `application/problem+json` response
+func (r ParseReplyHTTPResponse) GetApplicationproblemJSON504() *Problem {
+	return r.ApplicationproblemJSON504
 }
 
 // GetBody returns the raw response body bytes
@@ -1628,6 +1881,11 @@ type ValidateDraftHTTPResponse401Headers struct {
 	XRequestId      *string
 }
 
+// ValidateDraftHTTPResponse408Headers the declared response headers of an HTTP 408 response for ValidateDraft
+type ValidateDraftHTTPResponse408Headers struct {
+	XRequestId *string
+}
+
 // ValidateDraftHTTPResponse413Headers the declared response headers of an HTTP 413 response for ValidateDraft
 type ValidateDraftHTTPResponse413Headers struct {
 	XRequestId *string
@@ -1648,6 +1906,17 @@ type ValidateDraftHTTPResponse500Headers struct {
 	XRequestId *string
 }
 
+// ValidateDraftHTTPResponse503Headers the declared response headers of an HTTP 503 response for ValidateDraft
+type ValidateDraftHTTPResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ValidateDraftHTTPResponse504Headers the declared response headers of an HTTP 504 response for ValidateDraft
+type ValidateDraftHTTPResponse504Headers struct {
+	XRequestId *string
+}
+
 type ValidateDraftHTTPResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1657,6 +1926,8 @@ type ValidateDraftHTTPResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1665,10 +1936,16 @@ type ValidateDraftHTTPResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemRetry
+	// ApplicationproblemJSON504 the response for an HTTP 504 `application/problem+json` response
+	ApplicationproblemJSON504 *Problem
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ValidateDraftHTTPResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ValidateDraftHTTPResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ValidateDraftHTTPResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ValidateDraftHTTPResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -1677,6 +1954,10 @@ type ValidateDraftHTTPResponse struct {
 	Headers422 *ValidateDraftHTTPResponse422Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ValidateDraftHTTPResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ValidateDraftHTTPResponse503Headers
+	// Headers504 the parsed response headers for an HTTP 504 response
+	Headers504 *ValidateDraftHTTPResponse504Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1692,6 +1973,11 @@ func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -1712,6 +1998,16 @@ func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON503() *ProblemRetry {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON504 returns the response for an HTTP 504 `application/problem+json` response
+func (r ValidateDraftHTTPResponse) GetApplicationproblemJSON504() *Problem {
+	return r.ApplicationproblemJSON504
 }
 
 // GetBody returns the raw response body bytes
@@ -1754,6 +2050,19 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseHealthzHTTPResponse(rsp)
+}
+
+// HealthzHeadWithResponse Liveness, headers only
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+func (c *ClientWithResponses) HealthzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHeadHTTPResponse, error) {
+	rsp, err := c.HealthzHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHealthzHeadHTTPResponse(rsp)
 }
 
 // GetMetricsWithResponse Prometheus metrics
@@ -1801,6 +2110,19 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 	return ParseReadyzHTTPResponse(rsp)
 }
 
+// ReadyzHeadWithResponse Readiness, headers only
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+func (c *ClientWithResponses) ReadyzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzHeadHTTPResponse, error) {
+	rsp, err := c.ReadyzHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadyzHeadHTTPResponse(rsp)
+}
+
 // ExtractDraftWithBodyWithResponse Read a report's page images into a draft
 //
 // One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
@@ -1837,7 +2159,8 @@ func (c *ClientWithResponses) ExtractDraftWithResponse(ctx context.Context, body
 
 // ParseReplyWithBodyWithResponse Read a captured model reply into a draft, without a model call
 //
-// For replaying captured replies. The rules are those of /v1/extract.
+// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+// holds no usable JSON is the caller's text: 422 reply_unparseable.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1852,7 +2175,8 @@ func (c *ClientWithResponses) ParseReplyWithBodyWithResponse(ctx context.Context
 
 // ParseReplyWithResponse Read a captured model reply into a draft, without a model call
 //
-// For replaying captured replies. The rules are those of /v1/extract.
+// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+// holds no usable JSON is the caller's text: 422 reply_unparseable.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1867,7 +2191,8 @@ func (c *ClientWithResponses) ParseReplyWithResponse(ctx context.Context, body P
 
 // ParseReplyWithTextBodyWithResponse Read a captured model reply into a draft, without a model call
 //
-// For replaying captured replies. The rules are those of /v1/extract.
+// For replaying captured replies. The rules are those of /v1/extract, but a reply that
+// holds no usable JSON is the caller's text: 422 reply_unparseable.
 //
 // Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1937,6 +2262,22 @@ func ParseHealthzHTTPResponse(rsp *http.Response) (*HealthzHTTPResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseHealthzHeadHTTPResponse parses an HTTP response from a HealthzHeadWithResponse call
+func ParseHealthzHeadHTTPResponse(rsp *http.Response) (*HealthzHeadHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HealthzHeadHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
@@ -2020,6 +2361,22 @@ func ParseReadyzHTTPResponse(rsp *http.Response) (*ReadyzHTTPResponse, error) {
 	return response, nil
 }
 
+// ParseReadyzHeadHTTPResponse parses an HTTP response from a ReadyzHeadWithResponse call
+func ParseReadyzHeadHTTPResponse(rsp *http.Response) (*ReadyzHeadHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadyzHeadHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseExtractDraftHTTPResponse parses an HTTP response from a ExtractDraftWithResponse call
 func ParseExtractDraftHTTPResponse(rsp *http.Response) (*ExtractDraftHTTPResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2054,6 +2411,13 @@ func ParseExtractDraftHTTPResponse(rsp *http.Response) (*ExtractDraftHTTPRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
@@ -2134,6 +2498,16 @@ func ParseExtractDraftHTTPResponse(rsp *http.Response) (*ExtractDraftHTTPRespons
 			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers ExtractDraftHTTPResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers ExtractDraftHTTPResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2251,6 +2625,13 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2265,6 +2646,13 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2272,12 +2660,19 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 		}
 		response.ApplicationproblemJSON500 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemRetry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.ApplicationproblemJSON502 = &dest
+		response.ApplicationproblemJSON504 = &dest
 
 	}
 
@@ -2309,6 +2704,16 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers ParseReplyHTTPResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers ParseReplyHTTPResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2329,6 +2734,16 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ParseReplyHTTPResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 500:
 		var headers ParseReplyHTTPResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2339,8 +2754,15 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 502:
-		var headers ParseReplyHTTPResponse502Headers
+	case rsp.StatusCode == 503:
+		var headers ParseReplyHTTPResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2348,7 +2770,17 @@ func ParseParseReplyHTTPResponse(rsp *http.Response) (*ParseReplyHTTPResponse, e
 			}
 			headers.XRequestId = &value
 		}
-		response.Headers502 = &headers
+		response.Headers503 = &headers
+	case rsp.StatusCode == 504:
+		var headers ParseReplyHTTPResponse504Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers504 = &headers
 	}
 
 	return response, nil
@@ -2389,6 +2821,13 @@ func ParseValidateDraftHTTPResponse(rsp *http.Response) (*ValidateDraftHTTPRespo
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2416,6 +2855,20 @@ func ParseValidateDraftHTTPResponse(rsp *http.Response) (*ValidateDraftHTTPRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemRetry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON504 = &dest
 
 	}
 
@@ -2447,6 +2900,16 @@ func ParseValidateDraftHTTPResponse(rsp *http.Response) (*ValidateDraftHTTPRespo
 			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers ValidateDraftHTTPResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers ValidateDraftHTTPResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2487,6 +2950,33 @@ func ParseValidateDraftHTTPResponse(rsp *http.Response) (*ValidateDraftHTTPRespo
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ValidateDraftHTTPResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 504:
+		var headers ValidateDraftHTTPResponse504Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers504 = &headers
 	}
 
 	return response, nil

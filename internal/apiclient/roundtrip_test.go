@@ -193,9 +193,9 @@ func TestParseJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.ApplicationproblemJSON502
-	if p == nil || p.Code != apiclient.ProblemCodeModelOutputUnparseable || p.Status != http.StatusBadGateway {
-		t.Errorf("a refusal: %d %+v, want 502 model_output_unparseable", res.StatusCode(), p)
+	p := res.ApplicationproblemJSON422
+	if p == nil || p.Code != apiclient.ProblemCodeReplyUnparseable || p.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a refusal: %d %+v, want 422 reply_unparseable", res.StatusCode(), p)
 	}
 }
 

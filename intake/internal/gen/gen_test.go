@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -151,4 +152,22 @@ func equalRows(a, b [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// TestScans checks that Go's decoder accepts the scan-heavy files and decodes them to the size
+// and kind they declare.
+func TestScans(t *testing.T) {
+	for _, tt := range []struct {
+		n, scans    int
+		progressive bool
+		want        string
+	}{{1, 20, true, "*image.Gray"}, {3, 20, true, "*image.YCbCr"}, {3, 5, false, "*image.YCbCr"}} {
+		m, err := jpeg.Decode(bytes.NewReader(Scans(100, 60, tt.n, tt.scans, tt.progressive)))
+		if err != nil {
+			t.Fatalf("%+v: %v", tt, err)
+		}
+		if got := fmt.Sprintf("%T", m); got != tt.want || m.Bounds() != image.Rect(0, 0, 100, 60) {
+			t.Errorf("%+v: %s of %v", tt, got, m.Bounds())
+		}
+	}
 }

@@ -183,3 +183,61 @@ func WebP(w, h int, ink func(x, y int) bool) []byte {
 	}
 	return b.Bytes()
 }
+
+// Scans writes a w×h JPEG of grey blocks in n components (1×1 sampling, ids 1…n) that makes its
+// decoder work as hard as its header allows for its size: scans scans, each over every block.
+// A progressive one (SOF2) holds only successive-approximation refinements of the AC
+// coefficients, one component per scan, whose blocks are all in end-of-band runs of 32767, so a
+// scan over 40 megapixels is about 40 bytes; a baseline one interleaves all components in every
+// scan, each block a DC and an end-of-block code, two bits. Go's decoder accepts both (it does not
+// check that a progression makes sense), and visits every block of every scan.
+func Scans(w, h, n, scans int, progressive bool) []byte {
+	var b bytes.Buffer
+	seg := func(marker byte, data []byte) {
+		b.Write([]byte{0xff, marker, byte((len(data) + 2) >> 8), byte(len(data) + 2)})
+		b.Write(data)
+	}
+	b.Write([]byte{0xff, 0xd8})
+	seg(0xdb, append([]byte{0}, bytes.Repeat([]byte{1}, 64)...))
+	sof := []byte{8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), byte(n)}
+	for id := 1; id <= n; id++ {
+		sof = append(sof, byte(id), 0x11, 0)
+	}
+	frame := byte(0xc0)
+	if progressive {
+		frame = 0xc2
+	}
+	seg(frame, sof)
+	// One code, "0", in each table: DC category 0; AC end of block (table 0) or an end-of-band
+	// run of 2¹⁴ plus 14 more bits (table 1).
+	one := func(class byte, sym byte) []byte {
+		t := []byte{class, 1}
+		return append(append(t, make([]byte, 15)...), sym)
+	}
+	seg(0xc4, one(0x00, 0))
+	seg(0xc4, one(0x10, 0x00))
+	seg(0xc4, one(0x11, 0xe0))
+	blocks := ((w + 7) / 8) * ((h + 7) / 8)
+	for s := range scans {
+		e := bits{stuff: true}
+		if progressive {
+			seg(0xda, []byte{1, byte(1 + s%n), 0x01, 1, 63, 0x10}) // AC 1–63, refine bit 0
+			for range (blocks + 32766) / 32767 {
+				e.put(0, 1)
+				e.put(1<<14-1, 14)
+			}
+		} else {
+			sos := []byte{byte(n)}
+			for id := 1; id <= n; id++ {
+				sos = append(sos, byte(id), 0x00)
+			}
+			seg(0xda, append(sos, 0, 63, 0))
+			for range blocks * n {
+				e.put(0, 2)
+			}
+		}
+		b.Write(e.flush())
+	}
+	b.Write([]byte{0xff, 0xd9})
+	return b.Bytes()
+}
