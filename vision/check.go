@@ -72,12 +72,13 @@ const (
 	CheckModel     = "model known"
 )
 
-// Check tries the endpoint once, without retries, and says whether it is reachable, the key
+// Check tries the endpoint, without retries, and says whether it is reachable, the key
 // accepted and the model known, in that order, one result each.
 //
-// It asks GET {base}/models, which OpenAI, Azure, vLLM, Ollama, llama.cpp and DashScope
-// answer with the models they serve, and looks for Config.Model in it. An endpoint that does
-// not answer /models with a list (no such route, an error) is asked instead for a chat
+// It asks GET {base}/models, which OpenAI, vLLM, Ollama, llama.cpp and DashScope answer with
+// the models they serve, and looks for Config.Model in it (Ollama's "name" also as
+// "name:latest"). An endpoint that does not answer /models with a list of models (no such
+// route, an error, an empty list) is asked instead, in a second request, for a chat
 // completion of one token to a one-line text prompt: no image and nothing from any report, at
 // the cost of a few tokens. Messages name the settings to change (OCR_MODEL_BASE_URL,
 // OCR_MODEL_API_KEY, OCR_MODEL) and hold no key. Each request is bounded by AttemptTimeout,
@@ -89,7 +90,7 @@ func (c *Client) Check(ctx context.Context) []CheckResult {
 	list, err := c.api.ListModels(actx)
 	timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 	cancel()
-	if err == nil && list.Models != nil {
+	if err == nil && len(list.Models) > 0 {
 		return []CheckResult{
 			{CheckReachable, true, "answered at " + at},
 			c.keyOK(),
@@ -190,7 +191,7 @@ func (c *Client) keyRefused(f failure) CheckResult {
 func (c *Client) listed(models []openai.Model) CheckResult {
 	var some []string
 	for _, m := range models {
-		if m.ID == c.cfg.Model {
+		if m.ID == c.cfg.Model || (!strings.Contains(c.cfg.Model, ":") && m.ID == c.cfg.Model+":latest") {
 			return CheckResult{CheckModel, true, fmt.Sprintf("%q is listed by the endpoint", c.cfg.Model)}
 		}
 		if len(some) < 3 && len(m.ID) <= maxModel && plain(m.ID, true) {

@@ -22,6 +22,10 @@ func TestCheck(t *testing.T) {
 	}{
 		{"all good", "", func(f *fakeopenai.Server) { f.Models("gpt-4o", model) },
 			[3]string{"ok answered at http://127.0.0.1", "ok accepted", `ok "qwen-vl-max" is listed`}, 1, 0},
+		{"Ollama's implicit tag", "", func(f *fakeopenai.Server) { f.Models("llava:7b", model+":latest") },
+			[3]string{"ok", "ok", `ok "qwen-vl-max" is listed`}, 1, 0},
+		{"an empty list: the probe decides", "", func(f *fakeopenai.Server) { f.Models() },
+			[3]string{"ok", "ok", `ok "qwen-vl-max" answered a one-token chat completion`}, 1, 1},
 		{"no key, none wanted", "-", func(f *fakeopenai.Server) { f.Models(model) },
 			[3]string{"ok", "ok no key sent, and none asked for", "ok"}, 1, 0},
 		{"unknown model", "", func(f *fakeopenai.Server) { f.Models("gpt-4o", "o3") },
