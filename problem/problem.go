@@ -31,6 +31,7 @@ const (
 	ModelOutputUnparseable Code = "model_output_unparseable"
 	ModelUnavailable       Code = "model_unavailable"
 	ModelRejected          Code = "model_rejected"
+	ImageRejected          Code = "image_rejected"
 	Overloaded             Code = "overloaded"
 	ModelNotConfigured     Code = "model_not_configured"
 	ModelRateLimited       Code = "model_rate_limited"
@@ -64,6 +65,7 @@ var Codes = []Info{
 	{ModelOutputUnparseable, http.StatusBadGateway, "Model output unparseable", "The model's reply held no usable JSON (often a refusal: the image is unreadable to it). Retake the photo or retry later."},
 	{ModelUnavailable, http.StatusBadGateway, "Model unavailable", "The model endpoint failed (5xx or connection) after retries. Retry later; operators check the upstream."},
 	{ModelRejected, http.StatusBadGateway, "Model rejected the request", "The model endpoint refused the request (4xx such as a bad key or model name). Operators fix the configuration; retrying will not help."},
+	{ImageRejected, http.StatusUnprocessableEntity, "Image rejected by the model", "The model endpoint could not use this image (its format, size or content). Re-export it as JPEG or PNG, or retake it; resending it as is will not help."},
 	{Overloaded, http.StatusServiceUnavailable, "Overloaded", "Too many requests in flight. Retry after the Retry-After delay."},
 	{ModelNotConfigured, http.StatusServiceUnavailable, "Model not configured", "The service has no model configured. Operators set OCR_MODEL (and the endpoint and key)."},
 	{ModelRateLimited, http.StatusServiceUnavailable, "Model rate limited", "The model endpoint kept answering 429. Retry after the Retry-After delay."},
@@ -97,6 +99,15 @@ type Error struct {
 	RetryAfter time.Duration // sent as Retry-After when positive
 	Fields     []Field       // for invalid_draft: each field's problem
 	Err        error         // cause; logged, never shown
+	Upstream   *Upstream     // what the model endpoint said, when it failed; logged, never shown
+}
+
+// Upstream is a model endpoint's failure as the request's log line shows it, so that operators
+// see why without the caller's help. Reason is short, escaped and free of the key and of report
+// data: the endpoint's own error message, or what kind of connection failure it was.
+type Upstream struct {
+	Status int    // the endpoint's HTTP status; 0 if none came (the connection failed)
+	Reason string // such as "invalid_api_key: Incorrect API key provided" or "connection refused"
 }
 
 // Field is one field's problem in a submitted document.

@@ -44,6 +44,7 @@ const (
 // promises that.)
 type hint struct {
 	header http.Header
+	status int         // the response's status, 0 if none came
 	images []*imageSub // streamed into the body in place of their tokens
 }
 
@@ -80,7 +81,7 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 		return res, err
 	}
 	if h != nil {
-		h.header = res.Header
+		h.header, h.status = res.Header, res.StatusCode
 	}
 	if err != nil {
 		return res, err
@@ -229,6 +230,7 @@ type failure struct {
 	what       string        // Detail's start, e.g. "model endpoint failed"
 	reason     string        // the upstream's words, short and without the key; may be empty
 	cause      error         // for the log, without the key
+	upstream   *problem.Upstream
 }
 
 // classify sorts a failed try by what the error is, never by its text. timedOut says this try's
@@ -247,36 +249,40 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 	switch {
 	case errors.As(err, &bigErr):
 		// Not retried: the endpoint would most likely answer the same again, at the same cost.
+		reason := "its answer was larger than " + size(bigErr.limit)
 		return failure{
 			code: problem.ModelUnavailable, what: "model endpoint failed",
-			reason: "its answer was larger than " + size(bigErr.limit), cause: c.scrub(err),
+			reason: reason, cause: c.scrub(err), upstream: &problem.Upstream{Status: h.status, Reason: reason},
 		}
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
 		quota := apiErr.Code == "insufficient_quota" || apiErr.Type == "insufficient_quota"
-		return c.status(apiErr.HTTPStatusCode, apiErr.Message, quota, h, err)
+		return c.status(apiErr.HTTPStatusCode, saidAPI(apiErr), true, quota, h, err)
 	case errors.As(err, &reqErr):
-		return c.status(reqErr.HTTPStatusCode, string(reqErr.Body), false, h, err)
+		return c.status(reqErr.HTTPStatusCode, saidBody(reqErr.Body), false, false, h, err)
 	case timedOut:
 		return failure{
 			code: problem.ModelTimeout, retry: true, what: "model did not answer in time",
-			cause: fmt.Errorf("vision: try took over %v: %w", c.cfg.AttemptTimeout, context.DeadlineExceeded),
+			cause:    fmt.Errorf("vision: try took over %v: %w", c.cfg.AttemptTimeout, context.DeadlineExceeded),
+			upstream: &problem.Upstream{Reason: "no answer within the attempt timeout of " + c.cfg.AttemptTimeout.String()},
 		}
 	case errors.As(err, &synErr), errors.As(err, &typErr),
 		errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, &zipErr):
 		// A 200 whose body is not a chat completion: a proxy's HTML page, a wrong BaseURL. That
 		// is the endpoint failing, so model_unavailable; not retried, since it answers the same
 		// way every time.
+		reason := "its answer was not a chat completion"
 		return failure{
 			code: problem.ModelUnavailable, what: "model endpoint failed",
-			reason: "its answer was not a chat completion", cause: c.scrub(err),
+			reason: reason, cause: c.scrub(err), upstream: &problem.Upstream{Status: h.status, Reason: reason},
 		}
 	case errors.As(err, &urlErr), errors.As(err, &netErr),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		// No quoting here: connection errors name hosts and addresses the caller has no business
-		// seeing. The cause keeps them for the log.
+		// Only the kind is quoted: connection errors name hosts and addresses the caller has no
+		// business seeing. The cause keeps them for the log.
+		kind, retry := connKind(err)
 		return failure{
-			code: problem.ModelUnavailable, retry: true, what: "model endpoint failed",
-			reason: "connection failed", cause: c.scrub(err),
+			code: problem.ModelUnavailable, retry: retry, what: "model endpoint failed",
+			reason: kind, cause: c.scrub(err), upstream: &problem.Upstream{Reason: kind},
 		}
 	default:
 		// go-openai refused to build or send the request (its model checks, say): a
@@ -292,15 +298,28 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 const defaultRateLimitWait = 5 * time.Second
 
 // status classifies an HTTP error answer. 429 means "slow down" unless it says the quota is
-// spent, which waiting does not fix.
-func (c *Client) status(code int, msg string, quota bool, h *hint, err error) failure {
-	f := failure{reason: c.clip(fmt.Sprintf("%d %s", code, msg), maxReason), cause: c.scrub(err)}
+// spent, which waiting does not fix. A 4xx about the image is image_rejected, which the caller
+// can mend; any other is model_rejected, which only operators can. decoded says the answer was
+// an {"error":{...}} object; a 404 that was not is a route that does not exist, a wrong base URL.
+func (c *Client) status(code int, s said, decoded, quota bool, h *hint, err error) failure {
+	words := c.clip(s.text(), maxReason)
+	f := failure{
+		reason:   c.clip(fmt.Sprintf("%d %s", code, s.text()), maxReason),
+		cause:    c.scrub(err),
+		upstream: &problem.Upstream{Status: code, Reason: words},
+	}
 	switch {
 	case code == http.StatusTooManyRequests && !quota:
 		f.code, f.retry, f.what = problem.ModelRateLimited, true, "model endpoint is rate limiting us"
 		f.retryAfter = h.retryAfter(time.Now())
 	case code >= 500:
 		f.code, f.retry, f.what = problem.ModelUnavailable, true, "model endpoint failed"
+	case code != http.StatusTooManyRequests && s.aboutImage():
+		f.code, f.what = problem.ImageRejected, "model endpoint could not use the image"
+	case code == http.StatusNotFound && !decoded:
+		f.code, f.what = problem.ModelRejected, "model endpoint refused the request"
+		f.reason = c.clip(fmt.Sprintf("%d %s", code, s.text()), maxReason/2) +
+			": nothing serves chat completions at the base URL; its path should end in the API version, such as /v1"
 	default:
 		f.code, f.what = problem.ModelRejected, "model endpoint refused the request"
 	}
@@ -313,7 +332,7 @@ func (f failure) problem(tries int) *problem.Error {
 	if f.reason != "" {
 		detail += ": " + f.reason
 	}
-	e := &problem.Error{Code: f.code, Detail: detail, Err: f.cause}
+	e := &problem.Error{Code: f.code, Detail: detail, Err: f.cause, Upstream: f.upstream}
 	if f.code == problem.ModelRateLimited {
 		// The upstream's own Retry-After when it gave one, up to MaxRetryAfter; otherwise a few
 		// seconds, so the caller is always told when to come back.

@@ -87,6 +87,9 @@ type Config struct {
 	MaxReplyBytes int64
 }
 
+// DefaultBaseURL is Config.BaseURL's default: OpenAI's own API.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
 // DefaultIdleConns is Config.IdleConns's default.
 const DefaultIdleConns = 64
 
@@ -187,7 +190,10 @@ func New(cfg Config) (*Client, error) {
 		return bad("no model name")
 	}
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if err := checkBaseURL(cfg.BaseURL); err != nil {
+		return nil, err
 	}
 	if cfg.OutputMode == "" {
 		cfg.OutputMode = ModePrompt
@@ -262,9 +268,15 @@ func reasoning(model string) bool {
 //   - model_rate_limited: still 429 after the tries, or its Retry-After ends past the deadline
 //     (or beyond a minute); RetryAfter is the upstream's, when it gave one, at most
 //     MaxRetryAfter.
-//   - model_unavailable: 5xx or connection failures after the tries; a 200 that is not a chat
+//   - model_unavailable: 5xx or connection failures after the tries (a TLS mismatch or an
+//     untrusted certificate after one); a 200 that is not a chat
 //     completion, has no choices, or is larger than MaxReplyBytes (none of these retried).
+//   - image_rejected: a 4xx about the image itself (a format or size the endpoint refuses; see
+//     imageSigns), not retried: the caller can send another photo.
 //   - model_rejected: any other 4xx (bad key, unknown model, spent quota), not retried.
+//
+// Each failure that came from the endpoint carries a problem.Upstream (its status and a short
+// reason, or which kind of connection failure) for the request's log line.
 //   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
 //
 // If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back

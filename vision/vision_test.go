@@ -417,7 +417,10 @@ func TestCompleteNeverLeaksKey(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("err = %v, want *problem.Error", err)
 			}
-			for _, s := range []string{err.Error(), pe.Detail, fmt.Sprintf("%+v", err)} {
+			if pe.Upstream == nil {
+				t.Fatalf("no Upstream")
+			}
+			for _, s := range []string{err.Error(), pe.Detail, fmt.Sprintf("%+v", err), pe.Upstream.Reason} {
 				if strings.Contains(s, key) {
 					t.Errorf("key leaked: %s", s)
 				}

@@ -10,6 +10,9 @@
 //	client := vision.New(vision.Config{BaseURL: f.URL, Model: "m"})
 //	...
 //	got := f.Requests()
+//
+// It also serves GET /v1/models and /v1/models/{id} (see Models and ModelsAnswer), and can want
+// a key (RequireKey), for tests of `ocrdraft check`.
 package fakeopenai
 
 import (
@@ -48,6 +51,11 @@ type Server struct {
 	calls  int
 	conns  int
 
+	models      []string // served on /v1/models
+	modelsAns   Answer   // if not nil, answers /v1/models and /v1/models/{id} instead
+	key         string   // if not empty, the bearer token every route wants
+	modelsCalls int
+
 	written atomic.Int64
 }
 
@@ -80,7 +88,7 @@ type Answer func(w http.ResponseWriter, r *http.Request)
 func New(t testing.TB) *Server {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{def: Reply("{}"), stop: stop}
+	s := &Server{def: Reply("{}"), stop: stop, models: []string{"fake-model"}}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	// Every request context derives from ctx, so a Slow answer still waiting when the test ends
 	// returns at once instead of holding Close up.
@@ -141,8 +149,54 @@ func (s *Server) Conns() int {
 	return s.conns
 }
 
+// Models sets the models the fake serves, as GET /v1/models lists them and GET
+// /v1/models/{id} finds them (404 model_not_found otherwise). By default it serves only
+// "fake-model". Chat completions answer whatever the model.
+func (s *Server) Models(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = append([]string(nil), ids...)
+}
+
+// ModelsAnswer makes GET /v1/models and /v1/models/{id} answer with a: a failure such as
+// Unauthorized(), ServerError(), HangUp(), or NoRoute() for a server that has no such routes.
+// nil restores the list.
+func (s *Server) ModelsAnswer(a Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modelsAns = a
+}
+
+// RequireKey makes every route answer 401 as OpenAI does ("Incorrect API key provided")
+// unless the request's bearer token is key. Refused chat completions are not counted or kept.
+func (s *Server) RequireKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+// ModelsCalls is the number of requests to /v1/models and /v1/models/{id} so far.
+func (s *Server) ModelsCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modelsCalls
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if p := strings.TrimPrefix(r.URL.Path, "/v1"); p != "/chat/completions" {
+	s.mu.Lock()
+	key := s.key
+	s.mu.Unlock()
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		_, _ = io.Copy(io.Discard, r.Body)
+		Unauthorized()(w, r)
+		return
+	}
+	p := strings.TrimPrefix(r.URL.Path, "/v1")
+	if p == "/models" || strings.HasPrefix(p, "/models/") {
+		s.serveModels(w, r, strings.TrimPrefix(strings.TrimPrefix(p, "/models"), "/"))
+		return
+	}
+	if p != "/chat/completions" {
 		Error(http.StatusNotFound, "no such route: "+r.URL.Path)(w, r)
 		return
 	}
@@ -187,6 +241,51 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), modelKey{}, rec.Chat.Model))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	a(&counter{ResponseWriter: w, n: &s.written}, r)
+}
+
+// serveModels answers GET /v1/models (id empty) and /v1/models/{id} as OpenAI does.
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request, id string) {
+	s.mu.Lock()
+	s.modelsCalls++
+	a, models := s.modelsAns, s.models
+	s.mu.Unlock()
+	if a != nil {
+		a(&counter{ResponseWriter: w, n: &s.written}, r)
+		return
+	}
+	if r.Method != http.MethodGet {
+		Error(http.StatusMethodNotAllowed, "models take GET")(w, r)
+		return
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	if id == "" {
+		data := make([]model, len(models))
+		for i, m := range models {
+			data[i] = model{m, "model", 1700000000, "fake"}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+		return
+	}
+	for _, m := range models {
+		if m == id {
+			writeJSON(w, http.StatusOK, model{m, "model", 1700000000, "fake"})
+			return
+		}
+	}
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+		"message": "The model '" + id + "' does not exist", "type": "invalid_request_error", "param": "model", "code": "model_not_found",
+	}})
+}
+
+// NoRoute answers 404 with Go's plain-text "404 page not found", as a server answers a path it
+// does not serve: what a base URL that already ends in /chat/completions meets.
+func NoRoute() Answer {
+	return func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
 }
 
 // counter counts the body bytes written through it.

@@ -106,3 +106,63 @@ func TestRawPartsRefusal(t *testing.T) {
 		t.Errorf("parts and refusal: %s", body)
 	}
 }
+
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+func TestModels(t *testing.T) {
+	tests := []struct {
+		name       string
+		setup      func(f *fakeopenai.Server)
+		path, key  string
+		wantStatus int
+		wantBody   string
+	}{
+		{"default list", nil, "/models", "", 200, `"id":"fake-model"`},
+		{"set list", func(f *fakeopenai.Server) { f.Models("a", "b") }, "/models", "", 200, `"data":[{"id":"a","object":"model"`},
+		{"one known", func(f *fakeopenai.Server) { f.Models("a/b:1") }, "/models/a/b:1", "", 200, `"id":"a/b:1"`},
+		{"one unknown", nil, "/models/nope", "", 404, `"code":"model_not_found"`},
+		{"no such routes", func(f *fakeopenai.Server) { f.ModelsAnswer(fakeopenai.NoRoute()) }, "/models", "", 404, "404 page not found"},
+		{"key wanted", func(f *fakeopenai.Server) { f.RequireKey("k") }, "/models", "", 401, "Incorrect API key"},
+		{"key wrong", func(f *fakeopenai.Server) { f.RequireKey("k") }, "/models", "x", 401, "Incorrect API key"},
+		{"key right", func(f *fakeopenai.Server) { f.RequireKey("k") }, "/models", "k", 200, `"fake-model"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fakeopenai.New(t)
+			if tt.setup != nil {
+				tt.setup(f)
+			}
+			status, body := get(t, f.URL+tt.path, tt.key)
+			if status != tt.wantStatus || !strings.Contains(body, tt.wantBody) {
+				t.Errorf("GET %s = %d %s, want %d with %s", tt.path, status, body, tt.wantStatus, tt.wantBody)
+			}
+			if f.ModelsCalls() != 1 && tt.wantStatus != 401 {
+				t.Errorf("ModelsCalls = %d, want 1", f.ModelsCalls())
+			}
+		})
+	}
+}
+
+func TestRequireKeyChat(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.RequireKey("k")
+	if status, _ := post(t, f.URL+"/chat/completions", `{"model":"m"}`); status != 401 {
+		t.Errorf("chat without the key = %d, want 401", status)
+	}
+	if f.Calls() != 0 {
+		t.Errorf("a refused call was counted")
+	}
+}
