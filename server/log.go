@@ -17,6 +17,7 @@ const (
 	ctxPages      = "ocrdraft.pages"
 	ctxIndicators = "ocrdraft.indicators"
 	ctxCode       = "ocrdraft.code"
+	ctxUpstream   = "ocrdraft.upstream" // the *problem.Upstream of a failed model call
 	ctxBody       = "ocrdraft.body" // the *body under guardBody
 )
 
@@ -47,6 +48,15 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 				slog.Int("attempts", m.Attempts),
 				slog.Int("promptTokens", m.Usage.PromptTokens),
 				slog.Int("completionTokens", m.Usage.CompletionTokens))
+		}
+		if u, ok := c.Get(ctxUpstream).(*problem.Upstream); ok {
+			// What the model endpoint said, for the operator: its status and a short reason,
+			// capped, escaped and without the key (vision builds it); never report data.
+			attrs = append(attrs, slog.String("model", s.cfg.ModelName))
+			if u.Status != 0 {
+				attrs = append(attrs, slog.Int("upstreamStatus", u.Status))
+			}
+			attrs = append(attrs, slog.String("upstreamReason", u.Reason))
 		}
 		level := slog.LevelInfo
 		if code, ok := c.Get(ctxCode).(problem.Code); ok {

@@ -384,6 +384,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	doc := problem.From(pe)
 	doc.RequestID = requestID(c)
 	c.Set(ctxCode, doc.Code)
+	if pe.Upstream != nil {
+		c.Set(ctxUpstream, pe.Upstream)
+	}
 	if doc.Code == problem.Internal {
 		s.cfg.Logger.Error("internal error", "requestId", doc.RequestID, "err", err)
 	}
