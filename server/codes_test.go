@@ -42,3 +42,22 @@ func TestNoClosedEnums(t *testing.T) {
 		t.Errorf("%d x-extensible-enum lists, want at least the problem, warning and stage codes", extensible)
 	}
 }
+
+// TestParseJSONFirst: /v1/parse lists application/json first, since generators take the first
+// media type and only JSON can carry finishReason.
+func TestParseJSONFirst(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content yaml.Node
+			} `yaml:"requestBody"`
+		}
+	}
+	if err := yaml.Unmarshal(ocrdraft.Spec, &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Paths["/v1/parse"]["post"].RequestBody.Content
+	if len(c.Content) == 0 || c.Content[0].Value != "application/json" {
+		t.Errorf("/v1/parse's first media type is not application/json")
+	}
+}
