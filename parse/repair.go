@@ -8,61 +8,65 @@ import (
 	"github.com/kaptinlin/jsonrepair"
 )
 
-// The repairer (kaptinlin/jsonrepair v0.4.8) takes time quadratic in its input — about 1 ms for
-// 4 KB and 50 ms for 32 KB — and may return invalid JSON with a nil error. So it only ever sees
-// small pieces: a candidate larger than wholeRepair is split at its top-level commas (string- and
-// comment-aware) and each member is repaired on its own, recursively. A piece that cannot be split
-// and is larger than maxRepair is given up on. Every output is re-checked with json.Valid.
-const (
-	wholeRepair = 1 << 10
-	maxRepair   = 4 << 10
-	maxDepth    = 16
-)
+// The repairer only ever sees small pieces (see budget.go): a candidate larger than smallPiece is
+// split at its top-level commas (string- and comment-aware) and each member is repaired on its
+// own, recursively; a piece that cannot be split is repaired whole only up to maxPiece. Every
+// output is re-checked with json.Valid, since the repairer may return invalid JSON with a nil
+// error.
+const maxDepth = 8
 
 // repair normalises, cuts and repairs a candidate's text. truncated reports that the text was
 // unclosed and was cut back to its last complete item.
-func repair(text string) (v Value, truncated bool, ok bool) {
+func (r *reader) repair(text string) (v Value, truncated bool, ok bool) {
 	text = normalize(text)
 	text, truncated = cut(text)
 	if text == "" {
 		return Value{}, truncated, false
 	}
-	if v, ok := decode(text); ok {
+	if v, ok := r.decode(text); ok {
 		return v, truncated, true
 	}
-	out, ok := repairPiece(text, 0)
+	out, ok := r.repairPiece(text, 0)
 	if !ok {
 		return Value{}, truncated, false
 	}
-	v, ok = decode(out)
+	v, ok = r.decode(out)
 	return v, truncated, ok
 }
 
-// repairPiece repairs one piece of text into valid JSON.
-func repairPiece(s string, depth int) (string, bool) {
+// repairPiece repairs one piece of text into valid JSON: as it is if it is valid, whole if it is
+// small, else member by member, else whole if it is at most maxPiece.
+func (r *reader) repairPiece(s string, depth int) (string, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", false
 	}
-	if len(s) <= wholeRepair {
-		if out, ok := repairWhole(s); ok {
+	if r.valid(s) {
+		return s, true
+	}
+	n := runes(s, maxPiece)
+	if n <= smallPiece {
+		if out, ok := r.repairWhole(s); ok {
 			return out, true
 		}
 	}
 	if depth < maxDepth && (s[0] == '{' || s[0] == '[') {
-		if out, ok := repairSplit(s, depth); ok {
+		if out, ok := r.repairSplit(s, depth); ok {
 			return out, true
 		}
 	}
-	if len(s) > wholeRepair && len(s) <= maxRepair {
-		return repairWhole(s)
+	if n > smallPiece && n <= maxPiece {
+		return r.repairWhole(s)
 	}
 	return "", false
 }
 
-func repairWhole(s string) (string, bool) {
+func (r *reader) repairWhole(s string) (string, bool) {
+	if !r.charge(s) {
+		return "", false
+	}
 	out, err := jsonrepair.Repair(s)
-	if err != nil || !json.Valid([]byte(out)) {
+	if err != nil || !r.valid(out) {
 		return "", false
 	}
 	return out, true
@@ -70,9 +74,12 @@ func repairWhole(s string) (string, bool) {
 
 // repairSplit repairs a container member by member. In an array, a member that cannot be repaired
 // becomes the string Unreadable, so the item is reported as dropped instead of losing its
-// siblings; in an object,
-// such a member fails the object, so that no item is kept with a field silently missing.
-func repairSplit(s string, depth int) (string, bool) {
+// siblings; in an object, such a member fails the object, so that no item is kept with a field
+// silently missing. A member value with a colon outside strings fails the object too: it holds
+// more than one member (a comma is missing), which the repairer would read as one string.
+// Once the budget is spent, an array keeps the members that are valid as they are and counts the
+// others unread.
+func (r *reader) repairSplit(s string, depth int) (string, bool) {
 	open := s[0]
 	close := byte('}')
 	if open == '[' {
@@ -88,39 +95,45 @@ func repairSplit(s string, depth int) (string, bool) {
 	b.Grow(len(s) + 16)
 	b.WriteByte(open)
 	n := 0
-	for _, m := range splitTop(body, ',') {
+	for _, m := range r.splitTop(body, ',') {
 		m = strings.TrimSpace(stripComments(m))
 		if m == "" {
 			continue // trailing or doubled comma
+		}
+		var out string
+		if open == '[' {
+			var ok bool
+			if out, ok = r.repairPiece(m, depth+1); !ok {
+				if r.halted() {
+					r.unread++ // counted once, in the reply's summary, not item by item
+					continue
+				}
+				out = unreadableJSON
+			}
+		} else {
+			kv := r.splitTop(m, ':')
+			if len(kv) < 2 {
+				return "", false
+			}
+			key := strings.TrimSpace(kv[0])
+			val := strings.TrimSpace(m[len(kv[0])+1:])
+			if len(r.splitTop(val, ':')) > 1 {
+				return "", false
+			}
+			k, ok := repairKey(key)
+			if !ok {
+				return "", false
+			}
+			v, ok := r.repairPiece(val, depth+1)
+			if !ok {
+				return "", false
+			}
+			out = k + ":" + v
 		}
 		if n > 0 {
 			b.WriteByte(',')
 		}
 		n++
-		if open == '[' {
-			out, ok := repairPiece(m, depth+1)
-			if !ok {
-				out = unreadableJSON
-			}
-			b.WriteString(out)
-			continue
-		}
-		kv := splitTop(m, ':')
-		if len(kv) < 2 {
-			return "", false
-		}
-		key := strings.TrimSpace(kv[0])
-		val := strings.TrimSpace(m[len(kv[0])+1:])
-		k, ok := repairKey(key)
-		if !ok {
-			return "", false
-		}
-		out, ok := repairPiece(val, depth+1)
-		if !ok {
-			return "", false
-		}
-		b.WriteString(k)
-		b.WriteByte(':')
 		b.WriteString(out)
 	}
 	b.WriteByte(close)
@@ -153,7 +166,8 @@ func repairKey(k string) (string, bool) {
 }
 
 // splitTop splits s at sep where sep stands outside strings, comments and nested containers.
-func splitTop(s string, sep byte) []string {
+func (r *reader) splitTop(s string, sep byte) []string {
+	r.work.Scanned += len(s)
 	var parts []string
 	depth, last := 0, 0
 	sc := scanner{s: s}

@@ -59,6 +59,7 @@ const (
 	DuplicateIndicator    WarningCode = "duplicate_indicator"
 	PageFailed            WarningCode = "page_failed"
 	UnitConflict          WarningCode = "unit_conflict"
+	ReplyTooLong          WarningCode = "reply_too_long"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -75,6 +76,7 @@ var WarningCodes = []struct {
 	{DuplicateIndicator, "An item repeated exactly on a later page and was dropped."},
 	{PageFailed, "One page of the report could not be read; its items are missing."},
 	{UnitConflict, "A value was written with a unit other than the item's unit; the item's unit was kept: check which is right."},
+	{ReplyTooLong, "The model's reply was longer than the service reads; only its start was read, and the items after that point are missing."},
 }
 
 // Warn returns a warning with a path.
