@@ -21,7 +21,7 @@ const (
 	smallPiece = 64
 	maxPiece   = 128
 	// repairBudget is the repairer's work one reply may cost, in units of cost(n): a call on n
-	// characters is charged its measured worst case, about n + n³/3000 µs, so the budget is about
+	// characters is charged its measured worst case, about n + n³/2000 µs, so the budget is about
 	// 25 ms of CPU whatever the text. Once it is spent nothing more is repaired; what is left is
 	// reported as unread.
 	repairBudget = 25_000
@@ -31,7 +31,7 @@ const (
 )
 
 // cost is the repairer's worst-case cost of a call on n characters, in budget units (about µs).
-func cost(n int) int { return callCost + n + n*n*n/3000 }
+func cost(n int) int { return callCost + n + n*n*n/2000 }
 
 // Work counts what reading one reply cost, by counting, not by timing, so that tests and
 // fuzzers can bound it.

@@ -44,6 +44,9 @@ func (r *reader) repairPiece(s string, depth int) (string, bool) {
 	if r.valid(s) {
 		return s, true
 	}
+	if r.halted() {
+		return "", false // not even split: each level of it costs a scan
+	}
 	n := runes(s, maxPiece)
 	if n <= smallPiece {
 		if out, ok := r.repairWhole(s); ok {
