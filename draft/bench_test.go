@@ -83,7 +83,7 @@ func hostile() map[string]string {
 		"quote-heavy-lines":  fill("\n'a") + "}",
 		"curly-quote-lines":  "{" + fill("a\n“") + "}",
 		"quote-heavy-items":  "[" + fill("{"+strings.Repeat("'a", 31)+"'},") + "]",
-		"quote-heavy-pieces": "[" + fill("{"+strings.Repeat("'a", 62)+"'},") + "]",
+		"quote-heavy-pieces": "[" + fill("{"+strings.Repeat("'a", 61)+"'},") + "]",
 		"unbalanced-quotes":  `{"k": "` + fill(`a" `) + `"}`,
 		"escaped-quotes":     `{"k": "` + fill(`\"a`) + "}",
 		"backslash-quotes":   "[" + fill(`\1'`) + "}",

@@ -12,8 +12,8 @@ import (
 type Outcome struct {
 	schema.Result
 	Stage     parse.Stage // for metrics
-	Truncated bool        // the model's reply was cut off (by the model, or by parse.MaxReply)
-	TooLong   bool        // the reply was longer than parse.MaxReply; only its start was read
+	Truncated bool        // the model's reply was cut off by the model (warning output_truncated)
+	TooLong   bool        // the reply was longer than parse.MaxReply; only its start was read (reply_too_long)
 	Work      parse.Work  // what reading the reply cost, for tests and fuzzers
 }
 
@@ -75,8 +75,7 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	best.TooLong, best.Work = rd.TooLong, rd.Work
 	// A candidate cut at parse.MaxReply was cut by the service, not by the model; only the
 	// finish reason can still say the model stopped early.
-	byModel := cut || best.Truncated && !rd.TooLong
-	best.Truncated = best.Truncated || cut
+	best.Truncated = cut || best.Truncated && !rd.TooLong
 	if empty(best.Draft) {
 		why := "the model's reply holds no report data"
 		switch {
@@ -94,7 +93,7 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		ws = append(ws, schema.WarnDraft(schema.ReplyTooLong, fmt.Sprintf(
 			"the model's reply is longer than the %d KB the service reads; items after that point are missing", parse.MaxReply>>10)))
 	}
-	if byModel {
+	if best.Truncated {
 		ws = append(ws, schema.WarnDraft(schema.OutputTruncated,
 			"the model's reply was cut off; the item it was writing and any after it are missing"))
 	}

@@ -123,6 +123,7 @@ const (
 	WarningCodePageConflict          WarningCode = "page_conflict"
 	WarningCodePageFailed            WarningCode = "page_failed"
 	WarningCodeReferenceRangeSwapped WarningCode = "reference_range_swapped"
+	WarningCodeReplyTooLong          WarningCode = "reply_too_long"
 	WarningCodeUnitConflict          WarningCode = "unit_conflict"
 )
 
@@ -144,6 +145,8 @@ func (e WarningCode) Valid() bool {
 	case WarningCodePageFailed:
 		return true
 	case WarningCodeReferenceRangeSwapped:
+		return true
+	case WarningCodeReplyTooLong:
 		return true
 	case WarningCodeUnitConflict:
 		return true
