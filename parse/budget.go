@@ -45,15 +45,18 @@ type Work struct {
 }
 
 // Bound is the most work reading a reply of n bytes may cost: the repairer's budget, and a
-// linear bound on everything else (each byte is decoded once per stage that sees it, once per
-// nesting level when split for repair, and again for each double-encoding unwrapped).
+// linear bound on everything else. Each byte is decoded by each stage that sees it (the whole
+// reply, a fence, a span: a fence's text is a span again) and once per nesting level when it is
+// split for repair; split, it is scanned three times a level (members, key, value); all of it
+// again for each double-encoding unwrapped. The repairer's output (at most 32 bytes for each
+// character it is given, escapes included) is decoded twice.
 func Bound(n int) Work {
 	n = min(n, MaxReply)
-	per := (maxUnwrap + 1) * (2*maxDepth + 8) // stages and split levels that may see one byte
+	unwraps := maxUnwrap + 1
 	return Work{
-		Candidates: (maxUnwrap+1)*maxCandidates + 1,
-		Decoded:    per*n + 4*repairBudget + 64,
-		Scanned:    (maxUnwrap + 1) * (maxDepth + 2) * 2 * n,
+		Candidates: maxCandidates + 1,
+		Decoded:    unwraps*(8+2*(maxDepth+1))*n + 64*repairBudget + 64,
+		Scanned:    unwraps * 2 * 3 * (maxDepth + 1) * n,
 		Repairs:    repairBudget / callCost,
 		Repaired:   repairBudget,
 		Cost:       repairBudget,

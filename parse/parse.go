@@ -9,7 +9,11 @@
 //     found by a string-aware scan, decodes as JSON;
 //  3. repaired: a candidate that does not decode is normalised (full-width punctuation and curly
 //     quotes outside strings), cut back to its last complete item if it is unclosed, and repaired
-//     with kaptinlin/jsonrepair in bounded pieces; its output is re-checked with json.Valid.
+//     with kaptinlin/jsonrepair in pieces of at most 128 characters, within a budget per reply
+//     (budget.go: the repairer is cubic on some text); its output is re-checked with json.Valid.
+//
+// Nothing is dropped in silence: what a limit left unread is counted (Reading.Unread), and a
+// reply longer than MaxReply says so (Reading.TooLong).
 package parse
 
 import (
@@ -230,6 +234,10 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		if v, ok := r.decode(body); ok {
 			if v.Kind == String && depth < maxUnwrap {
 				for _, c := range r.candidates(trim(v.Text), depth+1) {
+					if len(out) >= maxCandidates {
+						r.unread++
+						continue
+					}
 					c.Offset, c.Len = p.offset, len(p.text)
 					if c.Stage == Strict {
 						c.Stage = stage
