@@ -139,6 +139,24 @@ func TestReadRows(t *testing.T) {
 	}
 }
 
+// TestReadAfterBudget: once the budget is spent, JSON that needs no repair is still read (a
+// reply cut at its token limit needs only cutting back), and the rest is counted unread.
+func TestReadAfterBudget(t *testing.T) {
+	spend := "[" + strings.Repeat("{"+strings.Repeat("'a", 31)+"'},", 400) + "]"
+	reply := spend + "\n" + `{"indicators":[{"itemName":"A","valueNum":1.5},{"itemName":"B","valueNum":4.`
+	rd, err := Read(context.Background(), reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Work.Cost+cost(maxPiece) <= repairBudget || rd.Unread == 0 {
+		t.Fatalf("the budget was not spent (%+v, %d unread)", rd.Work, rd.Unread)
+	}
+	last := rd.Candidates[len(rd.Candidates)-1]
+	if got := canon(t, last.Value); got != `{"indicators":[{"itemName":"A","valueNum":1.5}]}` || !last.Truncated {
+		t.Errorf("last candidate %s truncated %v, want the cut-back answer", got, last.Truncated)
+	}
+}
+
 // TestReadTooLong reproduces issue 9: a complete 10 000-item reply cut by the service's own cap
 // was reported as cut by the model. It is read up to MaxReply and says so.
 func TestReadTooLong(t *testing.T) {

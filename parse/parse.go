@@ -255,10 +255,6 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		if body[0] != '{' && body[0] != '[' && !strings.HasPrefix(body, "｛") && !strings.HasPrefix(body, "［") {
 			return // fence content with chatter: its spans are tried on their own
 		}
-		if r.halted() {
-			r.unread++ // the budget is spent: not even the cheap steps before repair are taken
-			return
-		}
 		v, truncated, ok := r.repair(body)
 		switch {
 		case ok && v.IsContainer():

@@ -24,7 +24,10 @@ func (r *reader) repair(text string) (v Value, truncated bool, ok bool) {
 		return Value{}, truncated, false
 	}
 	if v, ok := r.decode(text); ok {
-		return v, truncated, true
+		return v, truncated, true // normalised or cut back: no repair needed
+	}
+	if r.halted() {
+		return Value{}, truncated, false
 	}
 	out, ok := r.repairPiece(text, 0)
 	if !ok {
