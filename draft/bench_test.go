@@ -77,19 +77,19 @@ func hostile() map[string]string {
 		"unclosed-strings":    fill(`{"a": "`),
 		"python-literals":     "[" + fill(`{'itemName': 'x', 'valueNum': None, 'ok': True},`) + "]",
 		"fullwidth-structure": "｛“indicators”：［" + fill("｛“itemName”：“总胆固醇”，“valueNum”：5.86｝，") + "］｝",
-		// The repairer's cubic shapes (a quote not followed by a delimiter), whole and as items;
-		// quote-heavy-pieces are the costliest pieces it is given (maxPiece characters each).
-		"quote-heavy":        "{" + fill("'a") + "}",
-		"quote-heavy-lines":  fill("\n'a") + "}",
-		"curly-quote-lines":  "{" + fill("a\n“") + "}",
-		"quote-heavy-items":  "[" + fill("{"+strings.Repeat("'a", 31)+"'},") + "]",
-		"quote-heavy-pieces": "[" + fill("{"+strings.Repeat("'a", 61)+"'},") + "]",
-		"unbalanced-quotes":  `{"k": "` + fill(`a" `) + `"}`,
-		"escaped-quotes":     `{"k": "` + fill(`\"a`) + "}",
-		"backslash-quotes":   "[" + fill(`\1'`) + "}",
-		"backslash-items":    "[" + fill(`['\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'],`) + "]",
-		"nested-keys":        fill("{'a':"),
-		"nested-items":       "[" + fill("[[[[[[[[[[[[[[{'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'}]]]]]]]]]]]]]],") + "]",
+		// The repairer's cubic shapes (a quote not followed by a delimiter), whole and as items.
+		"quote-heavy":       "{" + fill("'a") + "}",
+		"quote-heavy-lines": fill("\n'a") + "}",
+		"curly-quote-lines": "{" + fill("a\n“") + "}",
+		"quote-heavy-items": "[" + fill("{"+strings.Repeat("'a", 31)+"'},") + "]",
+		"worst-pieces":      "[" + fill("["+strings.Repeat("\n'a", 30)+"},") + "]", // the costliest pieces the repairer is given
+		"unquoted-items":    "[" + fill(`{'itemName': 'x', 'valueNum': 5.86↑},`) + "]",
+		"unbalanced-quotes": `{"k": "` + fill(`a" `) + `"}`,
+		"escaped-quotes":    `{"k": "` + fill(`\"a`) + "}",
+		"backslash-quotes":  "[" + fill(`\1'`) + "}",
+		"backslash-items":   "[" + fill(`['\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'],`) + "]",
+		"nested-keys":       fill("{'a':"),
+		"nested-items":      "[" + fill("[[[[[[[[[[[[[[{'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'}]]]]]]]]]]]]]],") + "]",
 		// Many values: rows one per fence or line are joined, junk is counted, not built one by one.
 		"rows-per-fence":  rows("```json\n{\"itemName\":\"项目%d\",\"valueNum\":1}\n```\n", size),
 		"rows-per-line":   rows(`{"itemName":"项目%d","valueNum":1}`+"\n", size),

@@ -76,7 +76,7 @@ func TestFromReplyAccounts(t *testing.T) {
 			warn: []string{"reply_too_long", "output_truncated"}, long: true},
 		{name: "10 000 rows over the service's cap", reply: longList(10000), kept: -1,
 			warn: []string{"reply_too_long"}, long: true},
-		{name: "repair budget spent", reply: "[" + strings.Repeat(`{'itemName': 'x', 'valueNum': None},`, 3000) + "]", kept: -1,
+		{name: "repair budget spent", reply: "[" + strings.Repeat(`{'itemName': 'x', 'valueNum': 5.86↑},`, 3000) + "]", kept: -1,
 			warn: []string{"indicator_dropped~values or items in the model's reply were not read"}},
 		{name: "warnings past the cap are counted", reply: "[" + row(0) + strings.Repeat(",1", 500) + "]", kept: 1,
 			warn: append(repeat("indicator_dropped", maxWarnings), "indicator_dropped~400 more warnings")},
@@ -126,7 +126,7 @@ func repeat(s string, n int) []string {
 // warning add up to the items in the reply.
 func TestFromReplyBudgetCounts(t *testing.T) {
 	const n = 3000
-	out, err := New().FromReply("["+strings.Repeat(`{'itemName': 'x', 'valueNum': None},`, n)+"]", false)
+	out, err := New().FromReply("["+strings.Repeat(`{'itemName': 'x', 'valueNum': 5.86↑},`, n)+"]", false)
 	if err != nil {
 		t.Fatal(err)
 	}

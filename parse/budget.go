@@ -10,28 +10,32 @@ import (
 // string and scans on to the end of the text, copying the string and the whole output at every
 // further quote; at the end it backs up and re-reads the string stopping at the first delimiter,
 // having consumed two characters, so the object parser starts the same scan at the next quote:
-// n strings × n characters × n bytes copied. Measured here (shared CPU, worst of a search over
-// all periodic shapes of up to three symbols): 5 ms for 256 characters, 70 ms for 1 KB, seconds
-// for 4 KB. So every call is small, and one reply pays for at most a budget of them.
+// n strings × n characters × n bytes copied. Measured here on a loaded shared CPU (the worst of
+// a random search over pieces the splitter hands it, such as [\n'a\n'a…}): 7.5 ms for 128
+// characters, 3 ms for 96, 70 ms for 1 KB, seconds for 4 KB. So every call is small, and one
+// reply pays for at most a budget of them. A Python-style reply needs no call at all: its
+// containers are split and its literals fixed by hand (repairPiece's cheap pass).
 const (
 	// smallPiece is the longest text repaired whole before trying to split it at its top-level
 	// commas; maxPiece the longest repaired whole at all, when it cannot be split. In characters
-	// (runes), the unit the repairer works in. The worst text of maxPiece characters costs about
-	// 1 ms.
+	// (runes), the unit the repairer works in.
 	smallPiece = 64
-	maxPiece   = 128
+	maxPiece   = 96
 	// repairBudget is the repairer's work one reply may cost, in units of cost(n): a call on n
-	// characters is charged its measured worst case, about n + n³/2000 µs, so the budget is about
-	// 25 ms of CPU whatever the text. Once it is spent nothing more is repaired; what is left is
-	// reported as unread.
+	// characters is charged its measured worst case, about n + n³/280 µs, so the budget is about
+	// 25 ms of CPU whatever the text (7 calls on the worst text of maxPiece characters, or 1700
+	// on ten characters). Once it is spent nothing more is repaired; what is left is reported as
+	// unread.
 	repairBudget = 25_000
 	// callCost is the fixed part of a call and of what precedes it (the strict decodes that
 	// failed, normalising, cutting, splitting; a failed decode allocates its error).
 	callCost = 8
+	// cubic scales the cubic part of cost.
+	cubic = 280
 )
 
 // cost is the repairer's worst-case cost of a call on n characters, in budget units (about µs).
-func cost(n int) int { return callCost + n + n*n*n/2000 }
+func cost(n int) int { return callCost + n + n*n*n/cubic }
 
 // Work counts what reading one reply cost, by counting, not by timing, so that tests and
 // fuzzers can bound it.
@@ -46,17 +50,18 @@ type Work struct {
 
 // Bound is the most work reading a reply of n bytes may cost: the repairer's budget, and a
 // linear bound on everything else. Each byte is decoded by each stage that sees it (the whole
-// reply, a fence, a span: a fence's text is a span again) and once per nesting level when it is
-// split for repair; split, it is scanned three times a level (members, key, value); all of it
-// again for each double-encoding unwrapped. The repairer's output (at most 32 bytes for each
-// character it is given, escapes included) is decoded twice.
+// reply, a fence, a span: a fence's text is a span again); when it is split for repair, it is
+// checked and scanned three times (members, key, value) at each nesting level, by the split and
+// by each cheap pass started above it; all of it again for each double-encoding unwrapped. The
+// repairer's output (at most 32 bytes for each character it is given, escapes included) is
+// decoded twice.
 func Bound(n int) Work {
 	n = min(n, MaxReply)
-	unwraps := maxUnwrap + 1
+	unwraps, levels := maxUnwrap+1, (cheapDepth+2)*(maxDepth+1)
 	return Work{
 		Candidates: maxCandidates + 1,
-		Decoded:    unwraps*(8+2*(maxDepth+1))*n + 64*repairBudget + 64,
-		Scanned:    unwraps * 2 * 3 * (maxDepth + 1) * n,
+		Decoded:    unwraps*(8+2*levels)*n + 64*repairBudget + 64,
+		Scanned:    unwraps * 2 * 3 * levels * n,
 		Repairs:    repairBudget / callCost,
 		Repaired:   repairBudget,
 		Cost:       repairBudget,
@@ -90,6 +95,7 @@ type reader struct {
 	unread int   // values and list items left unread because a limit was reached
 	spent  bool  // the repair budget ran out
 	err    error // the context's error, once seen
+	cheap  bool  // in a cheap pass: split and fix literals, never call the repairer
 }
 
 // halted reports that nothing more may be repaired: the budget is spent or the request is done.

@@ -17,13 +17,16 @@ func fill(prefix, unit, suffix string, n int) string {
 	return prefix + strings.Repeat(unit, max(1, (n-len(prefix)-len(suffix))/len(unit))) + suffix
 }
 
+// needsRepair is an item only the repairer reads: an unquoted value.
+const needsRepair = `{'itemName': 'x', 'valueNum': 5.86↑},`
+
 // hostile are the shapes that make the repairer work hardest: quotes not followed by a
 // delimiter (its cubic case: {'a'a'a…} is the issue's), unbalanced quotes, backslashes, nesting,
 // and many small broken items that each need a call.
 var hostile = []struct {
-	name                   string
-	prefix, unit, suffix   string
-	needsRepair, manyItems bool
+	name                 string
+	prefix, unit, suffix string
+	manyItems            bool // items that each need the repairer: enough of them spend the budget
 }{
 	{name: "quote-heavy", prefix: "{", unit: "'a", suffix: "}"},
 	{name: "quote-heavy-lines", unit: "\n'a", suffix: "}"},
@@ -35,9 +38,11 @@ var hostile = []struct {
 	{name: "nested-brackets", unit: "[{"},
 	{name: "nested-keys", unit: "{'a':"},
 	{name: "quote-heavy-items", prefix: "[", unit: "{" + strings.Repeat("'a", 31) + "'},", suffix: "]", manyItems: true},
-	{name: "quote-heavy-pieces", prefix: "[", unit: "{" + strings.Repeat("'a", 61) + "'},", suffix: "]", manyItems: true},
+	{name: "worst-pieces", prefix: "[", unit: "[" + strings.Repeat("\n'a", 30) + "},", suffix: "]", manyItems: true},
+	{name: "worst-pieces-double", prefix: "[", unit: "[" + strings.Repeat("\"a\n", 30) + "a},", suffix: "]", manyItems: true},
 	{name: "nested-items", prefix: "[", unit: "[[[[{" + strings.Repeat("'a", 39) + "'}]]]],", suffix: "]", manyItems: true},
-	{name: "python-items", prefix: "[", unit: `{'itemName': 'x', 'valueNum': None, 'ok': True},`, suffix: "]", needsRepair: true, manyItems: true},
+	{name: "python-items", prefix: "[", unit: `{'itemName': 'x', 'valueNum': None, 'ok': True},`, suffix: "]"},
+	{name: "unquoted-items", prefix: "[", unit: needsRepair, suffix: "]", manyItems: true},
 	{name: "broken-spans", unit: "{x} ", manyItems: true},
 }
 
@@ -77,7 +82,7 @@ func isUnparseable(err error) bool {
 // spent, and every item is accounted for: kept, marked unreadable, or counted unread.
 func TestReadAccountsForItems(t *testing.T) {
 	const n = 3000
-	reply := "[" + strings.Repeat(`{'itemName': 'x', 'valueNum': None},`, n) + "]"
+	reply := "[" + strings.Repeat(needsRepair, n) + "]"
 	rd, err := Read(context.Background(), reply)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +217,7 @@ func (c *stopAfter) Err() error {
 // TestReadContext: a 256 KB /v1/parse body ran 264 s and went on after the client left. Reading
 // stops between pieces when its context ends, and says why.
 func TestReadContext(t *testing.T) {
-	reply := fill("[", `{'itemName': 'x', 'valueNum': None},`, "]", MaxReply)
+	reply := fill("[", needsRepair, "]", MaxReply)
 	for _, n := range []int{0, 1, 10, 100} {
 		ctx := &stopAfter{Context: context.Background(), n: n}
 		rd, err := Read(ctx, reply)
@@ -225,11 +230,14 @@ func TestReadContext(t *testing.T) {
 	}
 }
 
-// TestCostCoversPieces pins the budget's arithmetic: the largest piece costs what a budget of
-// many pieces can pay, and the budget bounds the characters repaired.
+// TestCostCoversPieces pins the budget's arithmetic: it pays for a few of the costliest pieces
+// and for many small ones, and bounds the characters repaired.
 func TestCostCoversPieces(t *testing.T) {
-	if c := cost(maxPiece); c*20 > repairBudget {
-		t.Errorf("cost(maxPiece) = %d: the budget %d pays for fewer than 20 of the largest pieces", c, repairBudget)
+	if c := cost(maxPiece); c*5 > repairBudget {
+		t.Errorf("cost(maxPiece) = %d: the budget %d pays for fewer than 5 of the largest pieces", c, repairBudget)
+	}
+	if c := cost(10); c*1000 > repairBudget {
+		t.Errorf("cost(10) = %d: the budget %d pays for fewer than 1000 values of ten characters", c, repairBudget)
 	}
 	for n := 1; n <= maxPiece; n++ {
 		if cost(n) < n+callCost {
@@ -238,8 +246,10 @@ func TestCostCoversPieces(t *testing.T) {
 	}
 }
 
-// worstPieces are the costliest texts of maxPiece characters found for the repairer (a search
-// over every periodic shape of up to three symbols, with each closing).
+// worstPieces are the costliest texts of maxPiece characters found for the repairer: by a
+// search over every periodic shape of up to three symbols, with each closing (the first five,
+// which the splitter never hands it whole, as they leave a quote open), and by a random search
+// over the pieces it does hand it (the last two).
 func worstPieces() map[string]string {
 	at := func(prefix, unit, suffix string) string {
 		r := []rune(strings.Repeat(unit, maxPiece))
@@ -251,6 +261,8 @@ func worstPieces() map[string]string {
 		"curly-quote-lines":  at("{", "a\n“", "}"),
 		"double-quote-lines": at("[", "\"a\n", "}"),
 		"backslash-quotes":   at("[", `\1'`, "}"),
+		"split-quote-lines":  "[" + strings.Repeat("\n'a", (maxPiece-2)/6*2) + "}",
+		"split-double-lines": "[" + strings.Repeat("\"a\n", (maxPiece-3)/6*2) + "a}",
 	}
 }
 
@@ -308,6 +320,49 @@ func FuzzRead(f *testing.F) {
 		}
 		if err == nil && len(rd.Candidates) == 0 {
 			t.Fatal("no error and no candidate")
+		}
+	})
+}
+
+// splitSlow is splitTop as the scanner reads it, the reference for FuzzSplitTop.
+func splitSlow(s string, sep byte) []string {
+	var parts []string
+	depth, last := 0, 0
+	sc := scanner{s: s}
+	for sc.next() {
+		if sc.inToken {
+			continue
+		}
+		switch c := s[sc.pos]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case sep:
+			if depth == 0 {
+				parts = append(parts, s[last:sc.pos])
+				last = sc.pos + 1
+				if sep == ':' {
+					return append(parts, s[last:])
+				}
+			}
+		}
+	}
+	return append(parts, s[last:])
+}
+
+// FuzzSplitTop holds the fast splitter to the scanner's reading.
+func FuzzSplitTop(f *testing.F) {
+	for _, s := range []string{`{'a': "b,c", d: [1, 2]}, x`, "a: 1, // c,\n b: 2", "a /* , */ , b", "/*/ , */ x, y", `"a\"", 'b\'', c`, `'unclosed, x`} {
+		f.Add(s)
+	}
+	r := &reader{ctx: context.Background()}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, sep := range []byte{',', ':'} {
+			got, want := r.splitTop(s, sep), splitSlow(s, sep)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("splitTop(%q, %q) = %q, want %q", s, sep, got, want)
+			}
 		}
 	})
 }

@@ -13,7 +13,7 @@ import (
 // own, recursively; a piece that cannot be split is repaired whole only up to maxPiece. Every
 // output is re-checked with json.Valid, since the repairer may return invalid JSON with a nil
 // error.
-const maxDepth = 8
+const maxDepth = 6
 
 // repair normalises, cuts and repairs a candidate's text. truncated reports that the text was
 // unclosed and was cut back to its last complete item.
@@ -37,8 +37,10 @@ func (r *reader) repair(text string) (v Value, truncated bool, ok bool) {
 	return v, truncated, ok
 }
 
-// repairPiece repairs one piece of text into valid JSON: as it is if it is valid, whole if it is
-// small, else member by member, else whole if it is at most maxPiece.
+// repairPiece repairs one piece of text into valid JSON: as it is if it is valid; a Python
+// literal or single-quoted string by hand; a container member by member without the repairer
+// (the cheap pass: a Python-style reply needs nothing else); then with the repairer, whole if it
+// is small, else member by member, else whole if it is at most maxPiece.
 func (r *reader) repairPiece(s string, depth int) (string, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -46,6 +48,24 @@ func (r *reader) repairPiece(s string, depth int) (string, bool) {
 	}
 	if r.valid(s) {
 		return s, true
+	}
+	if out, ok := literal(s); ok {
+		return out, true
+	}
+	container := depth < maxDepth && (s[0] == '{' || s[0] == '[')
+	if r.cheap {
+		if container {
+			return r.repairSplit(s, depth)
+		}
+		return "", false
+	}
+	if container && depth <= cheapDepth {
+		r.cheap = true
+		out, ok := r.repairSplit(s, depth)
+		r.cheap = false
+		if ok {
+			return out, true
+		}
 	}
 	if r.halted() {
 		return "", false // not even split: each level of it costs a scan
@@ -56,7 +76,7 @@ func (r *reader) repairPiece(s string, depth int) (string, bool) {
 			return out, true
 		}
 	}
-	if depth < maxDepth && (s[0] == '{' || s[0] == '[') {
+	if container {
 		if out, ok := r.repairSplit(s, depth); ok {
 			return out, true
 		}
@@ -65,6 +85,28 @@ func (r *reader) repairPiece(s string, depth int) (string, bool) {
 		return r.repairWhole(s)
 	}
 	return "", false
+}
+
+// cheapDepth is the deepest piece a cheap pass starts from (the reply, its items, a group's
+// items), so that each byte is scanned by at most cheapDepth+1 of them.
+const cheapDepth = 2
+
+// literal writes as JSON what Python-style replies spell otherwise: None, True, False, and a
+// single-quoted string without backslashes or inner single quotes.
+func literal(s string) (string, bool) {
+	switch s {
+	case "None":
+		return "null", true
+	case "True":
+		return "true", true
+	case "False":
+		return "false", true
+	}
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' || strings.ContainsAny(s[1:len(s)-1], `'\`) {
+		return "", false
+	}
+	b, err := json.Marshal(s[1 : len(s)-1])
+	return string(b), err == nil
 }
 
 func (r *reader) repairWhole(s string) (string, bool) {
@@ -101,6 +143,11 @@ func (r *reader) repairSplit(s string, depth int) (string, bool) {
 	b.Grow(len(s) + 16)
 	b.WriteByte(open)
 	n := 0
+	unread := r.unread // an object that fails is counted once, by its list, not by its parts
+	fail := func() (string, bool) {
+		r.unread = unread
+		return "", false
+	}
 	for _, m := range r.splitTop(body, ',') {
 		m = strings.TrimSpace(stripComments(m))
 		if m == "" {
@@ -110,6 +157,9 @@ func (r *reader) repairSplit(s string, depth int) (string, bool) {
 		if open == '[' {
 			var ok bool
 			if out, ok = r.repairPiece(m, depth+1); !ok {
+				if r.cheap {
+					return "", false // all or nothing
+				}
 				if r.halted() {
 					r.unread++ // counted once, in the reply's summary, not item by item
 					continue
@@ -119,20 +169,20 @@ func (r *reader) repairSplit(s string, depth int) (string, bool) {
 		} else {
 			kv := r.splitTop(m, ':')
 			if len(kv) < 2 {
-				return "", false
+				return fail()
 			}
 			key := strings.TrimSpace(kv[0])
 			val := strings.TrimSpace(m[len(kv[0])+1:])
 			if len(r.splitTop(val, ':')) > 1 {
-				return "", false
+				return fail()
 			}
 			k, ok := repairKey(key)
 			if !ok {
-				return "", false
+				return fail()
 			}
 			v, ok := r.repairPiece(val, depth+1)
 			if !ok {
-				return "", false
+				return fail()
 			}
 			out = k + ":" + v
 		}
@@ -171,25 +221,50 @@ func repairKey(k string) (string, bool) {
 	return string(b), true
 }
 
-// splitTop splits s at sep where sep stands outside strings, comments and nested containers.
+// splitTop splits s at sep where sep stands outside strings, comments and nested containers. It
+// reads as the scanner does, but jumps from one byte that matters to the next: it runs at every
+// nesting level of every piece repaired.
 func (r *reader) splitTop(s string, sep byte) []string {
 	r.work.Scanned += len(s)
+	special := &commaSpecial
+	if sep == ':' {
+		special = &colonSpecial
+	}
 	var parts []string
 	depth, last := 0, 0
-	sc := scanner{s: s}
-	for sc.next() {
-		if sc.inToken {
-			continue
+	for i := 0; i < len(s); i++ {
+		for i < len(s) && !special[s[i]] {
+			i++
 		}
-		switch c := s[sc.pos]; c {
+		if i == len(s) {
+			break
+		}
+		switch c := s[i]; c {
+		case '"', '\'':
+			i = stringEnd(s, i)
+		case '/':
+			switch {
+			case i+1 < len(s) && s[i+1] == '/':
+				if k := strings.IndexByte(s[i:], '\n'); k >= 0 {
+					i += k
+				} else {
+					i = len(s)
+				}
+			case i+1 < len(s) && s[i+1] == '*':
+				if k := strings.Index(s[i+1:], "*/"); k >= 0 {
+					i += 1 + k + 1 // "/*/" closes itself, as in the scanner
+				} else {
+					i = len(s)
+				}
+			}
 		case '{', '[':
 			depth++
 		case '}', ']':
 			depth--
 		case sep:
 			if depth == 0 {
-				parts = append(parts, s[last:sc.pos])
-				last = sc.pos + 1
+				parts = append(parts, s[last:i])
+				last = i + 1
 				if sep == ':' {
 					return append(parts, s[last:])
 				}
@@ -197,6 +272,31 @@ func (r *reader) splitTop(s string, sep byte) []string {
 		}
 	}
 	return append(parts, s[last:])
+}
+
+// The bytes splitTop stops at, by separator.
+var commaSpecial, colonSpecial = specials(','), specials(':')
+
+func specials(sep byte) (t [256]bool) {
+	for _, c := range []byte("\"'/{}[]") {
+		t[c] = true
+	}
+	t[sep] = true
+	return t
+}
+
+// stringEnd returns the index of the quote that closes the string opened at s[i], or len(s).
+func stringEnd(s string, i int) int {
+	q := s[i]
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case q:
+			return i
+		}
+	}
+	return len(s)
 }
 
 // stripComments removes // and /* */ comments that stand outside strings.
