@@ -84,7 +84,7 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		case best.Truncated:
 			why = "the model's reply was cut off before any complete item"
 		case rd.Unread > 0:
-			why = fmt.Sprintf("the model's reply holds no report data that could be read; %d more values would cost more work to repair than one reply may", rd.Unread)
+			why = fmt.Sprintf("the model's reply holds no report data that could be read; %d more values were not read: reading them would cost more work than one reply may", rd.Unread)
 		}
 		return Outcome{Stage: parse.Failed, Truncated: best.Truncated, TooLong: rd.TooLong, Work: rd.Work}, parse.Unparseable(reply, why)
 	}

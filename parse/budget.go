@@ -10,9 +10,10 @@ import (
 // string and scans on to the end of the text, copying the string and the whole output at every
 // further quote; at the end it backs up and re-reads the string stopping at the first delimiter,
 // having consumed two characters, so the object parser starts the same scan at the next quote:
-// n strings × n characters × n bytes copied. Measured here on a loaded shared CPU (the worst of
-// a random search over pieces the splitter hands it, such as [\n'a\n'a…}): 7.5 ms for 128
-// characters, 3 ms for 96, 70 ms for 1 KB, seconds for 4 KB. So every call is small, and one
+// n strings × n characters × n bytes copied. Measured here on a shared CPU (the worst of a random
+// search over pieces the splitter hands it, such as [\n'a\n'a…}; BenchmarkRepairPiece): up to
+// 7.5 ms for 128 characters and 3 ms for 96 under heavy load (0.3–0.7 ms for 96 when quieter),
+// 70 ms for 1 KB, seconds for 4 KB. So every call is small, and one
 // reply pays for at most a budget of them. A Python-style reply needs no call at all: its
 // containers are split and its literals fixed by hand (repairPiece's cheap pass).
 const (

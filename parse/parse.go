@@ -9,7 +9,7 @@
 //     found by a string-aware scan, decodes as JSON;
 //  3. repaired: a candidate that does not decode is normalised (full-width punctuation and curly
 //     quotes outside strings), cut back to its last complete item if it is unclosed, and repaired
-//     with kaptinlin/jsonrepair in pieces of at most 128 characters, within a budget per reply
+//     with kaptinlin/jsonrepair in pieces of at most 96 characters, within a budget per reply
 //     (budget.go: the repairer is cubic on some text); its output is re-checked with json.Valid.
 //
 // Nothing is dropped in silence: what a limit left unread is counted (Reading.Unread), and a

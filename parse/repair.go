@@ -8,11 +8,13 @@ import (
 	"github.com/kaptinlin/jsonrepair"
 )
 
-// The repairer only ever sees small pieces (see budget.go): a candidate larger than smallPiece is
-// split at its top-level commas (string- and comment-aware) and each member is repaired on its
-// own, recursively; a piece that cannot be split is repaired whole only up to maxPiece. Every
-// output is re-checked with json.Valid, since the repairer may return invalid JSON with a nil
-// error.
+// The repairer only ever sees small pieces, within a budget (see budget.go). A candidate is first
+// split at its top-level commas (string- and comment-aware) and read member by member without it,
+// literals fixed by hand; only if that fails is a piece of at most smallPiece characters
+// repaired whole, a larger one split and its members repaired on their own, recursively, and a
+// piece that cannot be split repaired whole only up to maxPiece. Every output is re-checked with
+// json.Valid, since the repairer may return invalid JSON with a nil error. maxDepth bounds the
+// nesting split (a report's draft, list, group, items, item, value is five levels).
 const maxDepth = 6
 
 // repair normalises, cuts and repairs a candidate's text. truncated reports that the text was
