@@ -48,11 +48,11 @@ func (r *reader) repairPiece(s string, depth int) (string, bool) {
 	if s == "" {
 		return "", false
 	}
+	if out, ok := literal(s); ok {
+		return out, true // before valid: a failed check allocates its error
+	}
 	if r.valid(s) {
 		return s, true
-	}
-	if out, ok := literal(s); ok {
-		return out, true
 	}
 	container := depth < maxDepth && (s[0] == '{' || s[0] == '[')
 	if r.cheap {
@@ -104,10 +104,23 @@ func literal(s string) (string, bool) {
 	case "False":
 		return "false", true
 	}
-	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' || strings.ContainsAny(s[1:len(s)-1], `'\`) {
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
 		return "", false
 	}
-	b, err := json.Marshal(s[1 : len(s)-1])
+	body := s[1 : len(s)-1]
+	plain := utf8.ValidString(body)
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\'' || c == '\\':
+			return "", false // an escape or an inner quote: the repairer knows them
+		case c < 0x20 || c == '"' || c == '<' || c == '>' || c == '&':
+			plain = false
+		}
+	}
+	if plain {
+		return `"` + body + `"`, true
+	}
+	b, err := json.Marshal(body)
 	return string(b), err == nil
 }
 
