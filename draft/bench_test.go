@@ -77,7 +77,36 @@ func hostile() map[string]string {
 		"unclosed-strings":    fill(`{"a": "`),
 		"python-literals":     "[" + fill(`{'itemName': 'x', 'valueNum': None, 'ok': True},`) + "]",
 		"fullwidth-structure": "｛“indicators”：［" + fill("｛“itemName”：“总胆固醇”，“valueNum”：5.86｝，") + "］｝",
+		// The repairer's cubic shapes (a quote not followed by a delimiter), whole and as items.
+		"quote-heavy":       "{" + fill("'a") + "}",
+		"quote-heavy-lines": fill("\n'a") + "}",
+		"curly-quote-lines": "{" + fill("a\n“") + "}",
+		"quote-heavy-items": "[" + fill("{"+strings.Repeat("'a", 31)+"'},") + "]",
+		"worst-pieces":      "[" + fill("["+strings.Repeat("\n'a", 30)+"},") + "]", // the costliest pieces the repairer is given
+		"unquoted-items":    "[" + fill(`{'itemName': 'x', 'valueNum': 5.86↑},`) + "]",
+		"unbalanced-quotes": `{"k": "` + fill(`a" `) + `"}`,
+		"escaped-quotes":    `{"k": "` + fill(`\"a`) + "}",
+		"backslash-quotes":  "[" + fill(`\1'`) + "}",
+		"backslash-items":   "[" + fill(`['\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'\1'],`) + "]",
+		"nested-keys":       fill("{'a':"),
+		"nested-items":      "[" + fill("[[[[[[[[[[[[[[{'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'a'}]]]]]]]]]]]]]],") + "]",
+		// Many values: rows one per fence or line are joined, junk is counted, not built one by one.
+		"rows-per-fence":  rows("```json\n{\"itemName\":\"项目%d\",\"valueNum\":1}\n```\n", size),
+		"rows-per-line":   rows(`{"itemName":"项目%d","valueNum":1}`+"\n", size),
+		"empty-objects":   fill("{} "),
+		"junk-rows":       fill(`{"a":1} `),
+		"junk-list":       "[" + fill("1,") + "1]",
+		"string-literals": fill(`"{}` + "\n"),
 	}
+}
+
+// rows writes numbered rows up to size bytes.
+func rows(format string, size int) string {
+	var s strings.Builder
+	for i := 0; s.Len() < size-len(format)-8; i++ {
+		fmt.Fprintf(&s, format, i)
+	}
+	return s.String()
 }
 
 // BenchmarkHostile: no 64 KB reply may take more than 20 ms, whatever its shape.

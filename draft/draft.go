@@ -48,7 +48,31 @@ func (b *Builder) Build(v parse.Value) schema.Result {
 	bd.draft.Indicators = []schema.OcrIndicator{}
 	bd.root(v, 0)
 	bd.check()
-	return schema.Result{Draft: bd.draft, Warnings: bd.warnings}
+	return bd.result()
+}
+
+// maxWarnings bounds the warnings one draft lists: a reply of 100 000 junk items must not cost
+// 100 000 formatted messages. The rest are counted, per code, in one warning each.
+const maxWarnings = 100
+
+// result is the draft and its warnings, those over maxWarnings summed up by code.
+func (bd *build) result() schema.Result {
+	ws := bd.warnings
+	if len(bd.over) > 0 {
+		ws = slices.Clip(ws)
+		counts := map[schema.WarningCode]int{}
+		var order []schema.WarningCode
+		for _, c := range bd.over {
+			if counts[c] == 0 {
+				order = append(order, c)
+			}
+			counts[c]++
+		}
+		for _, c := range order {
+			ws = append(ws, schema.WarnDraft(c, fmt.Sprintf("%d more warnings of this kind are not listed", counts[c])))
+		}
+	}
+	return schema.Result{Draft: bd.draft, Warnings: ws}
 }
 
 // build is the state of one Build call.
@@ -57,10 +81,25 @@ type build struct {
 	a        arena
 	draft    schema.OcrDraft
 	warnings []schema.Warning
+	over     []schema.WarningCode // warnings past maxWarnings, counted, not written
 }
 
 func (bd *build) warn(code schema.WarningCode, path, format string, args ...any) {
+	if len(bd.warnings) >= maxWarnings {
+		bd.over = append(bd.over, code)
+		return
+	}
 	bd.warnings = append(bd.warnings, schema.Warn(code, path, fmt.Sprintf(format, args...)))
+}
+
+// dropped warns that item i of the list at path was left out; past maxWarnings it only counts,
+// without building the path.
+func (bd *build) dropped(path string, i int, format string, args ...any) {
+	if len(bd.warnings) >= maxWarnings {
+		bd.over = append(bd.over, schema.IndicatorDropped)
+		return
+	}
+	bd.warn(schema.IndicatorDropped, itemPath(path, i), format, args...)
 }
 
 // root finds the draft in v: a list is the indicators; an object with draft keys is the draft; an
@@ -114,7 +153,7 @@ func (bd *build) root(v parse.Value, depth int) {
 			}
 		}
 		if best != nil {
-			bd.draft, bd.warnings = best.draft, best.warnings
+			bd.draft, bd.warnings, bd.over = best.draft, best.warnings, best.over
 		}
 	}
 }
@@ -281,7 +320,8 @@ func (bd *build) pages(members []parse.Member, depth int) bool {
 			sub := &build{b: bd.b}
 			sub.draft.Indicators = []schema.OcrIndicator{}
 			sub.root(p, depth+1)
-			pages = append(pages, Page{Result: &schema.Result{Draft: sub.draft, Warnings: sub.warnings}})
+			res := sub.result()
+			pages = append(pages, Page{Result: &res})
 		}
 		merged, err := Merge(pages)
 		if err != nil {
@@ -416,11 +456,11 @@ func (bd *build) text(s slot, path string) *string {
 func (bd *build) items(list []parse.Value, path string, group *string, depth int) {
 	for i, raw := range list {
 		if raw.Kind == parse.String && raw.Text == parse.Unreadable {
-			bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is not JSON, even after repair")
+			bd.dropped(path, i, "item is not JSON, even after repair")
 			continue
 		}
 		if raw.Kind != parse.Object {
-			bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is %s, not an object", kind(raw))
+			bd.dropped(path, i, "item is %s, not an object", kind(raw))
 			continue
 		}
 		var f fields
@@ -433,7 +473,7 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 				sub = parse.Value{Kind: parse.Array, Elems: keyedItems(sub.Members)}
 			}
 			if depth >= maxGroupDepth {
-				bd.warn(schema.IndicatorDropped, itemPath(path, i), "groups nested too deep")
+				bd.dropped(path, i, "groups nested too deep")
 				continue
 			}
 			g := group
@@ -459,15 +499,15 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	var ind schema.OcrIndicator
 	name, _ := readText(f[fItemName].val, &bd.a)
 	if name == nil || *name == "" {
-		bd.warn(schema.IndicatorDropped, itemPath(path, i), "item has no name")
+		bd.dropped(path, i, "item has no name")
 		return ind, false
 	}
 	if isPlaceholder(*name) {
-		bd.warn(schema.IndicatorDropped, itemPath(path, i), "item is a placeholder from a format example (%q), not a result", *name)
+		bd.dropped(path, i, "item is a placeholder from a format example (%q), not a result", *name)
 		return ind, false
 	}
 	ind.ItemName = *name
-	mark := len(bd.warnings)
+	mark, markOver := len(bd.warnings), len(bd.over)
 	idx := len(bd.draft.Indicators)
 	warn := func(code schema.WarningCode, field, format string, args ...any) {
 		bd.warn(code, itemPath("indicators", idx)+"."+field, format, args...)
@@ -579,8 +619,8 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	if err := bd.b.validate.Struct(ind); err != nil {
 		for _, fe := range asFieldErrors(err) {
 			if fe.StructField() == "ItemName" {
-				bd.warnings = bd.warnings[:mark]
-				bd.warn(schema.IndicatorDropped, itemPath(path, i), "item name %s", describe(fe))
+				bd.warnings, bd.over = bd.warnings[:mark], bd.over[:markOver]
+				bd.dropped(path, i, "item name %s", describe(fe))
 				return ind, false
 			}
 			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()

@@ -13,10 +13,11 @@ import (
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
-// FuzzFromReply feeds arbitrary replies through parse and draft. It must never panic, and any
-// draft it accepts must re-encode to JSON that decodes into the contract types and validates,
-// and building a draft again from that JSON must give the same draft without warnings: what we
-// return is a fixed point of our own rules.
+// FuzzFromReply feeds arbitrary replies through parse and draft. It must never panic, its work
+// (counted, not timed) must stay within parse.Bound for the reply's size, so that a slow input
+// fails like a crash, and any draft it accepts must re-encode to JSON that decodes into the
+// contract types and validates, and building a draft again from that JSON must give the same
+// draft without warnings: what we return is a fixed point of our own rules.
 func FuzzFromReply(f *testing.F) {
 	files, _ := os.ReadDir("../testdata/replies")
 	for _, e := range files {
@@ -33,9 +34,25 @@ func FuzzFromReply(f *testing.F) {
 	} {
 		f.Add(s, false)
 	}
+	// The repairer's cubic shapes (issue 9: 3.8 KB of {'a'a'a…} cost 2.7 s), whole and as items.
+	for _, s := range []string{
+		"{" + strings.Repeat("'a", 1900) + "}",
+		strings.Repeat("\n'a", 300) + "}",
+		"{" + strings.Repeat("a\n“", 300) + "}",
+		"[" + strings.Repeat("\"a\n", 300) + "}",
+		`{"k": "` + strings.Repeat(`a" `, 300) + `"}`,
+		"[" + strings.Repeat(`\1'`, 300) + "}",
+		"[" + strings.Repeat("{"+strings.Repeat("'a", 31)+"'},", 40) + "]",
+		strings.Repeat("```json\n{'itemName': 'x', 'valueNum': 1,}\n```\n", 40),
+	} {
+		f.Add(s, false)
+	}
 	b := New()
 	f.Fuzz(func(t *testing.T, reply string, cut bool) {
 		out, err := b.FromReply(reply, cut)
+		if name, ok := out.Work.Within(parse.Bound(len(reply))); !ok {
+			t.Fatalf("%s over its bound for %d bytes: %+v, bound %+v", name, len(reply), out.Work, parse.Bound(len(reply)))
+		}
 		if err != nil {
 			return
 		}

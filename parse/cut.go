@@ -33,20 +33,17 @@ func cut(s string) (string, bool) {
 		}
 		return true
 	}
-	lastCut, lastClose := -1, ""
+	// The last safe point and what was open there; the closers are written once, at the end.
+	lastCut := -1
+	var lastOpen []byte
 	mark := func(end int) {
 		if !safe() {
 			return
 		}
-		var b strings.Builder
-		for i := len(stack) - 1; i >= 0; i-- {
-			if stack[i].kind == '{' {
-				b.WriteByte('}')
-			} else {
-				b.WriteByte(']')
-			}
+		lastCut, lastOpen = end, lastOpen[:0]
+		for _, f := range stack {
+			lastOpen = append(lastOpen, f.kind)
 		}
-		lastCut, lastClose = end, b.String()
 	}
 
 	sc := scanner{s: s}
@@ -72,7 +69,7 @@ func cut(s string) (string, bool) {
 			item := c == '{' && len(stack) > 0 && (stack[len(stack)-1].kind == '[' || len(stack) >= 2 && stack[len(stack)-1].kind == '{')
 			stack = append(stack, frame{kind: c, item: item, expectKey: c == '{'})
 			if len(stack) == 1 {
-				lastCut, lastClose = -1, ""
+				lastCut, lastOpen = -1, lastOpen[:0]
 			}
 			mark(sc.pos + 1)
 		case '}', ']':
@@ -103,5 +100,14 @@ func cut(s string) (string, bool) {
 	if lastCut < 0 {
 		return "", true
 	}
-	return strings.TrimRight(s[:lastCut], " \t\r\n,") + lastClose, true
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(s[:lastCut], " \t\r\n,"))
+	for i := len(lastOpen) - 1; i >= 0; i-- {
+		if lastOpen[i] == '{' {
+			b.WriteByte('}')
+		} else {
+			b.WriteByte(']')
+		}
+	}
+	return b.String(), true
 }

@@ -9,12 +9,19 @@
 //     found by a string-aware scan, decodes as JSON;
 //  3. repaired: a candidate that does not decode is normalised (full-width punctuation and curly
 //     quotes outside strings), cut back to its last complete item if it is unclosed, and repaired
-//     with kaptinlin/jsonrepair in bounded pieces; its output is re-checked with json.Valid.
+//     with kaptinlin/jsonrepair in pieces of at most 96 characters, within a budget per reply
+//     (budget.go: the repairer is cubic on some text); its output is re-checked with json.Valid.
+//
+// Nothing is dropped in silence: what a limit left unread is counted (Reading.Unread), and a
+// reply longer than MaxReply says so (Reading.TooLong).
 package parse
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -42,37 +49,79 @@ type Candidate struct {
 	Truncated bool
 	// Offset and Len locate the candidate's text in the reply, for tie-breaks and diagnostics.
 	Offset, Len int
+	// Joined reports a list made of the flat objects before it, written one per line or fence.
+	Joined bool
 }
 
 // Limits that bound the work one reply can cost, whatever its shape.
 const (
-	// MaxReply is the longest reply looked at; the rest is ignored (and so treated as cut).
+	// MaxReply is the longest reply looked at, in bytes; the rest is not read (Reading.TooLong).
 	MaxReply = 256 << 10
-	// maxCandidates bounds how many fences and spans are tried.
-	maxCandidates = 32
+	// maxCandidates bounds how many fences and spans are decoded; the rest are counted unread.
+	// Each costs a decode, linear in its length, and a few allocations, so the bound is on those
+	// (a reply of 256 KB of {} is 87 000 spans), not on rows: one row is at least 16 bytes
+	// ({"itemName":"x"}), so a list written one row per fence or line is read whole up to MaxReply.
+	maxCandidates = MaxReply / 16
 	// maxUnwrap bounds how deep a JSON string holding JSON is decoded again.
 	maxUnwrap = 2
 	// quoteLen is how much of a reply a failure's detail quotes, in characters.
 	quoteLen = 120
 )
 
-// Reply returns the JSON values found in a reply, best guess first by stage and position; the
+// Reading is what Read found in a reply, and what it had to leave unread.
+type Reading struct {
+	// Candidates are the JSON values found, best guess first by stage and position.
+	Candidates []Candidate
+	// TooLong reports that the reply was longer than MaxReply: only its start was read, and
+	// anything after it is missing (the model did not stop there; the service did).
+	TooLong bool
+	// Unread counts JSON values and list items that were not read because a limit on the work
+	// one reply may cost was reached: the repair budget, or more than maxCandidates values.
+	Unread int
+	// Work is what reading cost, within Bound(len(reply)).
+	Work Work
+}
+
+// Reply returns the JSON values found in a reply; see Read.
+func Reply(reply string) ([]Candidate, error) {
+	rd, err := Read(context.Background(), reply)
+	return rd.Candidates, err
+}
+
+// Read returns the JSON values found in a reply, best guess first by stage and position; the
 // caller scores them (the one that yields the most indicators should win, so that an echoed
 // format example loses to the real answer). A reply with no usable JSON is a *problem.Error with
 // code model_output_unparseable quoting the start of the reply.
-func Reply(reply string) ([]Candidate, error) {
+//
+// The work is bounded whatever the text (see Bound), and ctx is checked between pieces: when it
+// is done, Read returns its error, wrapped.
+func Read(ctx context.Context, reply string) (Reading, error) {
+	r := &reader{ctx: ctx}
 	text := trim(answer(reply))
-	if len(text) > MaxReply {
-		text = text[:MaxReply]
+	rd := Reading{TooLong: len(text) > MaxReply}
+	if rd.TooLong {
+		n := MaxReply
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n-- // cut at a character, not inside one
+		}
+		text = text[:n]
 	}
-	cands := candidates(text, 0)
+	cands := r.candidates(text, 0)
 	if lines := lineItems(cands); lines != nil {
 		cands = append(cands, *lines)
 	}
-	if len(cands) == 0 {
-		return nil, unparseable(reply)
+	rd.Candidates, rd.Unread, rd.Work = cands, r.unread, r.work
+	rd.Work.Candidates = len(cands)
+	if r.err != nil {
+		return rd, fmt.Errorf("parse: reading the reply: %w", r.err)
 	}
-	return cands, nil
+	if len(cands) == 0 {
+		if r.spent {
+			return rd, Unparseable(reply, "the model's reply is too broken to repair within the work one reply may cost")
+		}
+		return rd, unparseable(reply)
+	}
+	return rd, nil
 }
 
 // answer drops what reasoning models write before their answer: the thinking in <think>…</think>
@@ -97,9 +146,9 @@ func answer(reply string) string {
 }
 
 // lineItems joins replies written one flat object per line ({"itemName": "TSH", …} then
-// {"itemName": "FT3", …}) into the list they mean, as one more candidate. Only flat objects
-// qualify (no list or object inside), so a format example echoed before an answer is never
-// joined to it.
+// {"itemName": "FT3", …}), or one per fence (a model that writes ```json {row}``` row by row),
+// into the list they mean, as one more candidate. Only flat objects qualify (no list or object
+// inside), so a format example echoed before an answer is never joined to it.
 func lineItems(cands []Candidate) *Candidate {
 	if len(cands) < 2 {
 		return nil
@@ -112,7 +161,7 @@ func lineItems(cands []Candidate) *Candidate {
 		if c.Value.Kind == Object && len(c.Value.Members) == 0 {
 			continue // a stray {} in prose
 		}
-		if c.Value.Kind != Object || c.Stage == Strict || c.Stage == Fenced {
+		if c.Value.Kind != Object || c.Stage == Strict {
 			return nil
 		}
 		for _, m := range c.Value.Members {
@@ -121,8 +170,11 @@ func lineItems(cands []Candidate) *Candidate {
 			}
 		}
 		elems = append(elems, c.Value)
-		if c.Stage == Repaired {
+		switch {
+		case c.Stage == Repaired:
 			stage = Repaired
+		case c.Stage == Fenced && stage == Extracted:
+			stage = Fenced
 		}
 		truncated = truncated || c.Truncated
 		if first == nil {
@@ -134,16 +186,16 @@ func lineItems(cands []Candidate) *Candidate {
 		return nil
 	}
 	return &Candidate{Value: Value{Kind: Array, Elems: elems}, Stage: stage, Truncated: truncated,
-		Offset: first.Offset, Len: last.Offset + last.Len - first.Offset}
+		Offset: first.Offset, Len: last.Offset + last.Len - first.Offset, Joined: true}
 }
 
-// candidates does the work of Reply on trimmed text; depth counts double-encoding unwraps.
-func candidates(text string, depth int) []Candidate {
+// candidates does the work of Read on trimmed text; depth counts double-encoding unwraps.
+func (r *reader) candidates(text string, depth int) []Candidate {
 	// Stage 1: the whole reply is JSON.
-	if v, ok := decode(text); ok {
+	if v, ok := r.decode(text); ok {
 		if v.Kind == String {
 			if depth < maxUnwrap {
-				return candidates(trim(v.Text), depth+1)
+				return r.candidates(trim(v.Text), depth+1)
 			}
 			return nil
 		}
@@ -154,17 +206,38 @@ func candidates(text string, depth int) []Candidate {
 	}
 
 	// Stage 2 and 3: fences and balanced spans, each decoded strictly or else repaired.
+	// A fence's content is found again as a span: seen holds where each body was, so that it is
+	// tried once, while two equal rows at different places are two rows.
 	var out []Candidate
-	seen := make(map[string]bool)
+	type place struct{ offset, len int }
+	seen := make(map[place]bool)
+	hasEmpty := false
 	try := func(p piece, stage Stage) {
 		body := strings.TrimSpace(p.text)
-		if body == "" || seen[body] || len(out) >= maxCandidates {
+		at := place{p.offset + len(p.text) - len(strings.TrimLeftFunc(p.text, unicode.IsSpace)), len(body)}
+		if body == "" || seen[at] {
 			return
 		}
-		seen[body] = true
-		if v, ok := decode(body); ok {
+		if r.err == nil {
+			r.err = r.ctx.Err()
+		}
+		if r.err != nil {
+			return
+		}
+		if len(out) >= maxCandidates {
+			r.unread++
+			return
+		}
+		if stage == Fenced {
+			seen[at] = true // spans do not overlap one another, only fences
+		}
+		if v, ok := r.decode(body); ok {
 			if v.Kind == String && depth < maxUnwrap {
-				for _, c := range candidates(trim(v.Text), depth+1) {
+				for _, c := range r.candidates(trim(v.Text), depth+1) {
+					if len(out) >= maxCandidates {
+						r.unread++
+						continue
+					}
 					c.Offset, c.Len = p.offset, len(p.text)
 					if c.Stage == Strict {
 						c.Stage = stage
@@ -173,7 +246,8 @@ func candidates(text string, depth int) []Candidate {
 				}
 				return
 			}
-			if v.IsContainer() {
+			if v.IsContainer() && !(isEmpty(v) && hasEmpty) {
+				hasEmpty = hasEmpty || isEmpty(v) // one {} says the reply held JSON; more say nothing
 				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text)})
 			}
 			return
@@ -181,23 +255,55 @@ func candidates(text string, depth int) []Candidate {
 		if body[0] != '{' && body[0] != '[' && !strings.HasPrefix(body, "｛") && !strings.HasPrefix(body, "［") {
 			return // fence content with chatter: its spans are tried on their own
 		}
-		if v, truncated, ok := repair(body); ok && v.IsContainer() {
+		v, truncated, ok := r.repair(body)
+		switch {
+		case ok && v.IsContainer():
 			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text)})
+		case !ok && r.halted():
+			r.unread++
 		}
 	}
 	for _, f := range fences(text) {
 		try(f, Fenced)
 	}
-	for _, s := range spans(text) {
+	ss, more := spans(text)
+	for _, s := range ss {
 		try(s, Extracted)
 	}
+	r.unread += more
+	r.halted() // a context that ended during the last piece is still seen
 	return out
+}
+
+// isEmpty reports an empty object or list.
+func isEmpty(v Value) bool {
+	return v.IsContainer() && len(v.Members) == 0 && len(v.Elems) == 0
 }
 
 // trim drops a byte-order mark and surrounding white space.
 func trim(s string) string {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "\uFEFF")
 	return strings.TrimSpace(s)
+}
+
+// decode is decode, counted. A long text is checked with json.Valid first, which allocates
+// nothing: decoding 256 KB of [1,1,…] that turns out unclosed at its end would build 128 000
+// values to throw away, and a reply's text is decoded whole by more than one stage.
+func (r *reader) decode(s string) (Value, bool) {
+	if len(s) > checkFirst && !r.valid(s) {
+		return Value{}, false
+	}
+	r.work.Decoded += len(s)
+	return decode(s)
+}
+
+// checkFirst is the length above which decode checks before it builds.
+const checkFirst = 16 << 10
+
+// valid is json.Valid, counted.
+func (r *reader) valid(s string) bool {
+	r.work.Decoded += len(s)
+	return json.Valid([]byte(s))
 }
 
 // decode is a strict decode of exactly one JSON value, keeping numbers as written.
@@ -227,11 +333,12 @@ type piece struct {
 	unclosed bool // ran to the end of the reply without closing
 }
 
-// fences returns the content of every ``` and ~~~ fence, in order. An unclosed fence runs to the
-// end of the reply: a cut reply often stops inside its fence.
+// fences returns the content of every ``` and ~~~ fence, in order, up to maxCandidates of them
+// (the JSON in any further fence is found again, and counted, by spans). An unclosed fence runs
+// to the end of the reply: a cut reply often stops inside its fence.
 func fences(text string) []piece {
 	var out []piece
-	for i := 0; i < len(text); {
+	for i := 0; i < len(text) && len(out) < maxCandidates; {
 		j := indexFence(text, i)
 		if j < 0 {
 			break
@@ -279,9 +386,8 @@ func isInfoByte(c byte) bool {
 // spans returns every balanced top-level {…} or […] in the text, found by a scan that knows JSON
 // strings, so braces inside strings do not count. Full-width brackets count as brackets because
 // some models write them as structure. A span still open at the end runs to the end and is marked
-// unclosed.
-func spans(text string) []piece {
-	var out []piece
+// unclosed. Only the first maxCandidates are returned; more counts the rest.
+func spans(text string) (out []piece, more int) {
 	depth, start := 0, -1
 	inString := false
 	for i := 0; i < len(text); {
@@ -300,7 +406,11 @@ func spans(text string) []piece {
 		if depth == 0 && c == '"' && i+1 < len(text) && (text[i+1] == '{' || text[i+1] == '[') {
 			// A JSON document encoded as a string literal, after chatter: decode the literal.
 			if n := stringLiteral(text[i:]); n > 0 {
-				out = append(out, piece{text: text[i : i+n], offset: i})
+				if len(out) < maxCandidates {
+					out = append(out, piece{text: text[i : i+n], offset: i})
+				} else {
+					more++
+				}
 				i += n
 				continue
 			}
@@ -330,28 +440,42 @@ func spans(text string) []piece {
 		case close && depth > 0:
 			depth--
 			if depth == 0 {
-				out = append(out, piece{text: text[start : i+size], offset: start})
-				if len(out) >= maxCandidates {
-					return out
+				if len(out) < maxCandidates {
+					out = append(out, piece{text: text[start : i+size], offset: start})
+				} else {
+					more++
 				}
 			}
 		}
 		i += size
 	}
-	if depth > 0 {
+	switch {
+	case depth > 0 && len(out) < maxCandidates:
 		out = append(out, piece{text: text[start:], offset: start, unclosed: true})
+	case depth > 0:
+		more++
 	}
-	return out
+	return out, more
 }
 
-// stringLiteral returns the length of the JSON string literal at the start of s, or 0.
+// stringLiteral returns the length of the JSON string literal at the start of s, or 0. It reads
+// no further than the literal's end, or the first byte that cannot be in one, so that the scan
+// for spans stays linear however many quotes the text holds.
 func stringLiteral(s string) int {
-	dec := json.NewDecoder(strings.NewReader(s))
-	var v string
-	if err := dec.Decode(&v); err != nil {
-		return 0
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case c == '"':
+			if json.Valid([]byte(s[:i+1])) {
+				return i + 1
+			}
+			return 0
+		case c < 0x20:
+			return 0
+		}
 	}
-	return int(dec.InputOffset())
+	return 0
 }
 
 // Unparseable is the error model_output_unparseable, saying why and quoting the start of the

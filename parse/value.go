@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -256,6 +257,9 @@ func (d *decoder) array(depth int) (Value, error) {
 		v, err := d.value(depth + 1)
 		if err != nil {
 			return Value{}, err
+		}
+		if len(d.elems) == cap(d.elems) {
+			d.elems = slices.Grow(d.elems, len(d.elems)+8) // double: append grows a long list by a quarter
 		}
 		d.elems = append(d.elems, v)
 		d.space()

@@ -60,6 +60,7 @@ const (
 	PageFailed            WarningCode = "page_failed"
 	UnitConflict          WarningCode = "unit_conflict"
 	OutputInterrupted     WarningCode = "output_interrupted"
+	ReplyTooLong          WarningCode = "reply_too_long"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -77,6 +78,7 @@ var WarningCodes = []struct {
 	{PageFailed, "One page of the report could not be read; its items are missing."},
 	{UnitConflict, "A value was written with a unit other than the item's unit; the item's unit was kept: check which is right."},
 	{OutputInterrupted, "The model stopped for a reason other than the end of its answer or the token limit (the endpoint's content filter, a tool call); what it wrote was kept, but items may be missing."},
+	{ReplyTooLong, "The model's reply was longer than the service reads; only its start was read, and the items after that point are missing."},
 }
 
 // Warn returns a warning with a path.
