@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -758,7 +757,7 @@ func TestRuleReply(t *testing.T) {
 				if pe.Code != problem.ModelOutputUnparseable {
 					t.Errorf("FromReply(%q) code = %s, want %s", tt.reply, pe.Code, problem.ModelOutputUnparseable)
 				}
-				checkQuote(t, tt.reply, pe.Detail)
+				checkQuote(t, tt.reply, pe)
 				if out.Stage != parse.Failed {
 					t.Errorf("FromReply(%q) stage = %q, want %q", tt.reply, out.Stage, parse.Failed)
 				}
@@ -781,22 +780,24 @@ func TestRuleReply(t *testing.T) {
 
 // checkQuote checks that a detail quotes the start of the reply, at most 120 characters of it,
 // either as written or Go-quoted (a newline shown as \n).
-func checkQuote(t *testing.T, reply, detail string) {
+// checkQuote: the problem quotes the reply's start in its excerpt, at most 120 characters, and
+// never in its detail, which must stay safe to log.
+func checkQuote(t *testing.T, reply string, pe *problem.Error) {
 	t.Helper()
 	r := []rune(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(reply), "\uFEFF")))
 	if len(r) == 0 {
 		return
 	}
-	quotes := func(s string) bool {
-		q := strconv.Quote(s)
-		return strings.Contains(detail, s) || strings.Contains(detail, q[:len(q)-1])
-	}
 	n := min(len(r), 120)
-	if head := string(r[:n]); !quotes(head) {
-		t.Errorf("detail %q does not quote the reply's first %d characters %q", detail, n, head)
+	head := string(r[:n])
+	if !strings.HasPrefix(pe.Excerpt, head) {
+		t.Errorf("excerpt %q does not hold the reply's first %d characters %q", pe.Excerpt, n, head)
 	}
-	if len(r) > 120 && quotes(string(r[:121])) {
-		t.Errorf("detail %q quotes more than 120 characters of the reply", detail)
+	if len(r) > 120 && strings.HasPrefix(pe.Excerpt, string(r[:121])) {
+		t.Errorf("excerpt %q holds more than 120 characters of the reply", pe.Excerpt)
+	}
+	if n >= 6 && strings.Contains(pe.Detail, head) {
+		t.Errorf("detail %q quotes the reply: it must stay safe to log", pe.Detail)
 	}
 }
 

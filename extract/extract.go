@@ -130,7 +130,8 @@ type PageMeta struct {
 	Stage        parse.Stage   `json:"stage" desc:"How the reply was read: strict JSON, from a fence, extracted from chatter, repaired, or failed."`
 	Indicators   int           `json:"indicators" desc:"Indicators read from this page."`
 	Dropped      int           `json:"dropped" desc:"Items of the reply left out (see the indicator_dropped warnings)."`
-	Truncated    bool          `json:"truncated" desc:"The reply was cut off."`
+	Truncated    bool          `json:"truncated" desc:"The model cut its reply off (at the token limit, or mid-JSON)."`
+	TooLong      bool          `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
 	Error        problem.Code  `json:"error,omitempty" desc:"Why this page failed, when it did."`
 	Duration     time.Duration `json:"-"`
 	SentOnce     bool          `json:"-"` // no copy was kept for a retry (Config.RetryMemory was in use)
@@ -332,12 +333,18 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (re
 			// The model declined (OpenAI's refusal field); asking again in the same
 			// conversation would only hear it again.
 			meta.Error = problem.ModelOutputUnparseable
-			return nil, meta, model, problem.Errorf(problem.ModelOutputUnparseable, "the model refused to read the page: %s", reply.Refusal)
+			return nil, meta, model, &problem.Error{Code: problem.ModelOutputUnparseable, Detail: "the model refused to read the page", Excerpt: parse.Excerpt(reply.Refusal)}
 		}
 		cut := fr == "length"
 		odd := !cut && fr != "stop" // content_filter, tool_calls …: the answer did not end as answers do
-		out, err := s.cfg.Builder.FromReply(reply.Text, cut)
-		meta.Stage, meta.Truncated = out.Stage, out.Truncated
+		out, err := s.cfg.Builder.FromReplyContext(ctx, reply.Text, cut)
+		meta.Stage, meta.Truncated, meta.TooLong = out.Stage, out.Truncated, out.TooLong
+		if err != nil && ctx.Err() != nil {
+			// The request ended while the reply was read (the read checks between pieces).
+			err = ctxErr(ctx)
+			meta.Error = problem.CodeOf(err)
+			return nil, meta, model, err
+		}
 		if err == nil {
 			if odd {
 				out.Warnings = append([]schema.Warning{schema.WarnDraft(schema.OutputInterrupted,
@@ -388,7 +395,7 @@ func internal(err error) bool {
 
 func ctxErr(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed before this page's turn", Err: ctx.Err()}
+		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed before this page was read", Err: ctx.Err()}
 	}
 	return ctx.Err()
 }

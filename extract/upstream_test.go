@@ -102,16 +102,17 @@ func TestUsageSums(t *testing.T) {
 // reach the draft as warnings or clear errors, never as a panic or a silent empty page.
 func TestUpstreamReplies(t *testing.T) {
 	tests := []struct {
-		name   string
-		answer fakeopenai.Answer
-		err    problem.Code
-		detail string
-		warn   string
+		name    string
+		answer  fakeopenai.Answer
+		err     problem.Code
+		detail  string
+		excerpt string // the problem's Excerpt
+		warn    string
 	}{
 		{name: "negative usage", answer: fakeopenai.Complete(fakeopenai.Response{Content: good, PromptTokens: -1, CompletionTokens: -7})},
 		{name: "content as parts", answer: fakeopenai.Complete(fakeopenai.Response{Parts: []string{`{"indicators":[{"itemName":"TC",`, `"valueNum":5.6}]}`}})},
 		{name: "refusal", answer: fakeopenai.Complete(fakeopenai.Response{Refusal: "I can't help with\nthat."}),
-			err: problem.ModelOutputUnparseable, detail: "the model refused to read the page: I can't help with that."},
+			err: problem.ModelOutputUnparseable, detail: "the model refused to read the page", excerpt: "I can't help with that."},
 		{name: "content_filter", answer: fakeopenai.Complete(fakeopenai.Response{Content: good, FinishReason: "content_filter"}),
 			warn: "output_interrupted"},
 		{name: "content_filter and nothing", answer: fakeopenai.Complete(fakeopenai.Response{FinishReason: "content_filter"}),
@@ -139,7 +140,7 @@ func TestUpstreamReplies(t *testing.T) {
 			}
 			if tt.err != "" {
 				var pe *problem.Error
-				if !errors.As(err, &pe) || pe.Code != tt.err || !strings.Contains(pe.Detail, tt.detail) {
+				if !errors.As(err, &pe) || pe.Code != tt.err || !strings.Contains(pe.Detail, tt.detail) || pe.Excerpt != tt.excerpt {
 					t.Fatalf("err = %v, want %s with %q", err, tt.err, tt.detail)
 				}
 				return

@@ -486,8 +486,13 @@ func Unparseable(reply, why string) error {
 	if q == "" {
 		return problem.Errorf(problem.ModelOutputUnparseable, "the model's reply is empty")
 	}
-	if utf8.RuneCountInString(q) > quoteLen {
-		q = string([]rune(q)[:quoteLen]) + "…"
+	return &problem.Error{Code: problem.ModelOutputUnparseable, Detail: why, Excerpt: Excerpt(q)}
+}
+
+// Excerpt is the start of a model's text as a problem quotes it: at most quoteLen characters.
+func Excerpt(s string) string {
+	if utf8.RuneCountInString(s) > quoteLen {
+		return string([]rune(s)[:quoteLen]) + "…"
 	}
-	return problem.Errorf(problem.ModelOutputUnparseable, "%s: %q", why, q)
+	return s
 }

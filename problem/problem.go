@@ -100,6 +100,10 @@ type Error struct {
 	Fields     []Field       // for invalid_draft: each field's problem
 	Err        error         // cause; logged, never shown
 	Upstream   *Upstream     // what the model endpoint said, when it failed; logged, never shown
+	// Excerpt is the start of the model's reply (or refusal) that a problem is about. It is
+	// report text, so health data: shown to the caller as replyExcerpt (unless the server is
+	// told not to), never put in Detail, never logged.
+	Excerpt string
 }
 
 // Upstream is a model endpoint's failure as the request's log line shows it, so that operators
@@ -149,6 +153,8 @@ type Document struct {
 	RequestID string  `json:"requestId,omitempty"`
 	Errors    []Field `json:"errors,omitempty" desc:"For invalid_draft, each field's problem, in order; at most 100 (MaxFields)."`
 	Omitted   int     `json:"errorsOmitted,omitempty" desc:"How many more field problems there were beyond those listed."`
+	// ReplyExcerpt is Error.Excerpt: kept out of Detail so that Detail is always safe to log.
+	ReplyExcerpt string `json:"replyExcerpt,omitempty" desc:"For model_output_unparseable and reply_unparseable: the start of the model's reply (at most 120 characters), to show the person; it is report text, so do not log it. Absent when the service is configured not to send it (OCR_REPLY_EXCERPTS=false)."`
 }
 
 // MaxFields bounds the field problems a Document lists: a large draft broken everywhere would
@@ -173,7 +179,7 @@ func From(err error) Document {
 		return Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: "internal error", Code: i.Code}
 	}
 	i := Lookup(e.Code)
-	d := Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: cut(e.Detail, MaxDetail), Code: i.Code, Errors: e.Fields}
+	d := Document{Type: TypeURI(i.Code), Title: i.Title, Status: i.Status, Detail: cut(e.Detail, MaxDetail), Code: i.Code, Errors: e.Fields, ReplyExcerpt: e.Excerpt}
 	if len(d.Errors) > MaxFields {
 		d.Errors, d.Omitted = d.Errors[:MaxFields:MaxFields], len(d.Errors)-MaxFields
 	}

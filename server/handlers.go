@@ -168,7 +168,8 @@ type ParseRequest struct {
 // ParseMeta tells how a replayed reply was read.
 type ParseMeta struct {
 	Stage     parse.Stage `json:"stage"`
-	Truncated bool        `json:"truncated"`
+	Truncated bool        `json:"truncated" desc:"The model cut its reply off (finishReason length, or JSON left open)."`
+	TooLong   bool        `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
 }
 
 // ParseResponse is the answer of /v1/parse.
@@ -200,20 +201,19 @@ func (s *Server) parse(c echo.Context) error {
 		}
 	}
 	b = nil
-	// TODO(lead): FromReplyContext(c.Request().Context(), …) once draft has it, so the work
-	// stops at TextTimeout; until then the text gate bounds the CPU it takes.
-	out, err := s.cfg.Builder.FromReply(req.Reply, req.FinishReason == "length")
+	// The read checks the context between pieces: the route's deadline bounds it too.
+	out, err := s.cfg.Builder.FromReplyContext(c.Request().Context(), req.Reply, req.FinishReason == "length")
 	if err != nil {
 		var pe *problem.Error
 		if errors.As(err, &pe) && pe.Code == problem.ModelOutputUnparseable {
-			return &problem.Error{Code: problem.ReplyUnparseable, Detail: pe.Detail, Err: err}
+			return &problem.Error{Code: problem.ReplyUnparseable, Detail: pe.Detail, Excerpt: pe.Excerpt, Err: err}
 		}
 		return err
 	}
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
 		Draft: out.Draft, Warnings: nonNil(out.Warnings),
-		Meta: ParseMeta{Stage: out.Stage, Truncated: out.Truncated},
+		Meta: ParseMeta{Stage: out.Stage, Truncated: out.Truncated, TooLong: out.TooLong},
 	})
 }
 

@@ -98,6 +98,10 @@ type Config struct {
 	// progress for BodyIdleTimeout, so one trickling in cannot keep its share past either.
 	UploadMemory int64
 
+	// NoReplyExcerpts leaves replyExcerpt out of problems: the start of a model's unusable reply
+	// is report text, which a deployment may not want to send back (OCR_REPLY_EXCERPTS=false).
+	NoReplyExcerpts bool
+
 	// APIKeys are the bearer keys callers may send to /v1/*. Empty leaves the API open (the
 	// probes, /metrics and /openapi.yaml are open either way).
 	APIKeys []string
@@ -383,6 +387,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	pe := toProblem(err)
 	doc := problem.From(pe)
 	doc.RequestID = requestID(c)
+	if s.cfg.NoReplyExcerpts {
+		doc.ReplyExcerpt = ""
+	}
 	c.Set(ctxCode, doc.Code)
 	if pe.Upstream != nil {
 		c.Set(ctxUpstream, pe.Upstream)

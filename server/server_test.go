@@ -104,24 +104,25 @@ type env struct {
 }
 
 type options struct {
-	noModel      bool
-	maxPages     int
-	maxBytes     int64
-	timeout      time.Duration
-	maxAttempts  int
-	tries        int
-	maxInFlight  int           // model calls at once
-	maxRequests  int           // /v1/extract requests at once
-	queueWait    time.Duration // for both
-	apiKeys      []string      // callers' keys; none leaves the API open
-	modelKey     string        // the model endpoint's key; "sk-test" when empty
-	logReplies   bool
-	retryMemory  int64 // bytes of images kept for retries; 0 leaves the default
-	uploadMemory int64 // bytes of bodies read at once; 0 leaves the default
-	bodyIdle     time.Duration
-	drain        time.Duration
-	textInFlight int
-	maxRequest   int64 // bytes of a whole /v1/extract body
+	noModel         bool
+	maxPages        int
+	maxBytes        int64
+	timeout         time.Duration
+	maxAttempts     int
+	tries           int
+	maxInFlight     int           // model calls at once
+	maxRequests     int           // /v1/extract requests at once
+	queueWait       time.Duration // for both
+	apiKeys         []string      // callers' keys; none leaves the API open
+	modelKey        string        // the model endpoint's key; "sk-test" when empty
+	logReplies      bool
+	retryMemory     int64 // bytes of images kept for retries; 0 leaves the default
+	uploadMemory    int64 // bytes of bodies read at once; 0 leaves the default
+	noReplyExcerpts bool
+	bodyIdle        time.Duration
+	drain           time.Duration
+	textInFlight    int
+	maxRequest      int64 // bytes of a whole /v1/extract body
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -145,6 +146,7 @@ func newEnv(t testing.TB, o options) *env {
 		TextInFlight:    o.textInFlight,
 		MaxRequestBytes: o.maxRequest,
 		Spec:            ocrdraft.Spec,
+		NoReplyExcerpts: o.noReplyExcerpts,
 		Logger:          log,
 		Metrics:         m,
 	}
@@ -491,7 +493,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("finishReason length gave no output_truncated: %s", rec.Body)
 	}
 	rec = e.do(jsonReq("/v1/parse", map[string]string{"reply": "抱歉，图片太模糊，无法识别。"}))
-	if doc := problemOf(t, rec); rec.Code != 422 || doc.Code != problem.ReplyUnparseable || !strings.Contains(doc.Detail, "图片太模糊") {
+	if doc := problemOf(t, rec); rec.Code != 422 || doc.Code != problem.ReplyUnparseable || !strings.Contains(doc.ReplyExcerpt, "图片太模糊") || strings.Contains(doc.Detail, "图片太模糊") {
 		t.Errorf("refusal → %+v", doc)
 	}
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -41,5 +42,27 @@ func TestLogSaysWhatUpstreamSaid(t *testing.T) {
 	e.do(extractReq(t, page))
 	if log := e.log.String(); strings.Contains(log, "5.86") || !strings.Contains(log, `"model":"test-vl"`) {
 		t.Errorf("the log should name the configured model, not the upstream's: %s", log)
+	}
+}
+
+// TestReplyExcerpt: a problem about an unusable reply quotes the reply's start in replyExcerpt,
+// never in detail (which callers log), and not at all when the server is told not to.
+func TestReplyExcerpt(t *testing.T) {
+	const refusal = "抱歉，总胆固醇一栏太模糊，无法识别。"
+	for _, off := range []bool{false, true} {
+		e := newEnv(t, options{noModel: true, noReplyExcerpts: off})
+		req := httptest.NewRequest("POST", "/v1/parse", strings.NewReader(refusal))
+		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+		rec := e.do(req)
+		doc := problemOf(t, rec)
+		if rec.Code != 422 || doc.Code != "reply_unparseable" || strings.Contains(doc.Detail, "总胆固醇") {
+			t.Errorf("off=%v: %d %+v", off, rec.Code, doc)
+		}
+		if got := doc.ReplyExcerpt; off && got != "" || !off && got != refusal {
+			t.Errorf("off=%v: replyExcerpt = %q", off, got)
+		}
+		if strings.Contains(e.log.String(), "总胆固醇") {
+			t.Errorf("the excerpt reached the log: %s", e.log.String())
+		}
 	}
 }

@@ -131,7 +131,10 @@ type PageMeta struct {
 	// Stage A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 	Stage ParseStage `json:"stage"`
 
-	// Truncated The reply was cut off.
+	// TooLong The reply was longer than the service reads (256 KiB); only its start was read.
+	TooLong bool `json:"tooLong"`
+
+	// Truncated The model cut its reply off (at the token limit, or mid-JSON).
 	Truncated bool  `json:"truncated"`
 	Usage     Usage `json:"usage"`
 }
@@ -139,8 +142,13 @@ type PageMeta struct {
 // ParseMeta defines model for ParseMeta.
 type ParseMeta struct {
 	// Stage A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
-	Stage     ParseStage `json:"stage"`
-	Truncated bool       `json:"truncated"`
+	Stage ParseStage `json:"stage"`
+
+	// TooLong The reply was longer than the service reads (256 KiB); only its start was read.
+	TooLong bool `json:"tooLong"`
+
+	// Truncated The model cut its reply off (finishReason length, or JSON left open).
+	Truncated bool `json:"truncated"`
 }
 
 // ParseRequest defines model for ParseRequest.
@@ -172,11 +180,14 @@ type Problem struct {
 	Errors *[]ProblemField `json:"errors,omitempty"`
 
 	// ErrorsOmitted How many more field problems there were beyond those listed.
-	ErrorsOmitted *int    `json:"errorsOmitted,omitempty"`
-	RequestId     *string `json:"requestId,omitempty"`
-	Status        int     `json:"status"`
-	Title         string  `json:"title"`
-	Type          string  `json:"type"`
+	ErrorsOmitted *int `json:"errorsOmitted,omitempty"`
+
+	// ReplyExcerpt For model_output_unparseable and reply_unparseable: the start of the model's reply (at most 120 characters), to show the person; it is report text, so do not log it. Absent when the service is configured not to send it (OCR_REPLY_EXCERPTS=false).
+	ReplyExcerpt *string `json:"replyExcerpt,omitempty"`
+	RequestId    *string `json:"requestId,omitempty"`
+	Status       int     `json:"status"`
+	Title        string  `json:"title"`
+	Type         string  `json:"type"`
 }
 
 // ProblemCode A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
