@@ -18,7 +18,7 @@ const (
 	ctxIndicators = "ocrdraft.indicators"
 	ctxCode       = "ocrdraft.code"
 	ctxUpstream   = "ocrdraft.upstream" // the *problem.Upstream of a failed model call
-	ctxBody       = "ocrdraft.body" // the *body under guardBody
+	ctxBody       = "ocrdraft.body"     // the *body under guardBody
 )
 
 // logRequests writes one line per request and records it in the metrics. It renders a handler's
