@@ -97,4 +97,3 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	_, err := fmt.Fprintln(stdout, v)
 	return err
 }
-
