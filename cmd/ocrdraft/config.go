@@ -319,7 +319,10 @@ func printFlags(fs *flag.FlagSet) {
 		if t, ok := f.Value.(interface{ Type() string }); ok {
 			kind = t.Type()
 		}
-		fmt.Fprintf(w, "  -%s %s\n    \t%s\n", f.Name, kind, usage)
+		if kind != "" { // a bool flag takes none
+			kind = " " + kind
+		}
+		fmt.Fprintf(w, "  -%s%s\n    \t%s\n", f.Name, kind, usage)
 	})
 }
 
