@@ -3,7 +3,10 @@ package deploy
 
 import (
 	"bytes"
+	"net"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +121,32 @@ func TestKubernetes(t *testing.T) {
 			t.Errorf("env %s is not a setting in docs/configuration.md", e.Name)
 		}
 	}
+	// /metrics on a listener of its own: the container names its port, the scrape annotation
+	// points at it, and the Service that callers reach does not.
+	if ma, ok := env["OCR_METRICS_ADDR"]; ok {
+		_, port, err := net.SplitHostPort(ma)
+		if err != nil {
+			t.Fatalf("OCR_METRICS_ADDR %q: %v", ma, err)
+		}
+		var named string
+		for _, p := range c.Ports {
+			if strconv.Itoa(int(p.ContainerPort)) == port {
+				named = p.Name
+			}
+		}
+		if named == "" {
+			t.Errorf("no container port is OCR_METRICS_ADDR's %s", port)
+		}
+		if a := dep.Spec.Template.Annotations["prometheus.io/port"]; a != port {
+			t.Errorf("prometheus.io/port %q, want OCR_METRICS_ADDR's %s", a, port)
+		}
+		for _, p := range svc.Spec.Ports {
+			if p.TargetPort.String() == named || p.TargetPort.String() == port {
+				t.Errorf("Service port %s exposes /metrics to callers", p.Name)
+			}
+		}
+	}
+
 	limit := c.Resources.Limits[corev1.ResourceMemory]
 	gml, err := resource.ParseQuantity(strings.TrimSuffix(env["GOMEMLIMIT"], "B"))
 	if err != nil || gml.Cmp(limit) >= 0 {
@@ -151,5 +180,38 @@ func TestKubernetes(t *testing.T) {
 		if !exported[m.Pods.Metric.Name] {
 			t.Errorf("HPA metric %s is not one the service exports", m.Pods.Metric.Name)
 		}
+	}
+}
+
+// TestDockerfile: the image's HEALTHCHECK is the binary's own healthcheck (distroless has no shell
+// or curl), it asks the port the image listens on, and the version build arguments reach the
+// variables internal/version reads.
+func TestDockerfile(t *testing.T) {
+	src, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := strings.ReplaceAll(string(src), "\\\n", " ")
+	for _, want := range []string{
+		`HEALTHCHECK `,
+		`CMD ["/usr/local/bin/ocrdraft", "healthcheck"]`,
+		`ENTRYPOINT ["/usr/local/bin/ocrdraft", "serve"]`,
+		`-X github.com/ocrdraft/ocrdraft/internal/version.version=${VERSION}`,
+		`-X github.com/ocrdraft/ocrdraft/internal/version.revision=${REVISION}`,
+	} {
+		if !strings.Contains(df, want) {
+			t.Errorf("Dockerfile lacks %s", want)
+		}
+	}
+	listen := regexp.MustCompile(`(?m)^ENV OCR_LISTEN_ADDR=:(\d+)$`).FindStringSubmatch(df)
+	if listen == nil || !strings.Contains(df, "\nEXPOSE "+listen[1]+"\n") {
+		t.Errorf("Dockerfile: want ENV OCR_LISTEN_ADDR=:PORT and EXPOSE PORT, the port healthcheck asks")
+	}
+	v, err := os.ReadFile("../internal/version/version.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(v, []byte("\nvar version, revision string\n")) {
+		t.Error("internal/version no longer has the variables the Dockerfile sets with -X")
 	}
 }
