@@ -3,9 +3,11 @@ package deploy
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,6 +123,22 @@ func TestKubernetes(t *testing.T) {
 			t.Errorf("env %s is not a setting in docs/configuration.md", e.Name)
 		}
 	}
+	// The command the container runs is the image's entrypoint (ocrdraft serve) or its own
+	// command, then its args: serve takes flags only, and a stray argument stops it at start.
+	cmd := c.Command
+	if len(cmd) == 0 {
+		cmd = dockerEntrypoint(t)
+	}
+	cmd = append(slices.Clone(cmd), c.Args...)
+	if len(cmd) < 2 || cmd[1] != "serve" {
+		t.Errorf("the container runs %q, want ocrdraft serve", cmd)
+	}
+	for _, a := range cmd[min(2, len(cmd)):] {
+		if !strings.HasPrefix(a, "-") {
+			t.Errorf("the container runs %q: %q is not a flag, and serve takes flags only", cmd, a)
+		}
+	}
+
 	// /metrics on a listener of its own: the container names its port, the scrape annotation
 	// points at it, and the Service that callers reach does not.
 	if ma, ok := env["OCR_METRICS_ADDR"]; ok {
@@ -214,4 +232,19 @@ func TestDockerfile(t *testing.T) {
 	if !bytes.Contains(v, []byte("\nvar version, revision string\n")) {
 		t.Error("internal/version no longer has the variables the Dockerfile sets with -X")
 	}
+}
+
+// dockerEntrypoint is the Dockerfile's ENTRYPOINT, in its exec form.
+func dockerEntrypoint(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ENTRYPOINT (\[.*\])$`).FindSubmatch(src)
+	var ep []string
+	if m == nil || json.Unmarshal(m[1], &ep) != nil {
+		t.Fatal("the Dockerfile has no ENTRYPOINT in exec form")
+	}
+	return ep
 }
