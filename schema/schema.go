@@ -10,7 +10,10 @@
 //   - desc: what the field means, written for the model and for API readers alike.
 package schema
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // OcrDraft is what the model read off one report, for a person to confirm.
 type OcrDraft struct {
@@ -98,7 +101,7 @@ func (d OcrDraft) MarshalJSON() ([]byte, error) {
 	if d.Indicators == nil {
 		d.Indicators = []OcrIndicator{}
 	}
-	return json.Marshal(plain(d))
+	return marshal(plain(d))
 }
 
 // MarshalJSON writes warnings as [] when there are none.
@@ -107,5 +110,17 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if r.Warnings == nil {
 		r.Warnings = []Warning{}
 	}
-	return json.Marshal(plain(r))
+	return marshal(plain(r))
+}
+
+// marshal is json.Marshal without HTML escaping: the caller's encoder decides that (it escapes
+// what a Marshaler returns if it escapes at all), and one that does not must get <0.5 as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

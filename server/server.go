@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -26,6 +25,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/gate"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
+	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -103,12 +103,19 @@ type Config struct {
 	NoReplyExcerpts bool
 
 	// APIKeys are the bearer keys callers may send to /v1/*. Empty leaves the API open (the
-	// probes, /metrics and /openapi.yaml are open either way).
+	// probes, /version, /metrics and /openapi.yaml are open either way).
 	APIKeys []string
 
 	Spec    []byte // openapi.yaml, served at /openapi.yaml
 	Logger  *slog.Logger
 	Metrics *metrics.Metrics // served at /metrics; nil makes a fresh registry
+
+	// MetricsElsewhere leaves /metrics off this server's routes (404 here): the caller serves
+	// Metrics.Handler on a listener of its own (OCR_METRICS_ADDR), off the callers' network.
+	MetricsElsewhere bool
+
+	// Version is served at /version; empty, the running build's (version.Read).
+	Version version.Info
 }
 
 // Defaults for Config's zero fields.
@@ -138,6 +145,7 @@ type Server struct {
 	turns   *gate.Gate          // one per /v1/extract request being worked on
 	texts   *gate.Gate          // one per /v1/parse or /v1/validate request at work
 	uploads *budget.Budget      // UploadMemory
+	version version.Info        // served at /version
 }
 
 // New returns a Server with its routes.
@@ -188,6 +196,7 @@ func New(cfg Config) *Server {
 		turns:   gate.New(cfg.MaxInFlight, cfg.QueueWait, "requests"),
 		texts:   gate.New(cfg.TextInFlight, cfg.QueueWait, "text requests"),
 		uploads: budget.New(cfg.UploadMemory),
+		version: buildVersion(cfg),
 	}
 	for _, k := range cfg.APIKeys {
 		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
@@ -195,6 +204,7 @@ func New(cfg Config) *Server {
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.JSONSerializer = jsonSerializer{}
 
 	// Order matters: the request id first, so that every later line and problem carries it; the
 	// log line wraps everything after it, recovered panics included.
@@ -216,7 +226,10 @@ func New(cfg Config) *Server {
 	e.GET("/readyz", s.readyz)
 	e.HEAD("/readyz", s.readyz)
 	e.GET("/openapi.yaml", s.spec)
-	e.GET("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
+	e.GET("/version", s.versionInfo)
+	if !cfg.MetricsElsewhere {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
+	}
 
 	timeout := func(d time.Duration) echo.MiddlewareFunc {
 		return middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
@@ -406,7 +419,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Request().Method == http.MethodHead {
 		return
 	}
-	_ = json.NewEncoder(c.Response()).Encode(doc)
+	_ = encodeJSON(c.Response(), doc, "")
 }
 
 // toProblem maps any error to a *problem.Error: ours as they are, echo's by status, a context's

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"runtime"
@@ -21,6 +23,7 @@ import (
 // config is the service's configuration: environment first, flags override.
 type config struct {
 	ListenAddr      string
+	MetricsAddr     string
 	BaseURL         string
 	APIKey          string
 	Model           string
@@ -52,88 +55,111 @@ type config struct {
 	IdleTimeout     time.Duration
 	MaxHeaderBytes  int
 	DebugLogReplies bool
+
+	// from names where each setting's value came from, by its first variable: the flag
+	// ("-listen"), the variable, or its default; errors found after loading name it.
+	from map[string]string
 }
 
 // setting is one configuration value: its environment variables (the first set one wins), the
-// flag that overrides it, its default, and how to store it. settings is the one table of them;
-// the README's table is checked against it.
+// flag that overrides it (none: environment only), its default, the kind of value -h shows, how to
+// store it, and the commands that read it. settings is the one table of them;
+// docs/configuration.md's table is generated from it.
 type setting struct {
 	env   []string
 	flag  string
 	def   string
+	kind  string
 	usage string
 	set   func(c *config, v string) error
+	cmds  command
 }
 
+// command is a set of the commands a setting is for: each command's -h lists, and its run
+// reads, only its own.
+type command uint8
+
+const (
+	cmdServe command = 1 << iota
+	cmdExtract
+	cmdHealthcheck
+
+	both = cmdServe | cmdExtract
+)
+
 var settings = []setting{
-	{[]string{"OCR_LISTEN_ADDR"}, "listen", ":8080", "listen address", func(c *config, v string) error { c.ListenAddr = v; return nil }},
-	{[]string{"OCR_MODEL_BASE_URL", "OPENAI_BASE_URL"}, "base-url", "https://api.openai.com/v1", "OpenAI-compatible endpoint, up to and including its version path", func(c *config, v string) error {
+	{[]string{"OCR_LISTEN_ADDR"}, "listen", ":8080", "address", "listen address, host:port; ocrdraft healthcheck asks it", address(false, func(c *config, v string) { c.ListenAddr = v }), cmdServe | cmdHealthcheck},
+	{[]string{"OCR_METRICS_ADDR"}, "metrics-addr", "", "address", "listen address for /metrics alone, host:port; unset, /metrics is on the listen address with the API", address(true, func(c *config, v string) { c.MetricsAddr = v }), cmdServe},
+	{[]string{"OCR_MODEL_BASE_URL", "OPENAI_BASE_URL"}, "base-url", "https://api.openai.com/v1", "URL", "OpenAI-compatible endpoint, up to and including its version path", func(c *config, v string) error {
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("want an http or https URL such as https://api.openai.com/v1, got %q", v)
 		}
 		c.BaseURL = v
 		return nil
-	}},
-	{[]string{"OCR_MODEL_API_KEY", "OPENAI_API_KEY"}, "", "", "key for the model endpoint (environment only, so it never shows in a process list)", func(c *config, v string) error { c.APIKey = v; return nil }},
-	{[]string{"OCR_MODEL"}, "model", "", "model name (gpt-4o-mini, qwen-vl-max, llama3.2-vision …); empty leaves /v1/extract answering model_not_configured", func(c *config, v string) error { c.Model = v; return nil }},
-	{[]string{"OCR_OUTPUT_MODE"}, "output-mode", "prompt", "prompt, json_object or json_schema", func(c *config, v string) error {
+	}, both},
+	{[]string{"OCR_MODEL_API_KEY", "OPENAI_API_KEY"}, "", "", "string", "key for the model endpoint (environment only, so it never shows in a process list)", func(c *config, v string) error { c.APIKey = v; return nil }, both},
+	{[]string{"OCR_MODEL"}, "model", "", "string", "model name (gpt-4o-mini, qwen-vl-max, llama3.2-vision …); empty leaves /v1/extract answering model_not_configured", func(c *config, v string) error { c.Model = v; return nil }, both},
+	{[]string{"OCR_OUTPUT_MODE"}, "output-mode", "prompt", "mode", "prompt, json_object or json_schema", func(c *config, v string) error {
 		switch v {
 		case vision.ModePrompt, vision.ModeJSONObject, vision.ModeJSONSchema:
 			c.OutputMode = v
 			return nil
 		}
 		return fmt.Errorf("want prompt, json_object or json_schema, got %q", v)
-	}},
-	{[]string{"OCR_MAX_ATTEMPTS"}, "max-attempts", strconv.Itoa(extract.DefaultMaxAttempts), "model calls per page while the reply is unparseable", positiveInt(func(c *config, n int) { c.MaxAttempts = n })},
-	{[]string{"OCR_REQUEST_TIMEOUT"}, "request-timeout", "120s", "whole-request deadline", duration(func(c *config, d time.Duration) { c.RequestTimeout = d })},
-	{[]string{"OCR_MAX_TOKENS"}, "max-tokens", "4096", "completion token budget per model call", positiveInt(func(c *config, n int) { c.MaxTokens = n })},
-	{[]string{"OCR_TEMPERATURE"}, "temperature", "0", "sampling temperature, 0 to 2 (0 is sent as 0.01: go-openai drops a literal 0)", func(c *config, v string) error {
+	}, both},
+	{[]string{"OCR_MAX_ATTEMPTS"}, "max-attempts", strconv.Itoa(extract.DefaultMaxAttempts), "integer", "model calls per page while the reply is unparseable", positiveInt(func(c *config, n int) { c.MaxAttempts = n }), both},
+	{[]string{"OCR_REQUEST_TIMEOUT"}, "request-timeout", "120s", "duration", "whole-request deadline", duration(func(c *config, d time.Duration) { c.RequestTimeout = d }), both},
+	{[]string{"OCR_MAX_TOKENS"}, "max-tokens", "4096", "integer", "completion token budget per model call", positiveInt(func(c *config, n int) { c.MaxTokens = n }), both},
+	{[]string{"OCR_TEMPERATURE"}, "temperature", "0", "number", "sampling temperature, 0 to 2 (0 is sent as 0.01: go-openai drops a literal 0)", func(c *config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || f > 2 {
 			return fmt.Errorf("want a number from 0 to 2, got %q", v)
 		}
 		c.Temperature = f
 		return nil
-	}},
-	{[]string{"OCR_MODEL_TRIES"}, "model-tries", "3", "tries per model call on 429, 5xx and connection errors", positiveInt(func(c *config, n int) { c.ModelTries = n })},
-	{[]string{"OCR_ATTEMPT_TIMEOUT"}, "attempt-timeout", "60s", "deadline of one try, inside the request deadline", duration(func(c *config, d time.Duration) { c.AttemptTimeout = d })},
-	{[]string{"OCR_MAX_IMAGE_BYTES"}, "max-image-bytes", strconv.Itoa(intake.DefaultMaxBytes), "largest image file, in bytes", positiveInt(func(c *config, n int) { c.MaxImageBytes = int64(n) })},
-	{[]string{"OCR_MAX_REQUEST_BYTES"}, "max-request-bytes", strconv.Itoa(server.DefaultMaxRequestBytes), "largest /v1/extract request body, in bytes", positiveInt(func(c *config, n int) { c.MaxRequestBytes = int64(n) })},
-	{[]string{"OCR_MAX_PIXELS"}, "max-pixels", strconv.Itoa(intake.DefaultMaxPixels), "largest image, in pixels, read from its header before decoding", positiveInt(func(c *config, n int) { c.MaxPixels = n })},
-	{[]string{"OCR_MAX_EDGE"}, "max-edge", strconv.Itoa(intake.DefaultMaxEdge), "long edge, in pixels, that images are downscaled to", positiveInt(func(c *config, n int) { c.MaxEdge = n })},
-	{[]string{"OCR_MAX_PAGES"}, "max-pages", strconv.Itoa(server.DefaultMaxPages), "images per request", positiveInt(func(c *config, n int) { c.MaxPages = n })},
-	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", strconv.Itoa(extract.DefaultConcurrency), "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n })},
-	{[]string{"OCR_RETRY_MEMORY"}, "retry-memory", strconv.Itoa(extract.DefaultRetryMemory), "bytes of page images kept, across the process, so that model calls can be retried; pages beyond it are sent once", positiveInt(func(c *config, n int) { c.RetryMemory = int64(n) })},
-	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d })},
-	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "debug, info, warn or error", func(c *config, v string) error {
-		return c.LogLevel.UnmarshalText([]byte(v))
-	}},
-	{[]string{"OCR_API_KEYS"}, "", "", "bearer keys callers must send to /v1/*, comma-separated (environment only); unset leaves the API open, set it must hold only keys", apiKeys},
-	{[]string{"OCR_MAX_INFLIGHT"}, "max-inflight", strconv.Itoa(modelcall.DefaultMaxInFlight), "/v1/extract requests worked on at once, and model calls at once, across the process; more wait for a turn", positiveInt(func(c *config, n int) { c.MaxInFlight = n })},
-	{[]string{"OCR_QUEUE_WAIT"}, "queue-wait", modelcall.DefaultQueueWait.String(), "longest wait for a turn (a request's or a model call's) before 503 overloaded", duration(func(c *config, d time.Duration) { c.QueueWait = d })},
-	{[]string{"OCR_UPLOAD_MEMORY"}, "upload-memory", strconv.Itoa(server.DefaultUploadMemory), "bytes of page images on their way in, across the process: from reading a /v1/extract body until each page is sent to the model; more wait for room while uploads move on", positiveInt(func(c *config, n int) { c.UploadMemory = int64(n) })},
-	{[]string{"OCR_TEXT_INFLIGHT"}, "text-inflight", "", "/v1/parse and /v1/validate requests worked on at once; unset, the number of CPUs; more wait OCR_QUEUE_WAIT, then 503 overloaded", func(c *config, v string) error {
+	}, both},
+	{[]string{"OCR_MODEL_TRIES"}, "model-tries", "3", "integer", "tries per model call on 429, 5xx and connection errors", positiveInt(func(c *config, n int) { c.ModelTries = n }), both},
+	{[]string{"OCR_ATTEMPT_TIMEOUT"}, "attempt-timeout", "60s", "duration", "deadline of one try, inside the request deadline", duration(func(c *config, d time.Duration) { c.AttemptTimeout = d }), both},
+	{[]string{"OCR_MAX_IMAGE_BYTES"}, "max-image-bytes", strconv.Itoa(intake.DefaultMaxBytes), "bytes", "largest image file, in bytes", positiveInt(func(c *config, n int) { c.MaxImageBytes = int64(n) }), both},
+	{[]string{"OCR_MAX_REQUEST_BYTES"}, "max-request-bytes", strconv.Itoa(server.DefaultMaxRequestBytes), "bytes", "largest /v1/extract request body, in bytes", positiveInt(func(c *config, n int) { c.MaxRequestBytes = int64(n) }), cmdServe},
+	{[]string{"OCR_MAX_PIXELS"}, "max-pixels", strconv.Itoa(intake.DefaultMaxPixels), "integer", "largest image, in pixels, read from its header before decoding", positiveInt(func(c *config, n int) { c.MaxPixels = n }), both},
+	{[]string{"OCR_MAX_EDGE"}, "max-edge", strconv.Itoa(intake.DefaultMaxEdge), "integer", "long edge, in pixels, that images are downscaled to", positiveInt(func(c *config, n int) { c.MaxEdge = n }), both},
+	{[]string{"OCR_MAX_PAGES"}, "max-pages", strconv.Itoa(server.DefaultMaxPages), "integer", "images per request", positiveInt(func(c *config, n int) { c.MaxPages = n }), both},
+	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", strconv.Itoa(extract.DefaultConcurrency), "integer", "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n }), both},
+	{[]string{"OCR_RETRY_MEMORY"}, "retry-memory", strconv.Itoa(extract.DefaultRetryMemory), "bytes", "bytes of page images kept, across the process, so that model calls can be retried; pages beyond it are sent once", positiveInt(func(c *config, n int) { c.RetryMemory = int64(n) }), both},
+	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "duration", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d }), cmdServe},
+	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "level", "debug, info, warn or error", func(c *config, v string) error {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return fmt.Errorf("want debug, info, warn or error, got %q", v)
+		}
+		return nil
+	}, both},
+	{[]string{"OCR_API_KEYS"}, "", "", "keys", "bearer keys callers must send to /v1/*, comma-separated (environment only); unset leaves the API open, set it must hold only keys", apiKeys, cmdServe},
+	{[]string{"OCR_MAX_INFLIGHT"}, "max-inflight", strconv.Itoa(modelcall.DefaultMaxInFlight), "integer", "/v1/extract requests worked on at once, and model calls at once, across the process; more wait for a turn", positiveInt(func(c *config, n int) { c.MaxInFlight = n }), cmdServe},
+	{[]string{"OCR_QUEUE_WAIT"}, "queue-wait", modelcall.DefaultQueueWait.String(), "duration", "longest wait for a turn (a request's or a model call's) before 503 overloaded", duration(func(c *config, d time.Duration) { c.QueueWait = d }), cmdServe},
+	{[]string{"OCR_UPLOAD_MEMORY"}, "upload-memory", strconv.Itoa(server.DefaultUploadMemory), "bytes", "bytes of page images on their way in, across the process: from reading a /v1/extract body until each page is sent to the model; more wait for room while uploads move on", positiveInt(func(c *config, n int) { c.UploadMemory = int64(n) }), cmdServe},
+	{[]string{"OCR_TEXT_INFLIGHT"}, "text-inflight", "", "integer", "/v1/parse and /v1/validate requests worked on at once; unset, the number of CPUs; more wait OCR_QUEUE_WAIT, then 503 overloaded", func(c *config, v string) error {
 		if v == "" {
 			c.TextInFlight = runtime.NumCPU()
 			return nil
 		}
 		return positiveInt(func(c *config, n int) { c.TextInFlight = n })(c, v)
-	}},
-	{[]string{"OCR_TEXT_TIMEOUT"}, "text-timeout", server.DefaultTextTimeout.String(), "deadline of a /v1/parse or /v1/validate request, its body included", duration(func(c *config, d time.Duration) { c.TextTimeout = d })},
-	{[]string{"OCR_BODY_IDLE_TIMEOUT"}, "body-idle-timeout", server.DefaultBodyIdleTimeout.String(), "longest a request body may make no progress before 408 request_timeout and a closed connection, on every route", duration(func(c *config, d time.Duration) { c.BodyIdleTimeout = d })},
-	{[]string{"OCR_DRAIN_TIMEOUT"}, "drain-timeout", server.DefaultDrainTimeout.String(), "how long the rest of a refused body (up to OCR_MAX_REQUEST_BYTES) is read and discarded after the answer, so the caller sees it", duration(func(c *config, d time.Duration) { c.DrainTimeout = d })},
-	{[]string{"OCR_HEADER_TIMEOUT"}, "header-timeout", server.DefaultHeaderTimeout.String(), "deadline for a request's headers", duration(func(c *config, d time.Duration) { c.HeaderTimeout = d })},
-	{[]string{"OCR_IDLE_TIMEOUT"}, "idle-timeout", server.DefaultIdleTimeout.String(), "how long a kept-alive connection may sit idle", duration(func(c *config, d time.Duration) { c.IdleTimeout = d })},
-	{[]string{"OCR_MAX_HEADER_BYTES"}, "max-header-bytes", strconv.Itoa(server.DefaultMaxHeaderBytes), "largest request line and headers, in bytes (431 beyond)", positiveInt(func(c *config, n int) { c.MaxHeaderBytes = n })},
-	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
+	}, cmdServe},
+	{[]string{"OCR_TEXT_TIMEOUT"}, "text-timeout", server.DefaultTextTimeout.String(), "duration", "deadline of a /v1/parse or /v1/validate request, its body included", duration(func(c *config, d time.Duration) { c.TextTimeout = d }), cmdServe},
+	{[]string{"OCR_BODY_IDLE_TIMEOUT"}, "body-idle-timeout", server.DefaultBodyIdleTimeout.String(), "duration", "longest a request body may make no progress before 408 request_timeout and a closed connection, on every route", duration(func(c *config, d time.Duration) { c.BodyIdleTimeout = d }), cmdServe},
+	{[]string{"OCR_DRAIN_TIMEOUT"}, "drain-timeout", server.DefaultDrainTimeout.String(), "duration", "how long the rest of a refused body (up to OCR_MAX_REQUEST_BYTES) is read and discarded after the answer, so the caller sees it", duration(func(c *config, d time.Duration) { c.DrainTimeout = d }), cmdServe},
+	{[]string{"OCR_HEADER_TIMEOUT"}, "header-timeout", server.DefaultHeaderTimeout.String(), "duration", "deadline for a request's headers", duration(func(c *config, d time.Duration) { c.HeaderTimeout = d }), cmdServe},
+	{[]string{"OCR_IDLE_TIMEOUT"}, "idle-timeout", server.DefaultIdleTimeout.String(), "duration", "how long a kept-alive connection may sit idle", duration(func(c *config, d time.Duration) { c.IdleTimeout = d }), cmdServe},
+	{[]string{"OCR_MAX_HEADER_BYTES"}, "max-header-bytes", strconv.Itoa(server.DefaultMaxHeaderBytes), "bytes", "largest request line and headers, in bytes (431 beyond)", positiveInt(func(c *config, n int) { c.MaxHeaderBytes = n }), cmdServe},
+	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "bool", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
 			return fmt.Errorf("want true or false, got %q", v)
 		}
 		c.DebugLogReplies = b
 		return nil
-	}},
+	}, both},
 }
 
 // apiKeys reads OCR_API_KEYS. Set, it must name keys and nothing else: " " or "a,,b" (a key
@@ -179,34 +205,163 @@ func duration(set func(*config, time.Duration)) func(*config, string) error {
 	}
 }
 
-// loadConfig reads the environment (getenv), then the flags in args. A bad value is an error
-// naming the variable or the flag it came from.
-func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (config, error) {
-	var c config
+// loadConfig reads cmd's settings: each from its flag in args if given, else from the first of
+// its variables that getenv has, else its default. A bad value is an error naming the flag or the
+// variable it came from; a mistake in args, which the flag package has printed, wraps errUsage,
+// and -h returns flag.ErrHelp.
+func loadConfig(cmd command, fs *flag.FlagSet, args []string, getenv func(string) string) (config, error) {
+	given := map[string]*flagValue{}
+	for i := range settings {
+		s := &settings[i]
+		if s.cmds&cmd == 0 || s.flag == "" {
+			continue
+		}
+		v := &flagValue{kind: s.kind, v: s.def}
+		fs.Var(v, s.flag, fmt.Sprintf("%s (default %s; env %s)", s.usage, shown(s.def), strings.Join(s.env, " or ")))
+		given[s.env[0]] = v
+	}
+	fs.Usage = func() { printUsage(fs, cmd) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config{}, err
+		}
+		return config{}, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	c := config{from: map[string]string{}}
 	for _, s := range settings {
-		v, from := s.def, "default of "+s.env[0]
-		for _, name := range s.env {
-			if e := getenv(name); e != "" {
-				v, from = e, name
-				break
+		if s.cmds&cmd == 0 {
+			continue
+		}
+		v, from := s.def, "the default of "+s.env[0]
+		if f := given[s.env[0]]; f != nil && f.set {
+			v, from = f.v, "-"+s.flag
+		} else {
+			for _, name := range s.env {
+				if e := getenv(name); e != "" {
+					v, from = e, name
+					break
+				}
 			}
 		}
 		if err := s.set(&c, v); err != nil {
 			return config{}, fmt.Errorf("%s: %w", from, err)
 		}
-		if s.flag != "" {
-			fs.Func(s.flag, fmt.Sprintf("%s (env %s, default %q)", s.usage, strings.Join(s.env, " or "), s.def), func(v string) error {
-				return s.set(&c, v)
-			})
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return config{}, err
+		c.from[s.env[0]] = from
 	}
 	if c.AttemptTimeout > c.RequestTimeout {
 		c.AttemptTimeout = c.RequestTimeout
 	}
 	return c, nil
+}
+
+func shown(def string) string {
+	if def == "" {
+		return "unset"
+	}
+	return def
+}
+
+// flagValue is a setting's flag: it keeps the value given, which loadConfig checks and stores
+// with the rest, and names its kind for -h.
+type flagValue struct {
+	kind string
+	v    string
+	set  bool
+}
+
+func (f *flagValue) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.v
+}
+
+func (f *flagValue) Set(v string) error { f.v, f.set = v, true; return nil }
+
+// Type is what -h shows after the flag's name: duration, bytes, integer …
+func (f *flagValue) Type() string { return f.kind }
+
+// printUsage writes cmd's -h: its usage line, its flags with the kind of value each takes, and
+// the settings it reads from the environment only.
+func printUsage(fs *flag.FlagSet, cmd command) {
+	w := fs.Output()
+	fmt.Fprint(w, commandUsage[fs.Name()])
+	printFlags(fs)
+	first := true
+	for _, s := range settings {
+		if s.cmds&cmd == 0 || s.flag != "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "\nenvironment only:")
+			first = false
+		}
+		def := ""
+		if s.def != "" {
+			def = " (default " + s.def + ")"
+		}
+		fmt.Fprintf(w, "  %s %s\n    \t%s%s\n", strings.Join(s.env, " or "), s.kind, s.usage, def)
+	}
+}
+
+// printFlags lists fs's flags, each with the kind of value it takes: a flagValue's Type, or what
+// the flag package makes of the flag (a backquoted word in its usage, or its type).
+func printFlags(fs *flag.FlagSet) {
+	w := fs.Output()
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		if t, ok := f.Value.(interface{ Type() string }); ok {
+			kind = t.Type()
+		}
+		if kind != "" { // a bool flag takes none
+			kind = " " + kind
+		}
+		fmt.Fprintf(w, "  -%s%s\n    \t%s\n", f.Name, kind, usage)
+	})
+}
+
+// commandUsage is each command's usage line and what it does, for its -h.
+var commandUsage = map[string]string{
+	"serve": `usage: ocrdraft serve [flags]
+
+Run the HTTP API until SIGTERM or SIGINT. Settings come from the environment (OCR_*); a flag
+overrides its variable.
+`,
+	"extract": `usage: ocrdraft extract [flags] IMAGE...
+
+Send the images of one report (one per page, in order) to the model and print the result as
+POST /v1/extract answers it, or its problem document and exit 1. Settings come from the
+environment (OCR_*); a flag overrides its variable.
+`,
+	"healthcheck": `usage: ocrdraft healthcheck [flags]
+
+Ask the server on the listen address (OCR_LISTEN_ADDR) for GET /healthz, over loopback when it
+listens on every address: exit 0 when it answers 200, else 1. For Docker's HEALTHCHECK, in an
+image without a shell or curl.
+`,
+}
+
+// address checks a listen address: host:port, the host optional (every address). optional lets
+// it be empty.
+func address(optional bool, set func(*config, string)) func(*config, string) error {
+	return func(c *config, v string) error {
+		if v == "" && optional {
+			set(c, v)
+			return nil
+		}
+		_, port, err := net.SplitHostPort(v)
+		if err != nil || port == "" {
+			return fmt.Errorf("want host:port such as :8080 or 127.0.0.1:8080, got %q", v)
+		}
+		set(c, v)
+		return nil
+	}
 }
 
 // notConfigured is the detail of model_not_configured: what to set.

@@ -15,7 +15,7 @@ func TestLoadConfig(t *testing.T) {
 	load := func(m map[string]string, args ...string) (config, error) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		return loadConfig(fs, args, env(m))
+		return loadConfig(cmdServe, fs, args, env(m))
 	}
 
 	c, err := load(nil)

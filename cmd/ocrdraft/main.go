@@ -1,8 +1,10 @@
 // Command ocrdraft turns photos of lab reports into drafts for a person to confirm.
 //
-//	ocrdraft serve                       run the HTTP API
+//	ocrdraft serve [flags]               run the HTTP API
 //	ocrdraft parse [flags] FILE...       read captured model replies (- for stdin)
 //	ocrdraft extract [flags] IMAGE...    send report images to the model, print the draft
+//	ocrdraft healthcheck [flags]         ask the running server's /healthz (Docker's HEALTHCHECK)
+//	ocrdraft version                     print the build
 //
 // Configuration comes from the environment (OCR_*); flags override it.
 package main
@@ -40,10 +42,12 @@ func main() {
 }
 
 const usage = `usage:
-  ocrdraft serve                        run the HTTP API (configuration: OCR_* environment variables)
+  ocrdraft serve [flags]                run the HTTP API (configuration: OCR_* environment variables)
   ocrdraft parse [flags] FILE...        read captured model replies; - reads stdin
   ocrdraft extract [flags] IMAGE...     send report images to the model and print the draft
-Run "ocrdraft COMMAND -h" for a command's flags.
+  ocrdraft healthcheck [flags]          ask the running server's /healthz: exit 0 when healthy, else 1
+  ocrdraft version                      print the build (also --version)
+Run "ocrdraft COMMAND -h" for a command's flags and settings.
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -58,6 +62,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runExtract(ctx, args[1:], environ, stdout, stderr)
 	case "parse":
 		return runParse(args[1:], stdin, stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, args[1:], environ, stdout, stderr)
+	case "version", "-version", "--version":
+		return runVersion(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -7,9 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/ocrdraft/ocrdraft/draft"
+	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -19,10 +23,15 @@ import (
 func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	finish := fs.String("finish-reason", "stop", `the model's finish reason; "length" means the reply was cut at the token limit`)
+	finish := finishReason("stop")
+	fs.Var(&finish, "finish-reason", "the model's finish reason: "+strings.Join(finishReasons, ", ")+" or empty; length means the reply was cut at the token limit (default stop)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ocrdraft parse [-finish-reason length] FILE... (- reads stdin)")
-		fs.PrintDefaults()
+		fmt.Fprint(stderr, `usage: ocrdraft parse [flags] FILE...
+
+Read captured model replies (- reads stdin) into drafts, as POST /v1/parse does, without a model
+call. One file prints indented JSON; several print one line each, in order. Exit 1 if any failed.
+`)
+		printFlags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -34,16 +43,25 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	b := draft.New()
-	failed := false
-	for _, name := range fs.Args() {
+	// Every file is read, and checked to be text, before any is parsed: a mistake in the
+	// arguments prints no half of the output.
+	replies := make([][]byte, fs.NArg())
+	for i, name := range fs.Args() {
 		reply, err := readFile(name, stdin)
+		if err == nil {
+			err = notReply(reply)
+		}
 		if err != nil {
-			fmt.Fprintln(stderr, "ocrdraft:", err)
+			fmt.Fprintf(stderr, "ocrdraft parse: %s: %v\n", name, err)
 			return errUsage
 		}
+		replies[i] = reply
+	}
+	b := draft.New()
+	failed := false
+	for _, reply := range replies {
 		var doc any
-		out, err := b.FromReply(string(reply), *finish == "length")
+		out, err := b.FromReply(string(reply), finish == "length")
 		if err != nil {
 			doc = problem.From(err)
 			failed = true
@@ -56,6 +74,37 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if failed {
 		return errFailed
+	}
+	return nil
+}
+
+// finishReasons are the finish reasons an OpenAI-compatible endpoint reports.
+var finishReasons = []string{"stop", "length", "content_filter", "tool_calls", "function_call"}
+
+// finishReason is -finish-reason: one of finishReasons, or empty (an endpoint that reports none).
+type finishReason string
+
+func (f *finishReason) String() string { return string(*f) }
+
+func (f *finishReason) Set(v string) error {
+	if v != "" && !slices.Contains(finishReasons, v) {
+		return fmt.Errorf("want %s or empty", strings.Join(finishReasons, ", "))
+	}
+	*f = finishReason(v)
+	return nil
+}
+
+func (f *finishReason) Type() string { return "reason" }
+
+// notReply tells a file that cannot be a captured reply: an image (meant for extract), or
+// another binary format intake recognises.
+func notReply(b []byte) error {
+	kind, ok := intake.Sniff(b)
+	switch {
+	case ok || strings.HasPrefix(http.DetectContentType(b), "image/"):
+		return errors.New("this is an image, not a model's reply: use ocrdraft extract")
+	case kind != "":
+		return fmt.Errorf("this is a %s file, not a model's reply", kind)
 	}
 	return nil
 }

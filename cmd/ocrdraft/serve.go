@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"reflect"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
+	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -33,21 +35,26 @@ var (
 	_ server.Extractor   = (*extract.Service)(nil)
 )
 
+// listening is where runServe serves: the API, and /metrics when it has a listener of its own
+// (else "").
+type listening struct{ api, metrics string }
+
 // runServe runs the HTTP API until ctx ends (SIGINT or SIGTERM), then drains in-flight requests
 // for up to the shutdown timeout and cancels the rest. A shutdown, timely or not, returns nil:
 // exit 0.
-func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(addr string)) error {
+func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(listening)) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg, err := loadConfig(fs, args, getenv)
+	cfg, err := loadConfig(cmdServe, fs, args, getenv)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		fmt.Fprintln(stderr, "ocrdraft serve:", err)
-		return errUsage
+		return configErr("serve", err, stderr)
+	}
+	if err := noArgs(fs, stderr); err != nil {
+		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	v := version.Read()
+	log.Info("starting", "version", v.Version, "revision", v.Revision, "goVersion", v.GoVersion, "modified", v.Modified)
 
 	m := metrics.New()
 	svc, err := service(cfg, m, log)
@@ -95,11 +102,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Spec:            ocrdraft.Spec,
 		Logger:          log,
 		Metrics:         m,
+		Version:         v,
+		// With a listener of its own, /metrics is served there alone, never to the API's callers.
+		MetricsElsewhere: cfg.MetricsAddr != "",
 	})
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
-		return fmt.Errorf("listen on %s (OCR_LISTEN_ADDR): %w", cfg.ListenAddr, err)
+		return fmt.Errorf("listen on %s (%s): %w", cfg.ListenAddr, cfg.from["OCR_LISTEN_ADDR"], err)
+	}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listen for /metrics on %s (%s): %w", cfg.MetricsAddr, cfg.from["OCR_METRICS_ADDR"], err)
+		}
 	}
 	// Every request's context derives from base, so that requests still running when the
 	// shutdown timeout passes are cancelled (their model calls with them), not just cut off.
@@ -107,15 +124,27 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer cancelAll()
 	hs := srv.HTTPServer()
 	hs.BaseContext = func(net.Listener) context.Context { return base }
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String())
+	at := listening{api: ln.Addr().String()}
+	var ms *http.Server
+	if mln != nil {
+		ms = metricsServer(cfg, m, log)
+		go func() { errc <- ms.Serve(mln) }()
+		at.metrics = mln.Addr().String()
+		log.Info("metrics listening", "addr", at.metrics)
+	}
+	log.Info("listening", "addr", at.api, "version", v.Version)
 	if ready != nil {
-		ready(ln.Addr().String())
+		ready(at)
 	}
 
 	select {
 	case err := <-errc:
+		hs.Close()
+		if ms != nil {
+			ms.Close()
+		}
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -127,8 +156,47 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		hs.Close()
 		log.Warn("shutdown timeout passed; in-flight requests were cancelled")
 	}
+	if ms != nil { // scraped until the API has drained
+		ms.Close()
+	}
 	log.Info("stopped")
 	return nil
+}
+
+// metricsServer serves /metrics alone, for OCR_METRICS_ADDR, under the API's connection limits.
+func metricsServer(cfg config, m *metrics.Metrics, log *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	return &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: cfg.HeaderTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// configErr is what a command returns when loadConfig fails: nil after -h, else a usage error
+// (exit 2), printed here unless the flag package has printed it.
+func configErr(name string, err error, stderr io.Writer) error {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil
+	case errors.Is(err, errUsage):
+		return errUsage
+	}
+	fmt.Fprintf(stderr, "ocrdraft %s: %v\n", name, err)
+	return errUsage
+}
+
+// noArgs refuses arguments after the flags of a command that takes none: "serve extra-arg" is a
+// mistake, not something to start anyway.
+func noArgs(fs *flag.FlagSet, stderr io.Writer) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	fmt.Fprintf(stderr, "ocrdraft %s: unexpected argument %q: it takes flags only (ocrdraft %s -h lists them)\n", fs.Name(), fs.Arg(0), fs.Name())
+	return errUsage
 }
 
 // service builds the extraction pipeline, or nil when no model is configured. m may be nil (the
@@ -184,18 +252,16 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 func runExtract(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg, err := loadConfig(fs, args, getenv)
+	cfg, err := loadConfig(cmdExtract, fs, args, getenv)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		fmt.Fprintln(stderr, "ocrdraft extract:", err)
-		return errUsage
+		return configErr("extract", err, stderr)
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: ocrdraft extract [flags] IMAGE... (one image per page, in order)")
+		fmt.Fprintln(stderr, "usage: ocrdraft extract [flags] IMAGE... (one image per page, in order; ocrdraft extract -h lists the flags)")
 		return errUsage
 	}
+	// One report at a time: its page concurrency bounds the model calls, which never queue.
+	cfg.MaxInFlight = cfg.PageConcurrency
 	if fs.NArg() > cfg.MaxPages {
 		return writeProblem(stdout, extract.TooManyPages(cfg.MaxPages))
 	}

@@ -71,15 +71,24 @@ const reply = `{"title":null,"hospital":null,"checkupDate":null,"reportYear":nul
 // serving runs runServe with env until the returned stop is called; stop returns runServe's error.
 func serving(t *testing.T, env map[string]string, log io.Writer) (addr string, stop func() error) {
 	t.Helper()
-	env["OCR_LISTEN_ADDR"] = "127.0.0.1:0"
+	at, stop := servingArgs(t, env, nil, log)
+	return at.api, stop
+}
+
+// servingArgs is serving with command-line arguments, and tells every address served.
+func servingArgs(t *testing.T, env map[string]string, args []string, log io.Writer) (at listening, stop func() error) {
+	t.Helper()
+	if _, ok := env["OCR_LISTEN_ADDR"]; !ok {
+		env["OCR_LISTEN_ADDR"] = "127.0.0.1:0"
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
+	addrc := make(chan listening, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- runServe(ctx, nil, func(k string) string { return env[k] }, log, func(a string) { addrc <- a })
+		errc <- runServe(ctx, args, func(k string) string { return env[k] }, log, func(a listening) { addrc <- a })
 	}()
 	select {
-	case addr = <-addrc:
+	case at = <-addrc:
 	case err := <-errc:
 		cancel()
 		t.Fatalf("runServe: %v", err)
@@ -98,7 +107,7 @@ func serving(t *testing.T, env map[string]string, log io.Writer) (addr string, s
 		return err
 	}
 	t.Cleanup(func() { stop() })
-	return addr, stop
+	return at, stop
 }
 
 func post(t *testing.T, client *http.Client, url, key string) (*http.Response, error) {
@@ -271,7 +280,7 @@ func TestConfigOperations(t *testing.T) {
 		{env: map[string]string{"OCR_DEBUG_LOG_REPLIES": "yes please"}, wantErr: "OCR_DEBUG_LOG_REPLIES"},
 	}
 	for i, tt := range tests {
-		c, err := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, func(k string) string { return tt.env[k] })
+		c, err := loadConfig(cmdServe, flag.NewFlagSet("t", flag.ContinueOnError), nil, func(k string) string { return tt.env[k] })
 		switch {
 		case tt.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

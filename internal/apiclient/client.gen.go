@@ -221,6 +221,21 @@ type Usage struct {
 	PromptTokens int `json:"promptTokens"`
 }
 
+// Version defines model for Version.
+type Version struct {
+	// GoVersion The Go toolchain that built the binary, such as go1.26.8.
+	GoVersion string `json:"goVersion"`
+
+	// Modified Present and true when the working tree had uncommitted changes at build time.
+	Modified *bool `json:"modified,omitempty"`
+
+	// Revision The commit the binary was built from, or unknown.
+	Revision string `json:"revision"`
+
+	// Version The main module's version (a tag or a pseudo-version), or devel for a build that recorded none.
+	Version string `json:"version"`
+}
+
 // Warning defines model for Warning.
 type Warning struct {
 	// Code A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
@@ -451,6 +466,14 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/validate (the `ValidateDraft` operationId).
 	ValidateDraft(ctx context.Context, body ValidateDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVersion The running build
+	//
+	// Which build answers, from what the Go toolchain recorded in the binary. The same build is
+	// in the metric ocrdraft_build_info and in the start log.
+	//
+	// Corresponds with GET /version (the `GetVersion` operationId).
+	GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // Healthz Liveness
@@ -685,6 +708,24 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /v1/validate (the `ValidateDraft` operationId).
 func (c *Client) ValidateDraft(ctx context.Context, body ValidateDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewValidateDraftRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetVersion The running build
+//
+// Which build answers, from what the Go toolchain recorded in the binary. The same build is
+// in the metric ocrdraft_build_info and in the start log.
+//
+// Corresponds with GET /version (the `GetVersion` operationId).
+func (c *Client) GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVersionRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -988,6 +1029,33 @@ func NewValidateDraftRequestWithBody(server string, contentType string, body io.
 	return req, nil
 }
 
+// NewGetVersionRequest constructs an http.Request for the GetVersion method
+func NewGetVersionRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/version")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1155,6 +1223,16 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/validate (the `ValidateDraft` operationId).
 	ValidateDraftWithResponse(ctx context.Context, body ValidateDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ValidateDraftHTTPResponse, error)
+
+	// GetVersionWithResponse The running build
+	//
+	// Which build answers, from what the Go toolchain recorded in the binary. The same build is
+	// in the metric ocrdraft_build_info and in the start log.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /version (the `GetVersion` operationId).
+	GetVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHTTPResponse, error)
 }
 
 type HealthzHTTPResponse struct {
@@ -1910,6 +1988,47 @@ func (r ValidateDraftHTTPResponse) ContentType() string {
 	return ""
 }
 
+type GetVersionHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Version
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetVersionHTTPResponse) GetJSON200() *Version {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVersionHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVersionHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVersionHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVersionHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // HealthzWithResponse Liveness
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2110,6 +2229,22 @@ func (c *ClientWithResponses) ValidateDraftWithResponse(ctx context.Context, bod
 		return nil, err
 	}
 	return ParseValidateDraftHTTPResponse(rsp)
+}
+
+// GetVersionWithResponse The running build
+//
+// Which build answers, from what the Go toolchain recorded in the binary. The same build is
+// in the metric ocrdraft_build_info and in the start log.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /version (the `GetVersion` operationId).
+func (c *ClientWithResponses) GetVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHTTPResponse, error) {
+	rsp, err := c.GetVersion(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVersionHTTPResponse(rsp)
 }
 
 // ParseHealthzHTTPResponse parses an HTTP response from a HealthzWithResponse call
@@ -2848,6 +2983,32 @@ func ParseValidateDraftHTTPResponse(rsp *http.Response) (*ValidateDraftHTTPRespo
 			headers.XRequestId = &value
 		}
 		response.Headers504 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetVersionHTTPResponse parses an HTTP response from a GetVersionWithResponse call
+func ParseGetVersionHTTPResponse(rsp *http.Response) (*GetVersionHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVersionHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Version
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
 	}
 
 	return response, nil

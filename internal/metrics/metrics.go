@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/parse"
 )
 
@@ -157,6 +158,13 @@ func New() *Metrics {
 		m.queueWaiting.WithLabelValues(q)
 		m.overloaded.WithLabelValues(q)
 	}
+	// The build, as a constant 1 whose labels say which; a join on it puts the version beside
+	// any other series (… * on(instance) group_left(version) ocrdraft_build_info).
+	v := version.Read()
+	f.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "build_info",
+		Help: "Always 1; the labels name the running build: its version, commit and Go toolchain.",
+	}, []string{"version", "revision", "goversion"}).WithLabelValues(v.Version, v.Revision, v.GoVersion).Set(1)
 	return m
 }
 

@@ -1,12 +1,15 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/internal/version"
 )
 
 // TestPageCounts: counts that reach Page from the upstream — negative, or as large as an int
@@ -32,5 +35,17 @@ func TestPageCounts(t *testing.T) {
 				t.Errorf("indicators = %v, want 0", got)
 			}
 		})
+	}
+}
+
+// TestBuildInfo: ocrdraft_build_info is 1, labelled with the build that version.Read reports.
+func TestBuildInfo(t *testing.T) {
+	v := version.Read()
+	want := fmt.Sprintf(`# HELP ocrdraft_build_info Always 1; the labels name the running build: its version, commit and Go toolchain.
+# TYPE ocrdraft_build_info gauge
+ocrdraft_build_info{goversion=%q,revision=%q,version=%q} 1
+`, v.GoVersion, v.Revision, v.Version)
+	if err := testutil.GatherAndCompare(New().Registry(), strings.NewReader(want), "ocrdraft_build_info"); err != nil {
+		t.Error(err)
 	}
 }
