@@ -1,0 +1,259 @@
+package lexicon
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Parse reads a lexicon table (the format of analytes.tsv, described at its top). It rejects a
+// table in which a name or a group would mean two things, so that a lookup never depends on
+// row order.
+func Parse(b []byte) (*Lexicon, error) {
+	l := &Lexicon{
+		byKey:  map[string]*Analyte{},
+		global: names{},
+		secOf:  map[string]int{},
+		secIdx: map[string]int{},
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		f := strings.Split(text, "\t")
+		var err error
+		switch f[0] {
+		case "key":
+			continue // the header
+		case "section":
+			err = l.addSection(f)
+		default:
+			err = l.addAnalyte(f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// section	key	name	groups (|)	source
+func (l *Lexicon) addSection(f []string) error {
+	if len(f) != 5 {
+		return fmt.Errorf("section row has %d fields, want 5", len(f))
+	}
+	s := Section{Key: f[1], Name: f[2], Groups: split(f[3]), Source: f[4]}
+	if _, dup := l.secIdx[s.Key]; dup {
+		return fmt.Errorf("section %s twice", s.Key)
+	}
+	for _, h := range hintPrefixes {
+		s.hint = s.hint || h.section == s.Key
+	}
+	i := len(l.sections)
+	l.sections = append(l.sections, s)
+	l.local = append(l.local, names{})
+	l.secIdx[s.Key] = i
+	for _, g := range append([]string{s.Name}, s.Groups...) {
+		var k key
+		normName(&k, g)
+		if j, dup := l.secOf[string(k.bytes())]; dup && j != i {
+			return fmt.Errorf("group %q means sections %s and %s", g, l.sections[j].Key, s.Key)
+		}
+		l.secOf[string(k.bytes())] = i
+	}
+	return nil
+}
+
+// key	section	kind	units	limits	ref	names (|)	section names (|)
+func (l *Lexicon) addAnalyte(f []string) error {
+	if len(f) != 8 {
+		return fmt.Errorf("analyte row has %d fields, want 8", len(f))
+	}
+	a := &Analyte{Key: f[0], Section: f[1], Names: split(f[6]), SectionNames: split(f[7])}
+	if _, dup := l.byKey[a.Key]; dup {
+		return fmt.Errorf("analyte %s twice", a.Key)
+	}
+	sec, ok := l.secIdx[a.Section]
+	if !ok {
+		return fmt.Errorf("%s: unknown section %q", a.Key, a.Section)
+	}
+	switch f[2] {
+	case "quant":
+		a.Kind = Quant
+	case "semi":
+		a.Kind = Semi
+	case "qual":
+		a.Kind = Qual
+	default:
+		return fmt.Errorf("%s: kind %q", a.Key, f[2])
+	}
+	a.Quantitative = a.Kind == Quant
+	var err error
+	if f[3] != "" {
+		if a.Units, err = parseUnits(f[3]); err != nil {
+			return fmt.Errorf("%s: %w", a.Key, err)
+		}
+	} else if a.Kind != Qual {
+		return fmt.Errorf("%s: only a qualitative analyte may have no unit", a.Key)
+	}
+	if f[4] != "" {
+		if a.low, a.high, err = parseRange(f[4]); err != nil {
+			return fmt.Errorf("%s: limits: %w", a.Key, err)
+		}
+	} else if a.Kind == Quant {
+		return fmt.Errorf("%s: a quantitative analyte needs limits", a.Key)
+	}
+	if f[5] != "" {
+		if a.refLow, a.refHigh, err = parseRange(f[5]); err != nil {
+			return fmt.Errorf("%s: ref: %w", a.Key, err)
+		}
+		a.hasRef = true
+	}
+	if len(a.Names) == 0 {
+		return fmt.Errorf("%s: no names", a.Key)
+	}
+	for _, n := range a.Names {
+		if err := claim(l.global, n, a); err != nil {
+			return err
+		}
+	}
+	for _, n := range a.SectionNames {
+		if err := claim(l.local[sec], n, a); err != nil {
+			return err
+		}
+	}
+	l.byKey[a.Key] = a
+	l.analytes = append(l.analytes, a)
+	return nil
+}
+
+// claim enters a name: a plain name must be new; ~name shares a name already entered, with
+// units disjoint from every analyte that has it, so that Match can tell them apart.
+func claim(m names, name string, a *Analyte) error {
+	shared := strings.HasPrefix(name, "~")
+	var k key
+	normName(&k, strings.TrimPrefix(name, "~"))
+	if k.over || k.n == 0 {
+		return fmt.Errorf("%s: name %q is empty or too long", a.Key, name)
+	}
+	s := string(k.bytes())
+	c := m[s]
+	if !shared {
+		if c.first != nil && c.first != a {
+			return fmt.Errorf("name %q (%s) means both %s and %s", name, s, c.first.Key, a.Key)
+		}
+		c.first = a
+		m[s] = c
+		return nil
+	}
+	for _, b := range append([]*Analyte{c.first}, c.more...) {
+		if b == nil {
+			continue
+		}
+		if b == a {
+			return fmt.Errorf("%s: name %q twice", a.Key, name)
+		}
+		for i := range a.Units {
+			for j := range b.Units {
+				if a.Units[i].norm == b.Units[j].norm {
+					return fmt.Errorf("~%s: %s and %s share unit %s", s, a.Key, b.Key, a.Units[i].Name)
+				}
+			}
+		}
+	}
+	c.more = append(c.more, a)
+	m[s] = c
+	return nil
+}
+
+// parseUnits reads "mmol/L,mg/dL=18.016,mg/dL=/88.4,COI=?0..1000": the first unit is
+// canonical; =N multiplies the canonical value, =/N divides it, =? has no fixed factor and may
+// carry its own limits.
+func parseUnits(s string) ([]Unit, error) {
+	var us []Unit
+	for i, part := range strings.Split(s, ",") {
+		name, fac, hasFac := strings.Cut(part, "=")
+		u := Unit{Name: name, Factor: 1}
+		if name == "1" {
+			u.Name = "" // a ratio or a dimensionless number
+		}
+		switch {
+		case i == 0 && hasFac:
+			return nil, fmt.Errorf("canonical unit %q takes no factor", part)
+		case !hasFac && i > 0:
+			return nil, fmt.Errorf("unit %q needs a factor (=N, =/N or =?)", part)
+		case strings.HasPrefix(fac, "?"):
+			u.Factor = 0
+			if fac != "?" {
+				lo, hi, err := parseRange(fac[1:])
+				if err != nil {
+					return nil, fmt.Errorf("unit %q: limits: %w", part, err)
+				}
+				u.low, u.high, u.hasLimits = lo, hi, true
+			}
+		case strings.HasPrefix(fac, "/"):
+			d, err := strconv.ParseFloat(fac[1:], 64)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("unit %q: bad divisor", part)
+			}
+			u.Factor = 1 / d
+		case hasFac:
+			m, err := strconv.ParseFloat(fac, 64)
+			if err != nil || m <= 0 {
+				return nil, fmt.Errorf("unit %q: bad factor", part)
+			}
+			u.Factor = m
+		}
+		var k key
+		normUnit(&k, name)
+		if k.over {
+			return nil, fmt.Errorf("unit %q too long", name)
+		}
+		u.norm = string(k.bytes())
+		for _, v := range us {
+			if v.norm == u.norm {
+				return nil, fmt.Errorf("units %q and %q are the same after normalising", v.Name, name)
+			}
+		}
+		us = append(us, u)
+	}
+	return us, nil
+}
+
+// parseRange reads "lo..hi".
+func parseRange(s string) (float64, float64, error) {
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q is not lo..hi", s)
+	}
+	lo, err1 := strconv.ParseFloat(a, 64)
+	hi, err2 := strconv.ParseFloat(b, 64)
+	if err1 != nil || err2 != nil || lo > hi {
+		return 0, 0, fmt.Errorf("%q is not lo..hi", s)
+	}
+	return lo, hi, nil
+}
+
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, "|")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
