@@ -72,6 +72,47 @@ type Unit struct {
 	norm      string
 	low, high float64 // own limits of a unit with no factor
 	hasLimits bool
+	a         *Analyte
+}
+
+// Analyte returns the analyte the unit belongs to.
+func (u *Unit) Analyte() *Analyte { return u.a }
+
+// Limits is Analyte.Limits in this unit, without matching the unit again.
+func (u *Unit) Limits() (low, high float64, ok bool) {
+	a := u.a
+	switch {
+	case u.Factor == 0:
+		return u.low, u.high, u.hasLimits
+	case a.low == 0 && a.high == 0:
+		return 0, 0, false
+	}
+	return a.low * u.Factor, a.high * u.Factor, true
+}
+
+// Ref is Analyte.Ref in this unit, without matching the unit again.
+func (u *Unit) Ref() (low, high float64, ok bool) {
+	if !u.a.hasRef || u.Factor == 0 {
+		return 0, 0, false
+	}
+	return u.a.refLow * u.Factor, u.a.refHigh * u.Factor, true
+}
+
+// ToCanonical converts a value in this unit to the canonical unit; ok is false when the unit has
+// no fixed factor.
+func (u *Unit) ToCanonical(v float64) (float64, bool) {
+	if u.Factor == 0 {
+		return 0, false
+	}
+	return v / u.Factor, true
+}
+
+// FromCanonical converts a value in the canonical unit to this unit.
+func (u *Unit) FromCanonical(v float64) (float64, bool) {
+	if u.Factor == 0 {
+		return 0, false
+	}
+	return v * u.Factor, true
 }
 
 // Section is a panel of the report, such as 血常规.
@@ -91,9 +132,13 @@ type Lexicon struct {
 	sections []Section
 	byKey    map[string]*Analyte
 	global   names
-	local    []names        // per section index
-	secOf    map[string]int // normalised group name → section index
-	secIdx   map[string]int // section key → index
+	local    []names // per section index
+	// The same, keyed by the names as the table writes them, for the fast path of Match.
+	rawGlobal names
+	rawLocal  []names
+	secOf     map[string]int // normalised group name → section index
+	secRaw    map[string]int // group name as written in the table → section index
+	secIdx    map[string]int // section key → index
 }
 
 var (
@@ -128,6 +173,11 @@ func (l *Lexicon) Analyte(key string) (*Analyte, bool) {
 
 // Unit returns the analyte's unit printed as u, in any of its tolerated spellings.
 func (a *Analyte) Unit(u string) (*Unit, bool) {
+	for i := range a.Units {
+		if a.Units[i].Name == u {
+			return &a.Units[i], true
+		}
+	}
 	var k key
 	normUnit(&k, u)
 	if k.over {
@@ -172,33 +222,21 @@ func (a *Analyte) Convert(v float64, from, to string) (float64, bool) {
 // non-convertible unit, and for analytes that are not quantitative.
 func (a *Analyte) Limits(unit string) (low, high float64, ok bool) {
 	u, ok := a.Unit(unit)
-	switch {
-	case !ok:
-		return 0, 0, false
-	case u.Factor == 0:
-		return u.low, u.high, u.hasLimits
-	case a.low == 0 && a.high == 0:
+	if !ok {
 		return 0, 0, false
 	}
-	return a.low * u.Factor, a.high * u.Factor, true
+	return u.Limits()
 }
 
 // Ref returns the typical adult reference range in the printed unit (both sexes' bounds
 // joined), when the lexicon has one. Reports print their own ranges; this one is for tests
 // and for telling which unit system a printed range belongs to.
 func (a *Analyte) Ref(unit string) (low, high float64, ok bool) {
-	if !a.hasRef {
-		return 0, 0, false
-	}
-	return a.scaled(unit, a.refLow, a.refHigh)
-}
-
-func (a *Analyte) scaled(unit string, lo, hi float64) (float64, float64, bool) {
 	u, ok := a.Unit(unit)
-	if !ok || u.Factor == 0 {
+	if !ok {
 		return 0, 0, false
 	}
-	return lo * u.Factor, hi * u.Factor, true
+	return u.Ref()
 }
 
 // Section returns the section a group name (itemGroup, such as 血常规 or 尿液分析) means.

@@ -2,6 +2,7 @@ package lexicon
 
 import (
 	"bytes"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -12,6 +13,21 @@ var (
 	prefixes = []string{"血清", "血浆", "全血", "血液", "静脉血", "外周血", "serum", "plasma", "血"}
 	suffixes = []string{"测定", "检测", "检查", "定量", "定性", "半定量", "含量", "水平", "浓度", "值"}
 )
+
+// qualFirst and qualLast hold the first bytes of prefixes and hint prefixes and the last bytes
+// of suffixes, so that a name without any is not compared with each.
+var qualFirst, qualLast = func() (f, l [256]bool) {
+	for _, p := range prefixes {
+		f[p[0]] = true
+	}
+	for _, h := range hintPrefixes {
+		f[h.prefix[0]] = true
+	}
+	for _, s := range suffixes {
+		l[s[len(s)-1]] = true
+	}
+	return f, l
+}()
 
 // hintPrefixes name a specimen: what follows is looked up in that section only, so that 尿肌酐
 // never becomes serum creatinine.
@@ -36,53 +52,215 @@ func (l *Lexicon) LookupIn(group, name string) (*Analyte, bool) { return l.Match
 // the common meaning wins. The unit only chooses between analytes that share a name (PCT in %
 // is the plateletcrit, in ng/mL procalcitonin). It does not allocate.
 func (l *Lexicon) Match(group, name, unit string) (*Analyte, bool) {
+	a, ok := l.match1(group, name, unit)
+	if !ok {
+		if rest, numbered := unnumber(name); numbered {
+			return l.match1(group, rest, unit)
+		}
+	}
+	return a, ok
+}
+
+// unnumber strips a row number printed before a name: "1.白细胞", "12、血糖", "3) ALT".
+func unnumber(s string) (string, bool) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 3 || i == len(s) {
+		return s, false
+	}
+	for _, sep := range []string{".", "、", ")", "．", "）", " "} {
+		if strings.HasPrefix(s[i:], sep) && len(s) > i+len(sep) {
+			rest := s[i+len(sep):]
+			if c := rest[0]; c >= '0' && c <= '9' {
+				return s, false // a decimal, not a row number
+			}
+			return rest, true
+		}
+	}
+	return s, false
+}
+
+// maxParts bounds the bracketed parts of a name that are tried; more never occur in a name.
+const maxParts = 3
+
+// split is a printed name folded once into the forms Match tries.
+type split struct {
+	whole   key // everything, brackets dropped
+	outside key // outside brackets
+	in      [maxParts]key
+	nin     int
+	bracket bool
+	space   bool
+}
+
+func (p *split) read(s string) {
+	p.whole.n, p.whole.over, p.outside.n, p.outside.over = 0, false, 0, false
+	p.nin, p.bracket, p.space = 0, false, false
+	depth := 0
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		raw := s[i : i+size]
+		i += size
+		switch {
+		case isOpen(r):
+			p.bracket = true
+			if depth == 0 && p.nin < maxParts {
+				p.in[p.nin].n, p.in[p.nin].over = 0, false
+				p.nin++
+			}
+			depth++
+			continue
+		case isClose(r):
+			p.bracket = true
+			if depth > 0 {
+				depth--
+			}
+			continue
+		case r == ' ' || r == '\t' || r == 0x3000 || r == 0xA0:
+			p.space = true
+		}
+		f := fold(r)
+		if f < 0 {
+			continue
+		}
+		var dst *key
+		if depth == 0 {
+			dst = &p.outside
+		} else if p.nin > 0 && p.nin <= maxParts {
+			dst = &p.in[p.nin-1]
+		}
+		if f == r && size > 1 { // unchanged: copy the bytes, do not encode again
+			p.whole.addRaw(raw)
+			if dst != nil {
+				dst.addRaw(raw)
+			}
+			continue
+		}
+		p.whole.add(f)
+		if dst != nil {
+			dst.add(f)
+		}
+	}
+}
+
+func (l *Lexicon) match1(group, name, unit string) (*Analyte, bool) {
 	sec := l.sectionIndex(group)
-	if sec < 0 {
-		sec = l.hintFromParts(name)
-	}
-	var u key
-	if unit != "" {
-		normUnit(&u, unit)
-	}
-	var k key
-	normName(&k, name)
-	if a := l.find(sec, &k, &u); a != nil {
+	u := lazyUnit{s: unit}
+	if a := l.fast(sec, name, &u); a != nil {
 		return a, true
 	}
-	if !hasBracket(name) && !hasSpace(name) {
+	return l.full(sec, name, &u)
+}
+
+// full is Match without the fast path.
+func (l *Lexicon) full(sec int, name string, u *lazyUnit) (*Analyte, bool) {
+	var p split
+	p.read(name)
+	if sec < 0 && p.nin > 0 {
+		sec = l.hintFromParts(&p)
+	}
+	if a := l.find(sec, &p.whole, u); a != nil {
+		return a, true
+	}
+	if !p.bracket && !p.space {
 		return nil, false
 	}
 	var best *Analyte
 	bestLen := 0
 	try := func(k *key) {
-		if a := l.find(sec, k, &u); a != nil && k.n > bestLen {
-			best, bestLen = a, k.n
+		if k.n > bestLen {
+			if a := l.find(sec, k, u); a != nil {
+				best, bestLen = a, k.n
+			}
 		}
 	}
-	normOutside(&k, name)
-	try(&k)
-	for i := 0; i < len(name); { // each bracketed part
-		start, end, next := nextBracket(name, i)
-		if start < 0 {
-			break
+	if p.bracket {
+		try(&p.outside)
+		for i := 0; i < p.nin; i++ {
+			try(&p.in[i])
 		}
-		normName(&k, name[start:end])
-		try(&k)
-		i = next
 	}
-	// Runs of words in one script: "Total Bilirubin 总胆红素", "ALT 谷丙转氨酶".
-	for i := 0; i < len(name); {
-		start, end := nextScriptRun(name, i)
-		if start < 0 {
-			break
+	if p.space {
+		// Runs of words in one script: "Total Bilirubin 总胆红素", "ALT 谷丙转氨酶".
+		var k key
+		for i := 0; i < len(name); {
+			start, end := nextScriptRun(name, i)
+			if start < 0 {
+				break
+			}
+			if start > 0 || end < len(name) {
+				normOutside(&k, name[start:end])
+				try(&k)
+			}
+			i = end
 		}
-		if start > 0 || end < len(name) {
-			normOutside(&k, name[start:end])
-			try(&k)
-		}
-		i = end
 	}
 	return best, best != nil
+}
+
+// fast answers the common cases from the names as the table writes them, without folding: the
+// whole name, or "X(Y)" / "X（Y）" where X and Y name the same analyte. Anything else (nil) goes
+// the full way, which gives the same answer for these cases.
+func (l *Lexicon) fast(sec int, name string, u *lazyUnit) *Analyte {
+	if a := l.raw(sec, name, u); a != nil {
+		return a
+	}
+	n := len(name)
+	var open, inner int
+	switch {
+	case n > 2 && name[n-1] == ')':
+		open, inner = strings.IndexByte(name, '('), 1
+	case n > 6 && name[n-3:] == "）":
+		open, inner = strings.Index(name, "（"), 3
+	default:
+		return nil
+	}
+	if open <= 0 || open+inner >= n-inner {
+		return nil
+	}
+	x := l.raw(sec, name[:open], u)
+	if x == nil {
+		return nil
+	}
+	if y := l.raw(sec, name[open+inner:n-inner], u); y != x {
+		return nil
+	}
+	return x
+}
+
+func (l *Lexicon) raw(sec int, s string, u *lazyUnit) *Analyte {
+	if sec >= 0 {
+		if a := l.rawLocal[sec][s].pick(u); a != nil {
+			return a
+		}
+	}
+	c := l.rawGlobal[s]
+	if sec >= 0 && c.shadow&(1<<sec) != 0 {
+		return nil
+	}
+	return c.pick(u)
+}
+
+// lazyUnit normalises the printed unit only when two analytes share a name.
+type lazyUnit struct {
+	s    string
+	k    key
+	done bool
+}
+
+func (u *lazyUnit) key() *key {
+	if !u.done {
+		u.done = true
+		if u.s != "" {
+			normUnit(&u.k, u.s)
+		}
+	}
+	return &u.k
 }
 
 // names maps a normalised name to the analytes it means: the default first, then those that
@@ -92,11 +270,18 @@ type names map[string]cands
 type cands struct {
 	first *Analyte
 	more  []*Analyte
+	// shadow has bit i set when section i's own names give this name another meaning; only
+	// set in rawGlobal, where the fast path must then leave the name to the full way.
+	shadow uint32
 }
 
 // pick returns the candidate that knows unit u, or the default.
-func (c cands) pick(u *key) *Analyte {
-	if c.first == nil || len(c.more) == 0 || u.n == 0 || u.over || c.first.hasUnit(u) {
+func (c cands) pick(lu *lazyUnit) *Analyte {
+	if c.first == nil || len(c.more) == 0 || lu.s == "" {
+		return c.first
+	}
+	u := lu.key()
+	if u.over || c.first.hasUnit(u) {
 		return c.first
 	}
 	for _, a := range c.more {
@@ -118,13 +303,16 @@ func (a *Analyte) hasUnit(u *key) bool {
 
 // find looks a normalised name up in section sec (-1: none) and then everywhere, also without
 // qualifiers.
-func (l *Lexicon) find(sec int, k, u *key) *Analyte {
+func (l *Lexicon) find(sec int, k *key, u *lazyUnit) *Analyte {
 	if k.over || k.n == 0 {
 		return nil
 	}
 	b := k.bytes()
 	if a := l.match(sec, b, u); a != nil {
 		return a
+	}
+	if !qualFirst[b[0]] && !qualLast[b[len(b)-1]] {
+		return nil
 	}
 	for _, p := range prefixes {
 		if len(b) > len(p) && string(b[:len(p)]) == p {
@@ -155,7 +343,7 @@ func (l *Lexicon) find(sec int, k, u *key) *Analyte {
 }
 
 // matchTrimmed tries b without each trailing qualifier.
-func (l *Lexicon) matchTrimmed(sec int, b []byte, u *key) *Analyte {
+func (l *Lexicon) matchTrimmed(sec int, b []byte, u *lazyUnit) *Analyte {
 	for _, s := range suffixes {
 		if len(b) > len(s) && string(b[len(b)-len(s):]) == s {
 			if a := l.match(sec, b[:len(b)-len(s)], u); a != nil {
@@ -166,7 +354,7 @@ func (l *Lexicon) matchTrimmed(sec int, b []byte, u *key) *Analyte {
 	return nil
 }
 
-func (l *Lexicon) match(sec int, b []byte, u *key) *Analyte {
+func (l *Lexicon) match(sec int, b []byte, u *lazyUnit) *Analyte {
 	if sec >= 0 {
 		if a := l.local[sec][string(b)].pick(u); a != nil {
 			return a
@@ -179,6 +367,9 @@ func (l *Lexicon) match(sec int, b []byte, u *key) *Analyte {
 func (l *Lexicon) sectionIndex(group string) int {
 	if group == "" {
 		return -1
+	}
+	if i, ok := l.secRaw[group]; ok {
+		return i
 	}
 	var k key
 	normName(&k, group)
@@ -207,20 +398,13 @@ func (l *Lexicon) sectionIndex(group string) int {
 }
 
 // hintFromParts reads a specimen from a bracketed part of the name: 红细胞(尿), 潜血（粪便）.
-func (l *Lexicon) hintFromParts(name string) int {
-	var k key
-	for i := 0; i < len(name); {
-		start, end, next := nextBracket(name, i)
-		if start < 0 {
-			break
-		}
-		normName(&k, name[start:end])
-		if !k.over {
+func (l *Lexicon) hintFromParts(p *split) int {
+	for i := 0; i < p.nin; i++ {
+		if k := &p.in[i]; !k.over {
 			if j, ok := l.secOf[string(k.bytes())]; ok && l.sections[j].hint {
 				return j
 			}
 		}
-		i = next
 	}
 	return -1
 }

@@ -1,9 +1,6 @@
 package lexicon
 
-import (
-	"sort"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 //go:generate go run ./internal/gent2s
 
@@ -22,6 +19,11 @@ type key struct {
 func (k *key) bytes() []byte { return k.b[:k.n] }
 
 func (k *key) add(r rune) {
+	if r < utf8.RuneSelf && k.n < maxKey {
+		k.b[k.n] = byte(r)
+		k.n++
+		return
+	}
 	if k.n+utf8.UTFMax > maxKey {
 		k.over = true
 		return
@@ -29,14 +31,41 @@ func (k *key) add(r rune) {
 	k.n += utf8.EncodeRune(k.b[k.n:], r)
 }
 
+// isTrad has a bit set for each BMP rune the table converts, so that Simplified text (nearly
+// all of it) skips the search.
+var isTrad = func() (m [0x10000 / 64]uint64) {
+	for _, p := range t2sTable {
+		if p[0] < 0x10000 {
+			m[p[0]>>6] |= 1 << (p[0] & 63)
+		}
+	}
+	return m
+}()
+
+func (k *key) addRaw(s string) {
+	if k.n+len(s) > maxKey {
+		k.over = true
+		return
+	}
+	k.n += copy(k.b[k.n:], s)
+}
+
 // t2s folds a Traditional character to Simplified, by binary search in the OpenCC table.
 func t2s(r rune) rune {
-	if r < 0x3400 {
+	if r < 0x3400 || (r < 0x10000 && isTrad[r>>6]&(1<<(r&63)) == 0) {
 		return r
 	}
-	i := sort.Search(len(t2sTable), func(i int) bool { return t2sTable[i][0] >= r })
-	if i < len(t2sTable) && t2sTable[i][0] == r {
-		return t2sTable[i][1]
+	lo, hi := 0, len(t2sTable)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t2sTable[m][0] < r {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t2sTable) && t2sTable[lo][0] == r {
+		return t2sTable[lo][1]
 	}
 	return r
 }
@@ -45,6 +74,14 @@ func t2s(r rune) rune {
 // to lower case, Traditional to Simplified, look-alike letters to one. It returns -1 for runes
 // that carry no meaning in a name (spaces, dashes, dots, marks).
 func fold(r rune) rune {
+	if r < utf8.RuneSelf {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		}
+	}
 	switch {
 	case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
 		r -= 0xFEE0

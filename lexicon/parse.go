@@ -13,14 +13,16 @@ import (
 // row order.
 func Parse(b []byte) (*Lexicon, error) {
 	l := &Lexicon{
-		byKey:  map[string]*Analyte{},
-		global: names{},
-		secOf:  map[string]int{},
-		secIdx: map[string]int{},
+		byKey:  make(map[string]*Analyte, 256),
+		global: make(names, 4096),
+		secOf:  make(map[string]int, 256),
+		secRaw: make(map[string]int, 256),
+		secIdx: make(map[string]int, 32),
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	line := 0
+	raw := make([]rawName, 0, 4096)
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -35,7 +37,7 @@ func Parse(b []byte) (*Lexicon, error) {
 		case "section":
 			err = l.addSection(f)
 		default:
-			err = l.addAnalyte(f)
+			err = l.addAnalyte(f, &raw)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
@@ -44,7 +46,39 @@ func Parse(b []byte) (*Lexicon, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
+	l.indexRaw(raw)
 	return l, nil
+}
+
+// rawName is a name as the table writes it, its normalised form and its section (-1: global).
+type rawName struct {
+	raw, norm string
+	sec       int
+}
+
+// indexRaw keys every name as written to what its normalised form means, so that Match can
+// answer a name printed exactly as the table writes it without folding it.
+func (l *Lexicon) indexRaw(raw []rawName) {
+	l.rawGlobal = make(names, len(raw))
+	l.rawLocal = make([]names, len(l.local))
+	for i := range l.rawLocal {
+		l.rawLocal[i] = names{}
+	}
+	shadow := map[string]uint32{}
+	for i, local := range l.local {
+		for n := range local {
+			shadow[n] |= 1 << i
+		}
+	}
+	for _, r := range raw {
+		if r.sec >= 0 {
+			l.rawLocal[r.sec][r.raw] = l.local[r.sec][r.norm]
+			continue
+		}
+		c := l.global[r.norm]
+		c.shadow = shadow[r.norm]
+		l.rawGlobal[r.raw] = c
+	}
 }
 
 // section	key	name	groups (|)	source
@@ -52,9 +86,12 @@ func (l *Lexicon) addSection(f []string) error {
 	if len(f) != 5 {
 		return fmt.Errorf("section row has %d fields, want 5", len(f))
 	}
-	s := Section{Key: f[1], Name: f[2], Groups: split(f[3]), Source: f[4]}
+	s := Section{Key: f[1], Name: f[2], Groups: splitNames(f[3]), Source: f[4]}
 	if _, dup := l.secIdx[s.Key]; dup {
 		return fmt.Errorf("section %s twice", s.Key)
+	}
+	if len(l.sections) == 32 {
+		return fmt.Errorf("more than 32 sections")
 	}
 	for _, h := range hintPrefixes {
 		s.hint = s.hint || h.section == s.Key
@@ -63,7 +100,12 @@ func (l *Lexicon) addSection(f []string) error {
 	l.sections = append(l.sections, s)
 	l.local = append(l.local, names{})
 	l.secIdx[s.Key] = i
-	for _, g := range append([]string{s.Name}, s.Groups...) {
+	for j := -1; j < len(s.Groups); j++ {
+		g := s.Name
+		if j >= 0 {
+			g = s.Groups[j]
+		}
+		l.secRaw[g] = i
 		var k key
 		normName(&k, g)
 		if j, dup := l.secOf[string(k.bytes())]; dup && j != i {
@@ -75,11 +117,11 @@ func (l *Lexicon) addSection(f []string) error {
 }
 
 // key	section	kind	units	limits	ref	names (|)	section names (|)
-func (l *Lexicon) addAnalyte(f []string) error {
+func (l *Lexicon) addAnalyte(f []string, raw *[]rawName) error {
 	if len(f) != 8 {
 		return fmt.Errorf("analyte row has %d fields, want 8", len(f))
 	}
-	a := &Analyte{Key: f[0], Section: f[1], Names: split(f[6]), SectionNames: split(f[7])}
+	a := &Analyte{Key: f[0], Section: f[1], Names: splitNames(f[6]), SectionNames: splitNames(f[7])}
 	if _, dup := l.byKey[a.Key]; dup {
 		return fmt.Errorf("analyte %s twice", a.Key)
 	}
@@ -122,15 +164,22 @@ func (l *Lexicon) addAnalyte(f []string) error {
 	if len(a.Names) == 0 {
 		return fmt.Errorf("%s: no names", a.Key)
 	}
+	for i := range a.Units {
+		a.Units[i].a = a
+	}
 	for _, n := range a.Names {
-		if err := claim(l.global, n, a); err != nil {
+		norm, err := claim(l.global, n, a)
+		if err != nil {
 			return err
 		}
+		*raw = append(*raw, rawName{strings.TrimPrefix(n, "~"), norm, -1})
 	}
 	for _, n := range a.SectionNames {
-		if err := claim(l.local[sec], n, a); err != nil {
+		norm, err := claim(l.local[sec], n, a)
+		if err != nil {
 			return err
 		}
+		*raw = append(*raw, rawName{strings.TrimPrefix(n, "~"), norm, sec})
 	}
 	l.byKey[a.Key] = a
 	l.analytes = append(l.analytes, a)
@@ -139,41 +188,41 @@ func (l *Lexicon) addAnalyte(f []string) error {
 
 // claim enters a name: a plain name must be new; ~name shares a name already entered, with
 // units disjoint from every analyte that has it, so that Match can tell them apart.
-func claim(m names, name string, a *Analyte) error {
+func claim(m names, name string, a *Analyte) (string, error) {
 	shared := strings.HasPrefix(name, "~")
 	var k key
 	normName(&k, strings.TrimPrefix(name, "~"))
 	if k.over || k.n == 0 {
-		return fmt.Errorf("%s: name %q is empty or too long", a.Key, name)
+		return "", fmt.Errorf("%s: name %q is empty or too long", a.Key, name)
 	}
 	s := string(k.bytes())
 	c := m[s]
 	if !shared {
 		if c.first != nil && c.first != a {
-			return fmt.Errorf("name %q (%s) means both %s and %s", name, s, c.first.Key, a.Key)
+			return "", fmt.Errorf("name %q (%s) means both %s and %s", name, s, c.first.Key, a.Key)
 		}
 		c.first = a
 		m[s] = c
-		return nil
+		return s, nil
 	}
 	for _, b := range append([]*Analyte{c.first}, c.more...) {
 		if b == nil {
 			continue
 		}
 		if b == a {
-			return fmt.Errorf("%s: name %q twice", a.Key, name)
+			return "", fmt.Errorf("%s: name %q twice", a.Key, name)
 		}
 		for i := range a.Units {
 			for j := range b.Units {
 				if a.Units[i].norm == b.Units[j].norm {
-					return fmt.Errorf("~%s: %s and %s share unit %s", s, a.Key, b.Key, a.Units[i].Name)
+					return "", fmt.Errorf("~%s: %s and %s share unit %s", s, a.Key, b.Key, a.Units[i].Name)
 				}
 			}
 		}
 	}
 	c.more = append(c.more, a)
 	m[s] = c
-	return nil
+	return s, nil
 }
 
 // parseUnits reads "mmol/L,mg/dL=18.016,mg/dL=/88.4,COI=?0..1000": the first unit is
@@ -244,7 +293,7 @@ func parseRange(s string) (float64, float64, error) {
 	return lo, hi, nil
 }
 
-func split(s string) []string {
+func splitNames(s string) []string {
 	if s == "" {
 		return nil
 	}
