@@ -132,13 +132,10 @@ type Lexicon struct {
 	sections []Section
 	byKey    map[string]*Analyte
 	global   names
-	local    []names // per section index
-	// The same, keyed by the names as the table writes them, for the fast path of Match.
-	rawGlobal names
-	rawLocal  []names
-	secOf     map[string]int // normalised group name → section index
-	secRaw    map[string]int // group name as written in the table → section index
-	secIdx    map[string]int // section key → index
+	local    []names        // per section index
+	secOf    map[string]int // normalised group name → section index
+	secRaw   map[string]int // group name as written in the table → section index
+	secIdx   map[string]int // section key → index
 }
 
 var (

@@ -3,7 +3,6 @@ package lexicon
 import (
 	"bytes"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -93,11 +92,43 @@ type split struct {
 	nin     int
 	bracket bool
 	space   bool
+	// Outside brackets, runs of space-separated words that are all Han or all not:
+	// "Total Bilirubin 总胆红素" → totalbilirubin, 总胆红素.
+	runs    [maxParts]key
+	nrun    int
+	word    key
+	wordHan bool
+	runHan  bool
+}
+
+// endWord adds the word just read to the current run, or starts a new run when its script
+// differs.
+func (p *split) endWord() {
+	if p.word.n == 0 {
+		return
+	}
+	if p.nrun == 0 || p.wordHan != p.runHan {
+		if p.nrun == maxParts {
+			p.word.n = 0
+			return
+		}
+		p.runs[p.nrun].n, p.runs[p.nrun].over = 0, false
+		p.nrun++
+		p.runHan = p.wordHan
+	}
+	p.runs[p.nrun-1].addBytes(p.word.bytes())
+	p.word.n, p.word.over, p.wordHan = 0, false, false
+}
+
+// isHan reports a CJK ideograph, cheaply.
+func isHan(r rune) bool {
+	return (r >= 0x2E80 && r <= 0x9FFF) || (r >= 0xF900 && r <= 0xFAFF) || (r >= 0x20000 && r <= 0x3FFFF)
 }
 
 func (p *split) read(s string) {
 	p.whole.n, p.whole.over, p.outside.n, p.outside.over = 0, false, 0, false
 	p.nin, p.bracket, p.space = 0, false, false
+	p.nrun, p.word.n, p.word.over, p.wordHan = 0, 0, false, false
 	depth := 0
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
@@ -123,6 +154,9 @@ func (p *split) read(s string) {
 			continue
 		case r == ' ' || r == '\t' || r == 0x3000 || r == 0xA0:
 			p.space = true
+			if depth == 0 {
+				p.endWord()
+			}
 		}
 		f := fold(r)
 		if f < 0 {
@@ -131,6 +165,7 @@ func (p *split) read(s string) {
 		var dst *key
 		if depth == 0 {
 			dst = &p.outside
+			p.wordHan = p.wordHan || isHan(f)
 		} else if p.nin > 0 && p.nin <= maxParts {
 			dst = &p.in[p.nin-1]
 		}
@@ -138,14 +173,21 @@ func (p *split) read(s string) {
 			p.whole.addRaw(raw)
 			if dst != nil {
 				dst.addRaw(raw)
+				if depth == 0 {
+					p.word.addRaw(raw)
+				}
 			}
 			continue
 		}
 		p.whole.add(f)
 		if dst != nil {
 			dst.add(f)
+			if depth == 0 {
+				p.word.add(f)
+			}
 		}
 	}
+	p.endWord()
 }
 
 func (l *Lexicon) match1(group, name, unit string) (*Analyte, bool) {
@@ -185,31 +227,19 @@ func (l *Lexicon) full(sec int, name string, u *lazyUnit) (*Analyte, bool) {
 			try(&p.in[i])
 		}
 	}
-	if p.space {
-		// Runs of words in one script: "Total Bilirubin 总胆红素", "ALT 谷丙转氨酶".
-		var k key
-		for i := 0; i < len(name); {
-			start, end := nextScriptRun(name, i)
-			if start < 0 {
-				break
-			}
-			if start > 0 || end < len(name) {
-				normOutside(&k, name[start:end])
-				try(&k)
-			}
-			i = end
+	if p.space && p.nrun > 1 {
+		for i := 0; i < p.nrun; i++ {
+			try(&p.runs[i])
 		}
 	}
 	return best, best != nil
 }
 
-// fast answers the common cases from the names as the table writes them, without folding: the
-// whole name, or "X(Y)" / "X（Y）" where X and Y name the same analyte. Anything else (nil) goes
-// the full way, which gives the same answer for these cases.
+// fast answers the common cases without decoding a character: the whole name, or "X(Y)" /
+// "X（Y）" where X and Y name the same analyte, each with only its ASCII folded. Such a string can
+// equal a normalised name only if it is one already (every other character it holds folds to
+// itself), so a hit is what the full way finds; anything else (nil) goes the full way.
 func (l *Lexicon) fast(sec int, name string, u *lazyUnit) *Analyte {
-	if a := l.raw(sec, name, u); a != nil {
-		return a
-	}
 	n := len(name)
 	var open, inner int
 	switch {
@@ -218,32 +248,50 @@ func (l *Lexicon) fast(sec int, name string, u *lazyUnit) *Analyte {
 	case n > 6 && name[n-3:] == "）":
 		open, inner = strings.Index(name, "（"), 3
 	default:
-		return nil
+		var k key
+		asciiFold(&k, name)
+		return l.match(sec, k.bytes(), u)
 	}
 	if open <= 0 || open+inner >= n-inner {
 		return nil
 	}
-	x := l.raw(sec, name[:open], u)
-	if x == nil {
+	var x, y, whole key
+	asciiFold(&x, name[:open])
+	asciiFold(&y, name[open+inner:n-inner])
+	whole.addBytes(x.bytes())
+	whole.addBytes(y.bytes())
+	if x.over || y.over || whole.over {
 		return nil
 	}
-	if y := l.raw(sec, name[open+inner:n-inner], u); y != x {
+	if a := l.match(sec, whole.bytes(), u); a != nil {
+		return a
+	}
+	a := l.match(sec, x.bytes(), u)
+	if a == nil || l.match(sec, y.bytes(), u) != a {
 		return nil
 	}
-	return x
+	return a
 }
 
-func (l *Lexicon) raw(sec int, s string, u *lazyUnit) *Analyte {
-	if sec >= 0 {
-		if a := l.rawLocal[sec][s].pick(u); a != nil {
-			return a
+// asciiFold writes s with its ASCII folded as fold does and every other byte as it is.
+func asciiFold(k *key, s string) {
+	k.n, k.over = 0, false
+	if len(s) > maxKey {
+		k.over = true
+		return
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			k.b[k.n] = c
+			k.n++
+			continue
+		}
+		if f := fold(rune(c)); f >= 0 {
+			k.b[k.n] = byte(f)
+			k.n++
 		}
 	}
-	c := l.rawGlobal[s]
-	if sec >= 0 && c.shadow&(1<<sec) != 0 {
-		return nil
-	}
-	return c.pick(u)
 }
 
 // lazyUnit normalises the printed unit only when two analytes share a name.
@@ -270,9 +318,6 @@ type names map[string]cands
 type cands struct {
 	first *Analyte
 	more  []*Analyte
-	// shadow has bit i set when section i's own names give this name another meaning; only
-	// set in rawGlobal, where the fast path must then leave the name to the full way.
-	shadow uint32
 }
 
 // pick returns the candidate that knows unit u, or the default.
@@ -429,100 +474,9 @@ func normOutside(k *key, s string) {
 	}
 }
 
-// nextBracket returns the byte span of the next top-level bracketed part at or after i and where
-// to continue; start < 0 when there is none.
-func nextBracket(s string, i int) (start, end, next int) {
-	depth := 0
-	for j := i; j < len(s); {
-		r, n := utf8.DecodeRuneInString(s[j:])
-		switch {
-		case isOpen(r):
-			if depth == 0 {
-				start = j + n
-			}
-			depth++
-		case isClose(r) && depth > 0:
-			depth--
-			if depth == 0 {
-				return start, j, j + n
-			}
-		}
-		j += n
-	}
-	if depth > 0 { // unclosed: the rest is the part
-		return start, len(s), len(s)
-	}
-	return -1, -1, len(s)
-}
-
-// nextScriptRun returns the next span of whitespace-separated words that are all Han or all not,
-// so that "Total Bilirubin 总胆红素" yields "Total Bilirubin" and then "总胆红素".
-func nextScriptRun(s string, i int) (start, end int) {
-	for i < len(s) && isSpaceByte(s, i) {
-		i += spaceLen(s, i)
-	}
-	if i >= len(s) {
-		return -1, -1
-	}
-	start = i
-	han := wordHan(s, i)
-	end = i
-	for j := i; j < len(s); {
-		// j is at the start of a word
-		w := j
-		for w < len(s) && !isSpaceByte(s, w) {
-			_, n := utf8.DecodeRuneInString(s[w:])
-			w += n
-		}
-		if wordHan(s, j) != han {
-			break
-		}
-		end = w
-		for w < len(s) && isSpaceByte(s, w) {
-			w += spaceLen(s, w)
-		}
-		j = w
-	}
-	return start, end
-}
-
-// wordHan reports whether the word starting at i holds a Han character.
-func wordHan(s string, i int) bool {
-	for j := i; j < len(s) && !isSpaceByte(s, j); {
-		r, n := utf8.DecodeRuneInString(s[j:])
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-		j += n
-	}
-	return false
-}
-
-func isSpaceByte(s string, i int) bool {
-	if s[i] == ' ' || s[i] == '\t' {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return r == 0x3000 || r == 0xA0
-}
-
-func spaceLen(s string, i int) int {
-	_, n := utf8.DecodeRuneInString(s[i:])
-	return n
-}
-
 func hasBracket(s string) bool {
 	for _, r := range s {
 		if isOpen(r) || isClose(r) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasSpace(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if isSpaceByte(s, i) {
 			return true
 		}
 	}

@@ -50,6 +50,14 @@ func (k *key) addRaw(s string) {
 	k.n += copy(k.b[k.n:], s)
 }
 
+func (k *key) addBytes(b []byte) {
+	if k.n+len(b) > maxKey {
+		k.over = true
+		return
+	}
+	k.n += copy(k.b[k.n:], b)
+}
+
 // t2s folds a Traditional character to Simplified, by binary search in the OpenCC table.
 func t2s(r rune) rune {
 	if r < 0x3400 || (r < 0x10000 && isTrad[r>>6]&(1<<(r&63)) == 0) {

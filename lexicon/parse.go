@@ -22,7 +22,6 @@ func Parse(b []byte) (*Lexicon, error) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	line := 0
-	raw := make([]rawName, 0, 4096)
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -37,7 +36,7 @@ func Parse(b []byte) (*Lexicon, error) {
 		case "section":
 			err = l.addSection(f)
 		default:
-			err = l.addAnalyte(f, &raw)
+			err = l.addAnalyte(f)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
@@ -46,39 +45,7 @@ func Parse(b []byte) (*Lexicon, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	l.indexRaw(raw)
 	return l, nil
-}
-
-// rawName is a name as the table writes it, its normalised form and its section (-1: global).
-type rawName struct {
-	raw, norm string
-	sec       int
-}
-
-// indexRaw keys every name as written to what its normalised form means, so that Match can
-// answer a name printed exactly as the table writes it without folding it.
-func (l *Lexicon) indexRaw(raw []rawName) {
-	l.rawGlobal = make(names, len(raw))
-	l.rawLocal = make([]names, len(l.local))
-	for i := range l.rawLocal {
-		l.rawLocal[i] = names{}
-	}
-	shadow := map[string]uint32{}
-	for i, local := range l.local {
-		for n := range local {
-			shadow[n] |= 1 << i
-		}
-	}
-	for _, r := range raw {
-		if r.sec >= 0 {
-			l.rawLocal[r.sec][r.raw] = l.local[r.sec][r.norm]
-			continue
-		}
-		c := l.global[r.norm]
-		c.shadow = shadow[r.norm]
-		l.rawGlobal[r.raw] = c
-	}
 }
 
 // section	key	name	groups (|)	source
@@ -117,7 +84,7 @@ func (l *Lexicon) addSection(f []string) error {
 }
 
 // key	section	kind	units	limits	ref	names (|)	section names (|)
-func (l *Lexicon) addAnalyte(f []string, raw *[]rawName) error {
+func (l *Lexicon) addAnalyte(f []string) error {
 	if len(f) != 8 {
 		return fmt.Errorf("analyte row has %d fields, want 8", len(f))
 	}
@@ -168,18 +135,14 @@ func (l *Lexicon) addAnalyte(f []string, raw *[]rawName) error {
 		a.Units[i].a = a
 	}
 	for _, n := range a.Names {
-		norm, err := claim(l.global, n, a)
-		if err != nil {
+		if err := claim(l.global, n, a); err != nil {
 			return err
 		}
-		*raw = append(*raw, rawName{strings.TrimPrefix(n, "~"), norm, -1})
 	}
 	for _, n := range a.SectionNames {
-		norm, err := claim(l.local[sec], n, a)
-		if err != nil {
+		if err := claim(l.local[sec], n, a); err != nil {
 			return err
 		}
-		*raw = append(*raw, rawName{strings.TrimPrefix(n, "~"), norm, sec})
 	}
 	l.byKey[a.Key] = a
 	l.analytes = append(l.analytes, a)
@@ -188,41 +151,41 @@ func (l *Lexicon) addAnalyte(f []string, raw *[]rawName) error {
 
 // claim enters a name: a plain name must be new; ~name shares a name already entered, with
 // units disjoint from every analyte that has it, so that Match can tell them apart.
-func claim(m names, name string, a *Analyte) (string, error) {
+func claim(m names, name string, a *Analyte) error {
 	shared := strings.HasPrefix(name, "~")
 	var k key
 	normName(&k, strings.TrimPrefix(name, "~"))
 	if k.over || k.n == 0 {
-		return "", fmt.Errorf("%s: name %q is empty or too long", a.Key, name)
+		return fmt.Errorf("%s: name %q is empty or too long", a.Key, name)
 	}
 	s := string(k.bytes())
 	c := m[s]
 	if !shared {
 		if c.first != nil && c.first != a {
-			return "", fmt.Errorf("name %q (%s) means both %s and %s", name, s, c.first.Key, a.Key)
+			return fmt.Errorf("name %q (%s) means both %s and %s", name, s, c.first.Key, a.Key)
 		}
 		c.first = a
 		m[s] = c
-		return s, nil
+		return nil
 	}
 	for _, b := range append([]*Analyte{c.first}, c.more...) {
 		if b == nil {
 			continue
 		}
 		if b == a {
-			return "", fmt.Errorf("%s: name %q twice", a.Key, name)
+			return fmt.Errorf("%s: name %q twice", a.Key, name)
 		}
 		for i := range a.Units {
 			for j := range b.Units {
 				if a.Units[i].norm == b.Units[j].norm {
-					return "", fmt.Errorf("~%s: %s and %s share unit %s", s, a.Key, b.Key, a.Units[i].Name)
+					return fmt.Errorf("~%s: %s and %s share unit %s", s, a.Key, b.Key, a.Units[i].Name)
 				}
 			}
 		}
 	}
 	c.more = append(c.more, a)
 	m[s] = c
-	return s, nil
+	return nil
 }
 
 // parseUnits reads "mmol/L,mg/dL=18.016,mg/dL=/88.4,COI=?0..1000": the first unit is
