@@ -128,14 +128,15 @@ type Section struct {
 
 // Lexicon is the loaded table. It is read-only and safe for concurrent use.
 type Lexicon struct {
-	analytes []*Analyte
-	sections []Section
-	byKey    map[string]*Analyte
-	global   names
-	local    []names        // per section index
-	secOf    map[string]int // normalised group name → section index
-	secRaw   map[string]int // group name as written in the table → section index
-	secIdx   map[string]int // section key → index
+	analytes  []*Analyte
+	sections  []Section
+	byKey     map[string]*Analyte
+	global    names
+	local     []names        // per section index
+	secOf     map[string]int // normalised group name → section index
+	secRaw    map[string]int // group name as written in the table → section index
+	secIdx    map[string]int // section key → index
+	withLocal []int          // sections that have names of their own
 }
 
 var (

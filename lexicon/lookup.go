@@ -51,6 +51,15 @@ func (l *Lexicon) LookupIn(group, name string) (*Analyte, bool) { return l.Match
 // the common meaning wins. The unit only chooses between analytes that share a name (PCT in %
 // is the plateletcrit, in ng/mL procalcitonin). It does not allocate.
 func (l *Lexicon) Match(group, name, unit string) (*Analyte, bool) {
+	if len(name) > maxInput {
+		return nil, false
+	}
+	if len(group) > maxInput {
+		group = ""
+	}
+	if len(unit) > maxInput {
+		unit = ""
+	}
 	a, ok := l.match1(group, name, unit)
 	if !ok {
 		if rest, numbered := unnumber(name); numbered {
@@ -60,26 +69,40 @@ func (l *Lexicon) Match(group, name, unit string) (*Analyte, bool) {
 	return a, ok
 }
 
-// unnumber strips a row number printed before a name: "1.白细胞", "12、血糖", "3) ALT".
+// unnumber strips a row number printed before a name: "1.白细胞", "１２、血糖", "3) ALT".
 func unnumber(s string) (string, bool) {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
+	s = strings.TrimLeft(s, " \t\u3000")
+	digits, i := 0, 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !(r >= '0' && r <= '9') && !(r >= '０' && r <= '９') {
+			break
+		}
+		digits++
+		i += n
 	}
-	if i == 0 || i > 3 || i == len(s) {
+	if digits == 0 || digits > 3 || i == len(s) {
 		return s, false
 	}
-	for _, sep := range []string{".", "、", ")", "．", "）", " "} {
-		if strings.HasPrefix(s[i:], sep) && len(s) > i+len(sep) {
-			rest := s[i+len(sep):]
-			if c := rest[0]; c >= '0' && c <= '9' {
-				return s, false // a decimal, not a row number
-			}
-			return rest, true
-		}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	switch r {
+	case '.', '、', ')', '．', '）', ' ', '\u3000':
+	default:
+		return s, false
 	}
-	return s, false
+	rest := s[i+n:]
+	if rest == "" {
+		return s, false
+	}
+	if c, _ := utf8.DecodeRuneInString(rest); (c >= '0' && c <= '9') || (c >= '０' && c <= '９') {
+		return s, false // a decimal, not a row number
+	}
+	return rest, true
 }
+
+// maxInput bounds the bytes of a name, group or unit that is read at all: longer text cannot
+// fold into a key that fits.
+const maxInput = 4 * maxKey
 
 // maxParts bounds the bracketed parts of a name that are tried; more never occur in a name.
 const maxParts = 3
@@ -405,7 +428,20 @@ func (l *Lexicon) match(sec int, b []byte, u *lazyUnit) *Analyte {
 			return a
 		}
 	}
-	return l.global[string(b)].pick(u)
+	a := l.global[string(b)].pick(u)
+	if a == nil || u.s == "" || sec >= 0 {
+		return a
+	}
+	// No group, and the common meaning does not know the unit: a panel's own item of that
+	// name that does wins (红细胞计数 in 个/μL is the urine sediment count).
+	if k := u.key(); !k.over && !a.hasUnit(k) {
+		for _, i := range l.withLocal {
+			if b := l.local[i][string(b)].pick(u); b != nil && b.hasUnit(k) {
+				return b
+			}
+		}
+	}
+	return a
 }
 
 // sectionIndex resolves a group name to a section, or -1.

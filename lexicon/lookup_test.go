@@ -3,6 +3,8 @@ package lexicon
 import (
 	"strings"
 	"testing"
+
+	"github.com/longbridgeapp/opencc"
 )
 
 // Names as printed on real reports and as vision models copy them: brackets of both widths,
@@ -65,6 +67,9 @@ var printed = []struct{ group, name, unit, want string }{
 	{"", "尿潜血", "", "urine_bld"},
 	{"尿常规", "红细胞(镜检)", "/HP", "urine_rbc"},
 	{"尿常规", "红细胞", "个/μL", "urine_rbc"},
+	{"", "红细胞计数", "个/μL", "urine_rbc"},
+	{"", "白细胞", "个/μL", "urine_wbc"},
+	{"", "白细胞", "×10^9/L", "wbc"},
 	{"", "红细胞(尿)", "", "urine_rbc"},
 	{"", "尿红细胞", "", "urine_rbc"},
 	{"尿沉渣", "白细胞", "/HPF", "urine_wbc"},
@@ -308,9 +313,12 @@ func TestLookupNearMiss(t *testing.T) {
 		{"", "乙肝表面抗体", "", "hbsab"},
 		{"", "乙肝e抗原", "", "hbeag"},
 		{"", "乙肝e抗体", "", "hbeab"},
-		{"", "血压", "", ""},
-		{"", "收缩压", "", ""},
-		{"", "身高", "", ""},
+		{"", "血压", "", "blood_pressure"},
+		{"", "收缩压", "", "sbp"},
+		{"", "身高", "", "height"},
+		{"", "视力", "", ""},
+		{"", "尿量", "", ""},
+		{"", "备注", "", ""},
 		{"", "血小板", "", "plt"},
 		{"", "血小板压积", "", "plateletcrit"},
 		{"", "平均血小板体积", "", "mpv"},
@@ -343,7 +351,7 @@ func TestSection(t *testing.T) {
 		{"粪便常规+隐血", "stool"}, {"肝功能", "liver"}, {"肾功能", "kidney"}, {"血脂四项", "lipid"},
 		{"甲功", "thyroid"}, {"甲状腺功能", "thyroid"}, {"Thyroid", "thyroid"}, {"肿瘤标志物", "tumor"},
 		{"凝血四项", "coag"}, {"心肌酶谱", "cardiac"}, {"乙肝五项", "hbv"}, {"血气分析", "bloodgas"},
-		{"生化", "other"}, {"", ""}, {"一般检查", ""}, {"尿素肌酐血", ""},
+		{"生化", "other"}, {"", ""}, {"一般检查", "vitals"}, {"检验报告", ""}, {"尿素肌酐血", ""},
 	} {
 		s, _ := l.Section(tc.group)
 		if s.Key != tc.want {
@@ -368,7 +376,8 @@ func TestUnits(t *testing.T) {
 		{"wbc", "× 10^9 / L", "×10^9/L"},
 		{"wbc", "G/L", "G/L"},
 		{"wbc", "×10³/μL", "×10^3/μL"},
-		{"wbc", "个/μL", "/μL"},
+		{"urine_rbc", "个/μL", "个/μL"},
+		{"urine_wbc", "个/HP", "/HP"},
 		{"rbc", "×10^12/L", "×10^12/L"},
 		{"rbc", "10*12/L", "×10^12/L"},
 		{"rbc", "×10¹²/L", "×10^12/L"},
@@ -412,7 +421,7 @@ func TestUnits(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ analyte, printed string }{
-		{"glucose", "g/L/s"}, {"glucose", "%"}, {"wbc", "×10^12/L"}, {"rbc", "×10^9/L"}, {"hgb", "mg/L"},
+		{"glucose", "g/L/s"}, {"glucose", "%"}, {"wbc", "个/μL"}, {"wbc", "×10^12/L"}, {"rbc", "×10^9/L"}, {"hgb", "mg/L"},
 	} {
 		a, _ := l.Analyte(tc.analyte)
 		if u, ok := a.Unit(tc.printed); ok {
@@ -493,11 +502,17 @@ func TestFastPathAgrees(t *testing.T) {
 	for _, a := range l.Analytes() {
 		for _, g := range groups {
 			for _, n := range append(append([]string{}, a.Names...), a.SectionNames...) {
-				n = strings.TrimPrefix(n, "~")
-				for _, u := range append([]Unit{{}}, a.Units...) {
-					check(g, n, u.Name)
+				units := []string{""}
+				if len(a.Units) > 0 {
+					units = append(units, a.Units[0].Name, a.Units[len(a.Units)-1].Name)
 				}
-				for _, b := range []string{"ALT", "总胆固醇", "红细胞", "尿"} {
+				for _, u := range units {
+					check(g, n, u)
+				}
+				if g != "" && g != "尿常规" && g != "血常规" {
+					continue
+				}
+				for _, b := range []string{"ALT", "红细胞", "尿"} {
 					check(g, n+"("+b+")", "")
 					check(g, b+"（"+n+"）", "")
 				}
@@ -507,4 +522,65 @@ func TestFastPathAgrees(t *testing.T) {
 	for _, tc := range printed {
 		check(tc.group, tc.name, tc.unit)
 	}
+}
+
+func FuzzMatch(f *testing.F) {
+	for _, tc := range printed {
+		f.Add(tc.group, tc.name, tc.unit)
+	}
+	f.Add("", strings.Repeat("（", 300), "")
+	f.Add("尿", "~", "×10^")
+	f.Add("", "1.", "10**")
+	f.Fuzz(func(t *testing.T, group, name, unit string) {
+		l := Default()
+		a, ok := l.Match(group, name, unit)
+		if ok != (a != nil) {
+			t.Fatalf("Match(%q, %q, %q) = %v, %v", group, name, unit, a, ok)
+		}
+		if ok {
+			a.Unit(unit)
+			a.Limits(unit)
+			if c := a.Canonical(); c != nil {
+				a.Convert(1, unit, c.Name)
+			}
+		}
+	})
+}
+
+// A long hostile name costs no more than a name of the longest length that can match.
+func TestLongInput(t *testing.T) {
+	l := Default()
+	long := strings.Repeat("总胆固醇(", 100000)
+	if a, ok := l.Match(long, long, long); ok {
+		t.Errorf("matched %s", a.Key)
+	}
+}
+
+// Each printed name still matches when written in full-width characters, in Traditional
+// characters, in the other case, or with spaces around it.
+func TestLookupVariants(t *testing.T) {
+	s2t, err := opencc.New("s2t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Default()
+	for _, tc := range printed {
+		trad, _ := s2t.Convert(tc.name)
+		for _, v := range []string{fullWidth(tc.name), trad, strings.ToUpper(tc.name), strings.ToLower(tc.name), "  " + tc.name + " "} {
+			if a, ok := l.Match(tc.group, v, tc.unit); !ok || a.Key != tc.want {
+				t.Errorf("Match(%q, %q, %q) = %s, want %s", tc.group, v, tc.unit, keyOf(a), tc.want)
+			}
+		}
+	}
+}
+
+func fullWidth(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r > ' ' && r <= '~' {
+			r += 0xFEE0
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package lexicon
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 //go:generate go run ./internal/gent2s
 
@@ -103,10 +106,8 @@ func fold(r rune) rune {
 		return -1
 	case 'µ', 'μ': // micro sign and Greek mu
 		return 'u'
-	case 'ß', 'Β': // OCR reads β as German ß or capital beta
+	case 'ß': // OCR reads β as German ß
 		return 'β'
-	case 'Γ':
-		return 'γ'
 	case '＃':
 		return '#'
 	case '％':
@@ -122,6 +123,9 @@ func fold(r rune) rune {
 	}
 	if r >= 'A' && r <= 'Z' {
 		return r + 'a' - 'A'
+	}
+	if r >= 'Α' && r <= 'Ω' && r != 0x3A2 { // Greek capitals: Α-羟丁酸 is α-羟丁酸
+		return r + 'α' - 'Α'
 	}
 	return t2s(r)
 }
@@ -168,7 +172,7 @@ func normUnit(k *key, s string) {
 			r -= 0xFEE0
 		}
 		switch r {
-		case ' ', '\t', 0xA0, 0x3000, '个', '個':
+		case ' ', '\t', 0xA0, 0x3000:
 			continue
 		case 'µ', 'μ':
 			r = 'u'
@@ -230,6 +234,11 @@ func normUnit(k *key, s string) {
 			r = '0' + d
 		}
 		k.add(r)
+	}
+	// 个/HP is /HP; 个/μL stays itself (urine analysers print it, blood counts do not).
+	if bytes.HasPrefix(k.bytes(), []byte("个/hp")) || bytes.HasPrefix(k.bytes(), []byte("个/lp")) ||
+		bytes.HasPrefix(k.bytes(), []byte("個/hp")) || bytes.HasPrefix(k.bytes(), []byte("個/lp")) {
+		k.n = copy(k.b[:], k.b[len("个"):k.n])
 	}
 	b := k.bytes()
 	// hpf → hp, lpf → lp (high and low power field)

@@ -45,6 +45,11 @@ func Parse(b []byte) (*Lexicon, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
+	for i, m := range l.local {
+		if len(m) > 0 {
+			l.withLocal = append(l.withLocal, i)
+		}
+	}
 	return l, nil
 }
 
@@ -143,6 +148,12 @@ func (l *Lexicon) addAnalyte(f []string) error {
 		if err := claim(l.local[sec], n, a); err != nil {
 			return err
 		}
+	}
+	for i, n := range a.Names {
+		a.Names[i] = strings.TrimPrefix(n, "~")
+	}
+	for i, n := range a.SectionNames {
+		a.SectionNames[i] = strings.TrimPrefix(n, "~")
 	}
 	l.byKey[a.Key] = a
 	l.analytes = append(l.analytes, a)
