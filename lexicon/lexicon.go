@@ -129,6 +129,7 @@ type Section struct {
 // Lexicon is the loaded table. It is read-only and safe for concurrent use.
 type Lexicon struct {
 	analytes  []*Analyte
+	relations []Relation
 	sections  []Section
 	byKey     map[string]*Analyte
 	global    names

@@ -68,6 +68,9 @@ func TestParseRejects(t *testing.T) {
 		{"bad factor", sec + "a\tx\tquant\tmmol/L,mg/dL=x\t0..1\t\tFoo\t\n", "bad factor"},
 		{"limits reversed", sec + "a\tx\tquant\tmmol/L\t5..1\t\tFoo\t\n", "not lo..hi"},
 		{"short row", sec + "a\tx\tquant\n", "fields"},
+		{"relation to nothing", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tpart\ta\tb\n", "unknown analyte"},
+		{"ratio of three", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tratio\ta\ta/a/a\n", "want 2"},
+		{"percent with a whole", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tpercent\ta\ta+a\n", "no whole"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.table))
@@ -270,4 +273,62 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+// Every relation holds, within a factor of 1.6, for the middles of the typical ranges: a wrong
+// scale or a swapped part would not.
+func TestRelationsHoldForTypicalValues(t *testing.T) {
+	mid := func(a *Analyte) (float64, bool) {
+		lo, hi, ok := a.Ref(a.Units[0].Name)
+		return (lo + hi) / 2, ok
+	}
+	near := func(got, want float64) bool { return got <= want*1.6 && got >= want/1.6 }
+	l := Default()
+	checked := 0
+	for _, r := range l.Relations() {
+		var vals []float64
+		ok := true
+		for _, a := range append([]*Analyte{r.Whole}, r.Parts...) {
+			if a == nil {
+				continue
+			}
+			v, has := mid(a)
+			ok = ok && has
+			vals = append(vals, v)
+		}
+		if !ok {
+			continue
+		}
+		checked++
+		switch r.Kind {
+		case Part:
+			if vals[1] > vals[0] {
+				t.Errorf("%s %s > %s: %g > %g", r.Kind, r.Parts[0].Key, r.Whole.Key, vals[1], vals[0])
+			}
+		case Sum:
+			s := 0.0
+			for _, v := range vals[1:] {
+				s += v
+			}
+			if !near(s, vals[0]) {
+				t.Errorf("sum for %s: %g, whole %g", r.Whole.Key, s, vals[0])
+			}
+		case Ratio:
+			if got := r.Scale * vals[1] / vals[2]; !near(got, vals[0]) {
+				t.Errorf("ratio %s: %g, want about %g", r.Whole.Key, got, vals[0])
+			}
+		case Percent:
+			s := 0.0
+			for _, v := range vals {
+				s += v
+			}
+			if !near(s, 100) {
+				t.Errorf("percent: %g", s)
+			}
+		}
+	}
+	if checked < 8 {
+		t.Errorf("only %d relations could be checked", checked)
+	}
+	t.Logf("%d relations, %d checked against typical ranges", len(l.Relations()), checked)
 }

@@ -35,6 +35,8 @@ func Parse(b []byte) (*Lexicon, error) {
 			continue // the header
 		case "section":
 			err = l.addSection(f)
+		case "relation":
+			err = l.addRelation(f)
 		default:
 			err = l.addAnalyte(f)
 		}
