@@ -1,12 +1,18 @@
 // Package lexicon knows the analytes of Chinese health-check reports and lab slips: the names
-// each is printed under, its units and the factors between them, and the values no living
-// patient's sample can show. The checks use it to judge a draft; it never changes a value.
+// each is printed under, its units and the factors between them, the values no living patient's
+// sample can show, and the arithmetic that binds some of them (HDL-C is part of total
+// cholesterol). The checks use it to judge a draft; it never changes a value.
 //
 // The data is one embedded table, analytes.tsv, one row per analyte, with the source of its
-// figures noted per section. Names match tolerantly (case, width, spaces, brackets, leading
-// qualifiers such as 血清, Traditional or Simplified characters); units too (μ/u/µ, ×10^9/L or
-// 10*9/l, HPF or HP). A name that is the same word in two panels — 红细胞 in 血常规 and 尿常规 —
-// is told apart by the group the row is printed under.
+// figures noted per section; its header says the format. Names match tolerantly (case, width,
+// spaces, brackets, leading qualifiers such as 血清, Traditional or Simplified characters);
+// units too (μ/u/µ, ×10^9/L or 10*9/l, HPF or HP). A name that is the same word in two panels —
+// 红细胞 in 血常规 and 尿常规 — is told apart by the group the row is printed under, and a name two
+// analytes share (PCT) by the unit.
+//
+// A check asks Default().Match(group, name, unit) for the analyte, Analyte.Unit for the unit
+// as printed, and Unit.Limits, Unit.Ref and Unit.ToCanonical for what to compare; Relations
+// lists the parts, sums and ratios to hold values against each other. Lookups do not allocate.
 package lexicon
 
 import (

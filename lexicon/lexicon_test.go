@@ -332,3 +332,32 @@ func TestRelationsHoldForTypicalValues(t *testing.T) {
 	}
 	t.Logf("%d relations, %d checked against typical ranges", len(l.Relations()), checked)
 }
+
+// Every name of the table finds its own analyte: anywhere for names, under the section's group
+// for section names, with one of the analyte's units for shared names.
+func TestEveryNameFindsItsAnalyte(t *testing.T) {
+	l := Default()
+	for _, a := range l.Analytes() {
+		unit := ""
+		if c := a.Canonical(); c != nil {
+			unit = c.Name
+		}
+		sec, _ := l.Analyte(a.Key)
+		group := ""
+		for _, s := range l.Sections() {
+			if s.Key == sec.Section {
+				group = s.Name
+			}
+		}
+		for _, n := range a.Names {
+			if b, ok := l.Match("", n, unit); !ok || b != a {
+				t.Errorf("Match(%q, %q) = %s, want %s", n, unit, keyOf(b), a.Key)
+			}
+		}
+		for _, n := range a.SectionNames {
+			if b, ok := l.Match(group, n, unit); !ok || b != a {
+				t.Errorf("Match(%q, %q, %q) = %s, want %s", group, n, unit, keyOf(b), a.Key)
+			}
+		}
+	}
+}

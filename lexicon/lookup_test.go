@@ -407,6 +407,10 @@ func TestUnits(t *testing.T) {
 		{"inr", "", ""},
 		{"egfr", "mL/min/1.73m²", "mL/min/1.73m²"},
 		{"egfr", "ml/min/1.73m2", "mL/min/1.73m²"},
+		{"egfr", "mL/min/1.73 m^2", "mL/min/1.73m²"},
+		{"bmi", "kg/m^2", "kg/m²"},
+		{"urine_rbc", "个/HPF", "/HP"},
+		{"hbv_dna", "×10^3 IU/mL", "×10^3 IU/mL"},
 		{"d_dimer", "mg/L FEU", "mg/L FEU"},
 		{"d_dimer", "μg/mL FEU", "μg/mL FEU"},
 	} {

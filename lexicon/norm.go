@@ -233,6 +233,9 @@ func normUnit(k *key, s string) {
 		if d := superDigit(r); d >= 0 {
 			r = '0' + d
 		}
+		if r == '^' { // m^2 is m²; 10^9 was read above
+			continue
+		}
 		k.add(r)
 	}
 	// 个/HP is /HP; 个/μL stays itself (urine analysers print it, blood counts do not).
