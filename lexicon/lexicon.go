@@ -19,6 +19,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 )
 
@@ -136,6 +137,7 @@ type Section struct {
 type Lexicon struct {
 	analytes  []*Analyte
 	relations []Relation
+	arena     strings.Builder // interned normalised names and units
 	sections  []Section
 	byKey     map[string]*Analyte
 	global    names

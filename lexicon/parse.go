@@ -19,6 +19,9 @@ func Parse(b []byte) (*Lexicon, error) {
 		secRaw: make(map[string]int, 256),
 		secIdx: make(map[string]int, 32),
 	}
+	// Normalised names and units are interned in one buffer: no name is longer folded than
+	// written, so the table's size bounds them and the builder never grows.
+	l.arena.Grow(len(b))
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	line := 0
@@ -116,7 +119,7 @@ func (l *Lexicon) addAnalyte(f []string) error {
 	a.Quantitative = a.Kind == Quant
 	var err error
 	if f[3] != "" {
-		if a.Units, err = parseUnits(f[3]); err != nil {
+		if a.Units, err = l.parseUnits(f[3]); err != nil {
 			return fmt.Errorf("%s: %w", a.Key, err)
 		}
 	} else if a.Kind != Qual {
@@ -142,12 +145,12 @@ func (l *Lexicon) addAnalyte(f []string) error {
 		a.Units[i].a = a
 	}
 	for _, n := range a.Names {
-		if err := claim(l.global, n, a); err != nil {
+		if err := l.claim(l.global, n, a); err != nil {
 			return err
 		}
 	}
 	for _, n := range a.SectionNames {
-		if err := claim(l.local[sec], n, a); err != nil {
+		if err := l.claim(l.local[sec], n, a); err != nil {
 			return err
 		}
 	}
@@ -164,14 +167,14 @@ func (l *Lexicon) addAnalyte(f []string) error {
 
 // claim enters a name: a plain name must be new; ~name shares a name already entered, with
 // units disjoint from every analyte that has it, so that Match can tell them apart.
-func claim(m names, name string, a *Analyte) error {
+func (l *Lexicon) claim(m names, name string, a *Analyte) error {
 	shared := strings.HasPrefix(name, "~")
 	var k key
 	normName(&k, strings.TrimPrefix(name, "~"))
 	if k.over || k.n == 0 {
 		return fmt.Errorf("%s: name %q is empty or too long", a.Key, name)
 	}
-	s := string(k.bytes())
+	s := l.intern(k.bytes())
 	c := m[s]
 	if !shared {
 		if c.first != nil && c.first != a {
@@ -204,8 +207,8 @@ func claim(m names, name string, a *Analyte) error {
 // parseUnits reads "mmol/L,mg/dL=18.016,mg/dL=/88.4,COI=?0..1000": the first unit is
 // canonical; =N multiplies the canonical value, =/N divides it, =? has no fixed factor and may
 // carry its own limits.
-func parseUnits(s string) ([]Unit, error) {
-	var us []Unit
+func (l *Lexicon) parseUnits(s string) ([]Unit, error) {
+	us := make([]Unit, 0, strings.Count(s, ",")+1)
 	for i, part := range strings.Split(s, ",") {
 		name, fac, hasFac := strings.Cut(part, "=")
 		u := Unit{Name: name, Factor: 1}
@@ -244,7 +247,7 @@ func parseUnits(s string) ([]Unit, error) {
 		if k.over {
 			return nil, fmt.Errorf("unit %q too long", name)
 		}
-		u.norm = string(k.bytes())
+		u.norm = l.intern(k.bytes())
 		for _, v := range us {
 			if v.norm == u.norm {
 				return nil, fmt.Errorf("units %q and %q are the same after normalising", v.Name, name)
@@ -253,6 +256,13 @@ func parseUnits(s string) ([]Unit, error) {
 		us = append(us, u)
 	}
 	return us, nil
+}
+
+// intern returns b as a string that shares the lexicon's buffer.
+func (l *Lexicon) intern(b []byte) string {
+	start := l.arena.Len()
+	l.arena.Write(b)
+	return l.arena.String()[start:]
 }
 
 // parseRange reads "lo..hi".
