@@ -18,7 +18,6 @@ package lexicon
 import (
 	_ "embed"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 )
@@ -252,14 +251,4 @@ func (l *Lexicon) Section(group string) (Section, bool) {
 		return l.sections[i], true
 	}
 	return Section{}, false
-}
-
-// roundTrip reports whether a→b→a returns v within floating-point noise; used by tests.
-func roundTrip(a *Analyte, v float64, from, to string) bool {
-	w, ok := a.Convert(v, from, to)
-	if !ok {
-		return false
-	}
-	back, ok := a.Convert(w, to, from)
-	return ok && math.Abs(back-v) <= 1e-9*math.Max(1, math.Abs(v))
 }

@@ -361,3 +361,13 @@ func TestEveryNameFindsItsAnalyte(t *testing.T) {
 		}
 	}
 }
+
+// roundTrip reports whether a→b→a returns v within floating-point noise; used by tests.
+func roundTrip(a *Analyte, v float64, from, to string) bool {
+	w, ok := a.Convert(v, from, to)
+	if !ok {
+		return false
+	}
+	back, ok := a.Convert(w, to, from)
+	return ok && math.Abs(back-v) <= 1e-9*math.Max(1, math.Abs(v))
+}
