@@ -234,6 +234,14 @@ var printed = []struct{ group, name, unit, want string }{
 	{"", "HCO3-", "", "hco3"},
 	{"", "乳酸(Lac)", "", "lactate"},
 	{"", "淀粉酶", "", "amylase"},
+	// vital signs: T, P, R are not testosterone, phosphorus
+	{"一般检查", "T", "℃", "body_temperature"},
+	{"一般检查", "P", "次/分", "heart_rate"},
+	{"", "P", "次/分", "heart_rate"},
+	{"", "T", "°C", "body_temperature"},
+	{"", "P", "mmol/L", "phosphorus"},
+	{"", "T", "nmol/L", "testosterone"},
+	{"一般检查", "收缩压", "mmHg", "sbp"},
 	// row numbers and marks
 	{"血常规", "1.白细胞", "", "wbc"},
 	{"", "12、血糖", "", "glucose"},
