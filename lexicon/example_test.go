@@ -9,8 +9,7 @@ import (
 // A check finds the analyte of a row, its unit, and what is possible in that unit.
 func Example() {
 	l := lexicon.Default()
-	a, _ := l.Match("血脂", "总胆固醇(TC)", "mmol/l")
-	u, _ := a.Unit("mmol/l")
+	a, u, _ := l.Find("血脂", "总胆固醇(TC)", "mmol/l")
 	lo, hi, _ := u.Limits()
 	fmt.Println(a.Key, a.Section, u.Name, lo, hi)
 	mg, _ := a.Convert(5.2, "mmol/L", "mg/dL")

@@ -10,9 +10,10 @@
 // 红细胞 in 血常规 and 尿常规 — is told apart by the group the row is printed under, and a name two
 // analytes share (PCT) by the unit.
 //
-// A check asks Default().Match(group, name, unit) for the analyte, Analyte.Unit for the unit
-// as printed, and Unit.Limits, Unit.Ref and Unit.ToCanonical for what to compare; Relations
-// lists the parts, sums and ratios to hold values against each other. Lookups do not allocate.
+// A check asks Default().Find(group, name, unit) for the analyte and its unit as printed, then
+// Unit.Limits, Unit.Ref and Unit.ToCanonical for what to compare; Relations lists the parts,
+// sums and ratios to hold values against each other. Lookups do not allocate, and answers are
+// remembered in a bounded memo.
 package lexicon
 
 import (
@@ -136,6 +137,7 @@ type Section struct {
 type Lexicon struct {
 	analytes  []*Analyte
 	relations []Relation
+	memo      *memo           // nil: every Match computes
 	arena     strings.Builder // interned normalised names and units
 	sections  []Section
 	byKey     map[string]*Analyte
@@ -160,6 +162,7 @@ func Default() *Lexicon {
 		if err != nil {
 			panic(fmt.Sprintf("lexicon: embedded analytes.tsv: %v", err))
 		}
+		l.memo = newMemo()
 		def = l
 	})
 	return def

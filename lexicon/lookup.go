@@ -51,8 +51,16 @@ func (l *Lexicon) LookupIn(group, name string) (*Analyte, bool) { return l.Match
 // the common meaning wins. The unit only chooses between analytes that share a name (PCT in %
 // is the plateletcrit, in ng/mL procalcitonin). It does not allocate.
 func (l *Lexicon) Match(group, name, unit string) (*Analyte, bool) {
+	a, _, ok := l.Find(group, name, unit)
+	return a, ok
+}
+
+// Find is Match that also returns the analyte's unit printed as unit (Analyte.Unit), or nil
+// when the analyte does not know it: the one call a check makes per row. Answers are
+// remembered, so a name seen before costs a hash and a comparison.
+func (l *Lexicon) Find(group, name, unit string) (*Analyte, *Unit, bool) {
 	if len(name) > maxInput {
-		return nil, false
+		return nil, nil, false
 	}
 	if len(group) > maxInput {
 		group = ""
@@ -60,6 +68,24 @@ func (l *Lexicon) Match(group, name, unit string) (*Analyte, bool) {
 	if len(unit) > maxInput {
 		unit = ""
 	}
+	if l.memo != nil {
+		if a, u, ok := l.memo.get(group, name, unit); ok {
+			return a, u, a != nil
+		}
+	}
+	a, ok := l.compute(group, name, unit)
+	var u *Unit
+	if ok {
+		u, _ = a.Unit(unit)
+	}
+	if l.memo != nil {
+		l.memo.put(group, name, unit, a, u)
+	}
+	return a, u, ok
+}
+
+// compute is Match without the memo.
+func (l *Lexicon) compute(group, name, unit string) (*Analyte, bool) {
 	a, ok := l.match1(group, name, unit)
 	if !ok {
 		if rest, numbered := unnumber(name); numbered {

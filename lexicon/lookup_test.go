@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -477,17 +478,65 @@ func TestLimitsCatchMisreads(t *testing.T) {
 	}
 }
 
+// Computing an answer allocates nothing (a lexicon from Parse has no memo), and neither does a
+// remembered one.
 func TestLookupAllocs(t *testing.T) {
-	l := Default()
-	allocs := testing.AllocsPerRun(100, func() {
+	cold, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		l    *Lexicon
+	}{{"computed", cold}, {"remembered", Default()}} {
+		allocs := testing.AllocsPerRun(100, func() {
+			for _, tc := range printed {
+				if a, ok := c.l.Match(tc.group, tc.name, tc.unit); ok {
+					a.Unit(tc.unit)
+				}
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per run of %d lookups, want 0", c.what, allocs, len(printed))
+		}
+	}
+}
+
+// A remembered answer is the computed one, for every name, and a full memo stays bounded.
+func TestMemoAgrees(t *testing.T) {
+	cold, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, _ := Parse(data)
+	warm.memo = newMemo()
+	for round := 0; round < 2; round++ {
 		for _, tc := range printed {
-			if a, ok := l.Match(tc.group, tc.name, tc.unit); ok {
-				a.Unit(tc.unit)
+			a, ua, _ := cold.Find(tc.group, tc.name, tc.unit)
+			b, ub, _ := warm.Find(tc.group, tc.name, tc.unit)
+			if a != nil && b != nil && a.Key != b.Key || (a == nil) != (b == nil) {
+				t.Errorf("Find(%q, %q, %q): memo %s, computed %s", tc.group, tc.name, tc.unit, keyOf(b), keyOf(a))
+			}
+			if (ua == nil) != (ub == nil) || ua != nil && ua.Name != ub.Name {
+				t.Errorf("Find(%q, %q, %q): memo unit %v, computed %v", tc.group, tc.name, tc.unit, ub, ua)
 			}
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per run of %d lookups, want 0", allocs, len(printed))
+	}
+	// Far more distinct names than slots: the memo keeps at most one entry per slot.
+	for i := 0; i < 3*memoSlots; i++ {
+		warm.Match("", "x"+strconv.Itoa(i), "")
+	}
+	n := 0
+	for i := range warm.memo.slots {
+		if warm.memo.slots[i].Load() != nil {
+			n++
+		}
+	}
+	if n > memoSlots {
+		t.Errorf("%d entries", n)
+	}
+	if a, ok := warm.Match("", "总胆固醇", ""); !ok || a.Key != "total_cholesterol" {
+		t.Errorf("after churn: %s", keyOf(a))
 	}
 }
 
@@ -595,4 +644,27 @@ func fullWidth(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Concurrent callers share the memo safely (run with -race).
+func TestMemoConcurrent(t *testing.T) {
+	l, _ := Parse(data)
+	l.memo = newMemo()
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for i := 0; i < 3; i++ {
+				for _, tc := range printed {
+					if a, _, ok := l.Find(tc.group, tc.name, tc.unit); !ok || a.Key != tc.want {
+						t.Errorf("Find(%q, %q, %q) = %s, want %s", tc.group, tc.name, tc.unit, keyOf(a), tc.want)
+						return
+					}
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
 }
