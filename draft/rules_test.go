@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +26,15 @@ const fence = "```"
 // Expected warnings are "code@path", or just "code" when the spec leaves the path open; a bare
 // code matches a warning with that code whatever its path.
 
-var indicatorKeys = []string{"itemName", "itemGroup", "valueNum", "valueText", "unit", "refLow", "refHigh"}
+// indicatorKeys are every key of an indicator, from the contract type itself.
+var indicatorKeys = func() []string {
+	var keys []string
+	for f := range reflect.TypeFor[schema.OcrIndicator]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}()
 
 var draftKeys = []string{"title", "hospital", "checkupDate", "reportYear"}
 

@@ -57,7 +57,7 @@ func render() string {
 func fields(b *strings.Builder, t reflect.Type, indent string) {
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
+		if name == "" || name == "-" || !schema.ModelSees(f) {
 			continue
 		}
 		fmt.Fprintf(b, "%s- %s (%s): %s\n", indent, name, typeName(f), f.Tag.Get("desc"))

@@ -33,7 +33,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestEveryField fails when a contract field is missing from the prompt, with its description.
+// TestEveryField fails when a contract field the model fills is missing from the prompt, with
+// its description, or when one that code fills (model:"-") is in it.
 func TestEveryField(t *testing.T) {
 	p := Render()
 	for _, typ := range []reflect.Type{reflect.TypeFor[schema.OcrDraft](), reflect.TypeFor[schema.OcrIndicator]()} {
@@ -43,7 +44,11 @@ func TestEveryField(t *testing.T) {
 			if desc == "" {
 				t.Errorf("%s.%s has no desc tag", typ.Name(), f.Name)
 			}
-			if !strings.Contains(p, "- "+name+" (") || !strings.Contains(p, desc) {
+			sees := strings.Contains(p, "- "+name+" (")
+			switch {
+			case !schema.ModelSees(f) && sees:
+				t.Errorf("prompt asks the model for %s, which code fills", name)
+			case schema.ModelSees(f) && (!sees || !strings.Contains(p, desc)):
 				t.Errorf("prompt lacks field %s or its description", name)
 			}
 		}

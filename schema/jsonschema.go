@@ -44,6 +44,7 @@ type JSONSchema struct {
 	Properties           []Property
 	Required             []string
 	AdditionalProperties *bool
+	Values               *JSONSchema // a map's values: additionalProperties as a schema
 	Items                *JSONSchema
 	MinLength, MaxLength *int
 	Minimum, Maximum     *int
@@ -133,6 +134,9 @@ func (s *JSONSchema) MarshalJSON() ([]byte, error) {
 	if s.AdditionalProperties != nil {
 		put("additionalProperties", *s.AdditionalProperties)
 	}
+	if s.Values != nil {
+		put("additionalProperties", s.Values)
+	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
@@ -163,13 +167,17 @@ func Contract(style Style) Generator {
 	for i, w := range WarningCodes {
 		codes[i] = string(w.Code)
 	}
+	flags := make([]string, len(Flags))
+	for i, f := range Flags {
+		flags[i] = string(f)
+	}
 	refs := make(map[reflect.Type]string, len(Components))
 	for _, t := range Components {
 		refs[t] = t.Name()
 	}
 	return Generator{
 		Style: style,
-		Enums: map[reflect.Type][]string{reflect.TypeFor[WarningCode](): codes},
+		Enums: map[reflect.Type][]string{reflect.TypeFor[WarningCode](): codes, reflect.TypeFor[Flag](): flags},
 		Refs:  refs,
 	}
 }
@@ -212,6 +220,8 @@ func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 		s = &JSONSchema{Type: []string{"integer"}}
 	case t.Kind() == reflect.Bool:
 		s = &JSONSchema{Type: []string{"boolean"}}
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		s = &JSONSchema{Type: []string{"object"}, Values: g.gen(t.Elem(), false)}
 	case t.Kind() == reflect.Slice:
 		s = &JSONSchema{Type: []string{"array"}, Items: g.gen(t.Elem(), false)}
 	case t.Kind() == reflect.Struct:
@@ -243,7 +253,7 @@ func (g Generator) object(t reflect.Type) *JSONSchema {
 	s := &JSONSchema{Type: []string{"object"}, AdditionalProperties: &no, Properties: []Property{}, Required: []string{}}
 	for f := range t.Fields() {
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" || !f.IsExported() || g.Style == Strict && !ModelSees(f) {
 			continue
 		}
 		if name == "" {

@@ -71,6 +71,7 @@ func TestStrictForm(t *testing.T) {
 	want := map[string][]string{
 		"itemName": {"string"}, "itemGroup": {"string", "null"}, "valueNum": {"number", "null"},
 		"valueText": {"string", "null"}, "unit": {"string", "null"}, "refLow": {"number", "null"}, "refHigh": {"number", "null"},
+		"printedFlag": {"string", "null"}, "refText": {"string", "null"}, // page and analyte are code's
 	}
 	if diff := cmp.Diff(want, types); diff != "" {
 		t.Errorf("indicator types (-want +got):\n%s", diff)

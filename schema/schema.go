@@ -7,12 +7,15 @@
 // Tags:
 //   - json: the camelCase name;
 //   - validate: go-playground/validator rules, checked item by item in package draft;
-//   - desc: what the field means, written for the model and for API readers alike.
+//   - desc: what the field means, written for the model and for API readers alike;
+//   - model:"-": filled by code, never by the model: left out of the prompt and of the
+//     structured-output schema (see ModelSees).
 package schema
 
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
 // OcrDraft is what the model read off one report, for a person to confirm.
@@ -33,7 +36,30 @@ type OcrIndicator struct {
 	Unit      *string  `json:"unit" validate:"omitempty,max=50" desc:"The unit as printed, such as mmol/L or ×10^9/L."`
 	RefLow    *Decimal `json:"refLow" validate:"-" desc:"The lower bound of the reference range."`
 	RefHigh   *Decimal `json:"refHigh" validate:"-" desc:"The upper bound of the reference range."`
+	// Evidence: what the report printed beside the value, kept so that code can check it.
+	PrintedFlag *Flag   `json:"printedFlag" validate:"-" desc:"The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed."`
+	RefText     *string `json:"refText" validate:"omitempty,max=200" desc:"The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45."`
+	// Page and Analyte are filled by code, never by the model (model:"-" keeps them out of the
+	// prompt and the structured-output schema).
+	Page    *int    `json:"page" validate:"-" model:"-" desc:"The 1-based page of the report the row came from (1 for /v1/parse)."`
+	Analyte *string `json:"analyte" validate:"-" model:"-" desc:"The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model."`
 }
+
+// Flag is an abnormality mark as printed beside a result.
+type Flag string
+
+// The flags, in the order of Flags.
+const (
+	FlagHigh     Flag = "high"
+	FlagLow      Flag = "low"
+	FlagAbnormal Flag = "abnormal"
+)
+
+// Flags is the one list of flags.
+var Flags = []Flag{FlagHigh, FlagLow, FlagAbnormal}
+
+// ModelSees reports whether a field is the model's to fill: code-only fields carry model:"-".
+func ModelSees(f reflect.StructField) bool { return f.Tag.Get("model") != "-" }
 
 // Result is a draft and what the person confirming it should look at.
 type Result struct {
@@ -46,6 +72,10 @@ type Warning struct {
 	Code    WarningCode `json:"code" desc:"What kind of problem; stable, for programs."`
 	Path    *string     `json:"path" desc:"Where: a path into the draft such as indicators[3].refLow, or for a dropped item its place in the model's reply; null for the whole draft."`
 	Message string      `json:"message" desc:"What happened, for the person confirming the draft."`
+	Page    *int        `json:"page" desc:"The 1-based page the warning is about; null for the whole report or when unknown."`
+	// Params are the facts the message speaks of (the item's name, the value, the range …) as
+	// strings, numbers written as printed, so that an app can write its own sentence.
+	Params map[string]string `json:"params" desc:"The facts the message speaks of, by name (itemName, value, refLow …), as strings with numbers as printed; {} when none."`
 }
 
 // WarningCode is a stable, machine-readable warning code.
@@ -102,6 +132,15 @@ func (d OcrDraft) MarshalJSON() ([]byte, error) {
 		d.Indicators = []OcrIndicator{}
 	}
 	return marshal(plain(d))
+}
+
+// MarshalJSON writes params as {} when there are none: every key is always present.
+func (w Warning) MarshalJSON() ([]byte, error) {
+	type plain Warning
+	if w.Params == nil {
+		w.Params = map[string]string{}
+	}
+	return marshal(plain(w))
 }
 
 // MarshalJSON writes warnings as [] when there are none.

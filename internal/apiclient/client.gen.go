@@ -77,17 +77,29 @@ type OcrDraft struct {
 
 // OcrIndicator defines model for OcrIndicator.
 type OcrIndicator struct {
+	// Analyte The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model.
+	Analyte *string `json:"analyte"`
+
 	// ItemGroup The section or panel the item is printed under, such as 血常规.
 	ItemGroup *string `json:"itemGroup"`
 
 	// ItemName The item's name as printed, such as 总胆固醇 or ALT.
 	ItemName string `json:"itemName"`
 
+	// Page The 1-based page of the report the row came from (1 for /v1/parse).
+	Page *int `json:"page"`
+
+	// PrintedFlag The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed.
+	PrintedFlag *string `json:"printedFlag"`
+
 	// RefHigh The upper bound of the reference range.
 	RefHigh *json.Number `json:"refHigh"`
 
 	// RefLow The lower bound of the reference range.
 	RefLow *json.Number `json:"refLow"`
+
+	// RefText The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45.
+	RefText *string `json:"refText"`
 
 	// Unit The unit as printed, such as mmol/L or ×10^9/L.
 	Unit *string `json:"unit"`
@@ -243,6 +255,12 @@ type Warning struct {
 
 	// Message What happened, for the person confirming the draft.
 	Message string `json:"message"`
+
+	// Page The 1-based page the warning is about; null for the whole report or when unknown.
+	Page *int `json:"page"`
+
+	// Params The facts the message speaks of, by name (itemName, value, refLow …), as strings with numbers as printed; {} when none.
+	Params map[string]string `json:"params"`
 
 	// Path Where: a path into the draft such as indicators[3].refLow, or for a dropped item its place in the model's reply; null for the whole draft.
 	Path *string `json:"path"`
