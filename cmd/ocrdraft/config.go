@@ -55,6 +55,7 @@ type config struct {
 	IdleTimeout     time.Duration
 	MaxHeaderBytes  int
 	DebugLogReplies bool
+	ReplyExcerpts   bool
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -83,8 +84,10 @@ const (
 	cmdServe command = 1 << iota
 	cmdExtract
 	cmdHealthcheck
+	cmdCheck
 
-	both = cmdServe | cmdExtract
+	both     = cmdServe | cmdExtract
+	endpoint = both | cmdCheck // the model endpoint: where, with which key, which model
 )
 
 var settings = []setting{
@@ -97,9 +100,9 @@ var settings = []setting{
 		}
 		c.BaseURL = v
 		return nil
-	}, both},
-	{[]string{"OCR_MODEL_API_KEY", "OPENAI_API_KEY"}, "", "", "string", "key for the model endpoint (environment only, so it never shows in a process list)", func(c *config, v string) error { c.APIKey = v; return nil }, both},
-	{[]string{"OCR_MODEL"}, "model", "", "string", "model name (gpt-4o-mini, qwen-vl-max, llama3.2-vision …); empty leaves /v1/extract answering model_not_configured", func(c *config, v string) error { c.Model = v; return nil }, both},
+	}, endpoint},
+	{[]string{"OCR_MODEL_API_KEY", "OPENAI_API_KEY"}, "", "", "string", "key for the model endpoint (environment only, so it never shows in a process list)", func(c *config, v string) error { c.APIKey = v; return nil }, endpoint},
+	{[]string{"OCR_MODEL"}, "model", "", "string", "model name (gpt-4o-mini, qwen-vl-max, llama3.2-vision …); empty leaves /v1/extract answering model_not_configured", func(c *config, v string) error { c.Model = v; return nil }, endpoint},
 	{[]string{"OCR_OUTPUT_MODE"}, "output-mode", "prompt", "mode", "prompt, json_object or json_schema", func(c *config, v string) error {
 		switch v {
 		case vision.ModePrompt, vision.ModeJSONObject, vision.ModeJSONSchema:
@@ -152,6 +155,14 @@ var settings = []setting{
 	{[]string{"OCR_HEADER_TIMEOUT"}, "header-timeout", server.DefaultHeaderTimeout.String(), "duration", "deadline for a request's headers", duration(func(c *config, d time.Duration) { c.HeaderTimeout = d }), cmdServe},
 	{[]string{"OCR_IDLE_TIMEOUT"}, "idle-timeout", server.DefaultIdleTimeout.String(), "duration", "how long a kept-alive connection may sit idle", duration(func(c *config, d time.Duration) { c.IdleTimeout = d }), cmdServe},
 	{[]string{"OCR_MAX_HEADER_BYTES"}, "max-header-bytes", strconv.Itoa(server.DefaultMaxHeaderBytes), "bytes", "largest request line and headers, in bytes (431 beyond)", positiveInt(func(c *config, n int) { c.MaxHeaderBytes = n }), cmdServe},
+	{[]string{"OCR_REPLY_EXCERPTS"}, "reply-excerpts", "true", "bool", "send the start of an unusable model reply to the caller as a problem's replyExcerpt (report text: never in detail, never logged); false leaves it out", func(c *config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		c.ReplyExcerpts = b
+		return nil
+	}, cmdServe},
 	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "bool", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
@@ -338,6 +349,12 @@ overrides its variable.
 Send the images of one report (one per page, in order) to the model and print the result as
 POST /v1/extract answers it, or its problem document and exit 1. Settings come from the
 environment (OCR_*); a flag overrides its variable.
+`,
+	"check": `usage: ocrdraft check [flags]
+
+Try the configured model endpoint once (OCR_MODEL_BASE_URL, OCR_MODEL_API_KEY, OCR_MODEL) and say,
+one line each, whether it is reachable, the key accepted and the model known; exit 0 when all
+three are, else 1. It sends no image and nothing from any report.
 `,
 	"healthcheck": `usage: ocrdraft healthcheck [flags]
 

@@ -3,6 +3,7 @@
 //	ocrdraft serve [flags]               run the HTTP API
 //	ocrdraft parse [flags] FILE...       read captured model replies (- for stdin)
 //	ocrdraft extract [flags] IMAGE...    send report images to the model, print the draft
+//	ocrdraft check                       try the model endpoint: reachable, key, model
 //	ocrdraft healthcheck [flags]         ask the running server's /healthz (Docker's HEALTHCHECK)
 //	ocrdraft version                     print the build
 //
@@ -45,6 +46,7 @@ const usage = `usage:
   ocrdraft serve [flags]                run the HTTP API (configuration: OCR_* environment variables)
   ocrdraft parse [flags] FILE...        read captured model replies; - reads stdin
   ocrdraft extract [flags] IMAGE...     send report images to the model and print the draft
+  ocrdraft check [flags]                try the model endpoint: reachable, key accepted, model known
   ocrdraft healthcheck [flags]          ask the running server's /healthz: exit 0 when healthy, else 1
   ocrdraft version                      print the build (also --version)
 Run "ocrdraft COMMAND -h" for a command's flags and settings.
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runExtract(ctx, args[1:], environ, stdout, stderr)
 	case "parse":
 		return runParse(args[1:], stdin, stdout, stderr)
+	case "check":
+		return runCheck(ctx, args[1:], environ, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, args[1:], environ, stdout, stderr)
 	case "version", "-version", "--version":

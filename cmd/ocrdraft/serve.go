@@ -64,8 +64,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	var ext server.Extractor
 	if svc != nil {
 		ext = svc
-		log.Info("model configured", "model", cfg.Model, "outputMode", cfg.OutputMode,
-			"maxInFlight", cfg.MaxInFlight, "queueWait", cfg.QueueWait.String())
+		log.Info("model configured", "endpoint", vision.Endpoint(cfg.BaseURL), "model", cfg.Model,
+			"outputMode", cfg.OutputMode, "maxInFlight", cfg.MaxInFlight, "queueWait", cfg.QueueWait.String())
+		if vision.KeylessDefault(visionConfig(cfg)) {
+			log.Warn("OCR_MODEL_API_KEY is not set for OpenAI's own endpoint: every model call will fail with 401; set it, or OCR_MODEL_BASE_URL for a local server")
+		}
 	} else {
 		log.Warn("no model configured: /v1/extract answers 503 model_not_configured; set OCR_MODEL, OCR_MODEL_BASE_URL and OCR_MODEL_API_KEY")
 	}
@@ -83,6 +86,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	srv := server.New(server.Config{
 		Extractor:       ext,
 		NotConfigured:   notConfigured,
+		NoReplyExcerpts: !cfg.ReplyExcerpts,
 		MaxImageBytes:   cfg.MaxImageBytes,
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		MaxPages:        cfg.MaxPages,
@@ -205,17 +209,7 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 	if cfg.Model == "" {
 		return nil, nil
 	}
-	vc := vision.Config{
-		BaseURL:        cfg.BaseURL,
-		APIKey:         cfg.APIKey,
-		Model:          cfg.Model,
-		OutputMode:     cfg.OutputMode,
-		MaxTokens:      cfg.MaxTokens,
-		Temperature:    float32(cfg.Temperature),
-		Tries:          cfg.ModelTries,
-		AttemptTimeout: cfg.AttemptTimeout,
-		IdleConns:      cfg.MaxInFlight,
-	}
+	vc := visionConfig(cfg)
 	if cfg.OutputMode == vision.ModeJSONSchema {
 		s, err := json.Marshal(schema.Generate(reflect.TypeFor[schema.OcrDraft](), schema.Strict))
 		if err != nil {
@@ -245,6 +239,21 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 		Concurrency: cfg.PageConcurrency,
 		RetryMemory: cfg.RetryMemory,
 	}), nil
+}
+
+// visionConfig is the model client's configuration, for serve, extract and check alike.
+func visionConfig(cfg config) vision.Config {
+	return vision.Config{
+		BaseURL:        cfg.BaseURL,
+		APIKey:         cfg.APIKey,
+		Model:          cfg.Model,
+		OutputMode:     cfg.OutputMode,
+		MaxTokens:      cfg.MaxTokens,
+		Temperature:    float32(cfg.Temperature),
+		Tries:          cfg.ModelTries,
+		AttemptTimeout: cfg.AttemptTimeout,
+		IdleConns:      cfg.MaxInFlight,
+	}
 }
 
 // runExtract does from the command line what POST /v1/extract does: the images of one report in,
