@@ -250,7 +250,7 @@ func (s *Server) textBody(c echo.Context) (b []byte, done func(), err error) {
 		held.Close()
 		return nil, nil, bodyErr(err, "the body cannot be read")
 	}
-	if err := s.texts.Enter(c.Request().Context(), nil); err != nil {
+	if err := s.texts.Enter(c.Request().Context(), s.cfg.Metrics.TextQueued); err != nil {
 		held.Close()
 		return nil, nil, err
 	}

@@ -26,6 +26,7 @@ const namespace = "ocrdraft"
 // concurrent use.
 type Metrics struct {
 	reg *prometheus.Registry
+	own *counting // the service's own collectors, as registered
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
@@ -57,11 +58,12 @@ func New() *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every name gets the ocrdraft_ prefix, and every collector is registered as it is made.
-	f := promauto.With(prometheus.WrapRegistererWithPrefix(namespace+"_", reg))
+	own := &counting{Registerer: reg}
+	f := promauto.With(prometheus.WrapRegistererWithPrefix(namespace+"_", own))
 	// Request durations span a 5 ms probe and a 120 s multi-page extraction.
 	httpBuckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120}
 	m := &Metrics{
-		reg: reg,
+		reg: reg, own: own,
 		httpRequests: f.NewCounterVec(prometheus.CounterOpts{
 			Name: "http_requests_total",
 			Help: "HTTP requests answered, by route template, method and status.",
@@ -91,7 +93,7 @@ func New() *Metrics {
 		}),
 		queueWaiting: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "queue_waiting",
-			Help: "Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model), requests for room to read their bodies (queue=upload).",
+			Help: "Waiting for a slot now: requests for their turn (queue=request), model calls for theirs (queue=model), requests for room to read their bodies (queue=upload), /v1/parse and /v1/validate requests for theirs (queue=text).",
 		}, []string{"queue"}),
 		queueWait: f.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "queue_wait_seconds",
@@ -154,7 +156,7 @@ func New() *Metrics {
 	for _, st := range []parse.Stage{parse.Strict, parse.Fenced, parse.Extracted, parse.Repaired, parse.Failed} {
 		m.stages.WithLabelValues(string(st))
 	}
-	for _, q := range []string{queueRequest, queueModel, queueUpload} {
+	for _, q := range []string{queueRequest, queueModel, queueUpload, queueText} {
 		m.queueWaiting.WithLabelValues(q)
 		m.overloaded.WithLabelValues(q)
 	}
@@ -208,6 +210,7 @@ const (
 	queueRequest = "request"
 	queueModel   = "model"
 	queueUpload  = "upload"
+	queueText    = "text" // /v1/parse and /v1/validate requests waiting for their turn
 )
 
 // Queued records a model call starting to wait for a slot; the returned func records the end of
@@ -237,6 +240,11 @@ func (m *Metrics) queued(queue string) func(time.Duration, bool) {
 // Queued does for model calls. That wait has no bound but the request's deadline.
 func (m *Metrics) UploadQueued() (done func(wait time.Duration, rejected bool)) {
 	return m.queued(queueUpload)
+}
+
+// TextQueued records a /v1/parse or /v1/validate request starting to wait for its turn.
+func (m *Metrics) TextQueued() (done func(wait time.Duration, rejected bool)) {
+	return m.queued(queueText)
 }
 
 // Extracting records a /v1/extract request getting its turn; the returned func records its end.
@@ -273,3 +281,23 @@ func (m *Metrics) Page(p extract.PageMeta) {
 // count is n for a counter, which panics on a negative Add: the token counts come from the
 // upstream, and a page's metrics must never be what ends the process.
 func count(n int) float64 { return float64(max(n, 0)) }
+
+// counting is a Registerer that counts what is registered through it, so that a test can tell
+// that the generated table in docs/operations.md lists every one of the service's own metrics.
+type counting struct {
+	prometheus.Registerer
+	n int
+}
+
+func (c *counting) Register(col prometheus.Collector) error {
+	c.n++
+	return c.Registerer.Register(col)
+}
+
+func (c *counting) MustRegister(cs ...prometheus.Collector) {
+	for _, col := range cs {
+		if err := c.Register(col); err != nil {
+			panic(err)
+		}
+	}
+}
