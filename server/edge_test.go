@@ -134,7 +134,7 @@ func TestStalledBody(t *testing.T) {
 // callers beyond the idle timeout: with the one /v1/extract turn held by a stalled body, the
 // next request waits for the turn, gets it when the stalled one is answered 408, and reads.
 func TestStalledBodiesFreeTurns(t *testing.T) {
-	e := newEnv(t, options{maxRequests: 1, textInFlight: 1, queueWait: 10 * time.Second, bodyIdle: 50 * time.Millisecond})
+	e := newEnv(t, options{maxRequests: 1, textInFlight: 1, queueWait: 10 * time.Second, bodyIdle: time.Second})
 	e.model.Default(fakeopenai.Reply(lipid))
 	addr := e.listen()
 	body, ct := multipartBody(t, page)
