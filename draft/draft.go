@@ -8,6 +8,7 @@
 package draft
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -23,6 +25,7 @@ import (
 // Builder builds drafts. It is safe for concurrent use.
 type Builder struct {
 	validate *validator.Validate
+	lex      *lexicon.Lexicon // names each row's analyte
 }
 
 // New returns a Builder.
@@ -32,7 +35,7 @@ func New() *Builder {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		return name
 	})
-	return &Builder{validate: v}
+	return &Builder{validate: v, lex: lexicon.Default()}
 }
 
 // Limits on a reply's shape, so that hostile nesting costs nothing.
@@ -43,8 +46,12 @@ const (
 
 // Build reads a draft out of a decoded JSON value. It never fails: what it cannot read is null or
 // left out, with a warning.
-func (b *Builder) Build(v parse.Value) schema.Result {
-	bd := build{b: b}
+func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, false) }
+
+// build reads a draft; confirmed says it is a draft a person confirmed (Validate), whose bounds
+// and pages are the person's.
+func (b *Builder) build(v parse.Value, confirmed bool) schema.Result {
+	bd := build{b: b, page: 1, confirmed: confirmed}
 	bd.draft.Indicators = []schema.OcrIndicator{}
 	bd.root(v, 0)
 	bd.check()
@@ -69,7 +76,9 @@ func (bd *build) result() schema.Result {
 			counts[c]++
 		}
 		for _, c := range order {
-			ws = append(ws, schema.WarnDraft(c, fmt.Sprintf("%d more warnings of this kind are not listed", counts[c])))
+			w := schema.WarnDraft(c, fmt.Sprintf("%d more warnings of this kind are not listed", counts[c]))
+			w.Page, w.Params = bd.pageNum(), map[string]string{"count": strconv.Itoa(counts[c])}
+			ws = append(ws, w)
 		}
 	}
 	return schema.Result{Draft: bd.draft, Warnings: ws}
@@ -77,29 +86,60 @@ func (bd *build) result() schema.Result {
 
 // build is the state of one Build call.
 type build struct {
-	b        *Builder
-	a        arena
-	draft    schema.OcrDraft
-	warnings []schema.Warning
-	over     []schema.WarningCode // warnings past maxWarnings, counted, not written
+	b         *Builder
+	a         arena
+	draft     schema.OcrDraft
+	warnings  []schema.Warning
+	over      []schema.WarningCode // warnings past maxWarnings, counted, not written
+	page      int                  // the page the reply is of, 1-based
+	pagePtr   *int                 // page, shared by every indicator and warning of the build
+	confirmed bool                 // a draft a person confirmed (Validate), not a model's reply
+}
+
+// sub starts the build of a part of the reply, read on its own.
+func (bd *build) sub() *build {
+	sub := &build{b: bd.b, page: bd.page, confirmed: bd.confirmed}
+	sub.draft.Indicators = []schema.OcrIndicator{}
+	return sub
+}
+
+// pageNum is the build's page for an indicator or a warning. The pointer is shared: a page is
+// replaced (Merge), never written through.
+func (bd *build) pageNum() *int {
+	if bd.pagePtr == nil || *bd.pagePtr != bd.page {
+		p := bd.page
+		bd.pagePtr = &p
+	}
+	return bd.pagePtr
 }
 
 func (bd *build) warn(code schema.WarningCode, path, format string, args ...any) {
+	bd.warnp(code, path, nil, format, args...)
+}
+
+// warnp warns with params: the facts the message speaks of.
+func (bd *build) warnp(code schema.WarningCode, path string, params map[string]string, format string, args ...any) {
 	if len(bd.warnings) >= maxWarnings {
 		bd.over = append(bd.over, code)
 		return
 	}
-	bd.warnings = append(bd.warnings, schema.Warn(code, path, fmt.Sprintf(format, args...)))
+	w := schema.Warn(code, path, fmt.Sprintf(format, args...))
+	w.Page, w.Params = bd.pageNum(), params
+	bd.warnings = append(bd.warnings, w)
 }
 
 // dropped warns that item i of the list at path was left out; past maxWarnings it only counts,
 // without building the path.
 func (bd *build) dropped(path string, i int, format string, args ...any) {
+	bd.droppedp(path, i, nil, format, args...)
+}
+
+func (bd *build) droppedp(path string, i int, params map[string]string, format string, args ...any) {
 	if len(bd.warnings) >= maxWarnings {
 		bd.over = append(bd.over, schema.IndicatorDropped)
 		return
 	}
-	bd.warn(schema.IndicatorDropped, itemPath(path, i), format, args...)
+	bd.warnp(schema.IndicatorDropped, itemPath(path, i), params, format, args...)
 }
 
 // root finds the draft in v: a list is the indicators; an object with draft keys is the draft; an
@@ -144,8 +184,7 @@ func (bd *build) root(v parse.Value, depth int) {
 			if !val.IsContainer() {
 				continue
 			}
-			sub := &build{b: bd.b}
-			sub.draft.Indicators = []schema.OcrIndicator{}
+			sub := bd.sub()
 			sub.root(val, depth+1)
 			if best == nil || len(sub.draft.Indicators) > len(best.draft.Indicators) ||
 				len(sub.draft.Indicators) == len(best.draft.Indicators) && empty(best.draft) && !empty(sub.draft) {
@@ -247,14 +286,14 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warn(schema.InvalidDate, "checkupDate", "%s is not a calendar date; set to null", quote(s.val))
+			bd.warnp(schema.InvalidDate, "checkupDate", kv("value", param(s.val)), "%s is not a calendar date; set to null", quote(s.val))
 		}
 		d.CheckupDate = date
 	}
 	if s := f[fReportYear]; s.key != "" {
 		y, ok := readYear(s.val)
 		if !ok {
-			bd.warn(schema.InvalidValue, "reportYear", "%s is not a year; set to null", quote(s.val))
+			bd.warnp(schema.InvalidValue, "reportYear", kv("value", param(s.val)), "%s is not a year; set to null", quote(s.val))
 		}
 		d.ReportYear = y
 	}
@@ -317,8 +356,7 @@ func (bd *build) pages(members []parse.Member, depth int) bool {
 			if p.Kind != parse.Object {
 				return false
 			}
-			sub := &build{b: bd.b}
-			sub.draft.Indicators = []schema.OcrIndicator{}
+			sub := bd.sub()
 			sub.root(p, depth+1)
 			res := sub.result()
 			pages = append(pages, Page{Result: &res})
@@ -446,7 +484,7 @@ func (bd *build) text(s slot, path string) *string {
 	}
 	t, ok := readText(s.val, &bd.a)
 	if !ok {
-		bd.warn(schema.InvalidValue, path, "%s is not text; set to null", quote(s.val))
+		bd.warnp(schema.InvalidValue, path, kv("value", param(s.val)), "%s is not text; set to null", quote(s.val))
 	}
 	return t
 }
@@ -486,6 +524,13 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 			continue
 		}
 		if ind, ok := bd.item(&f, path, i, group); ok {
+			if bd.confirmed { // a confirmed draft says its rows' pages; code cannot know them
+				if p, ok := raw.Get("page"); ok && p.Kind == parse.Number {
+					if n, err := strconv.Atoi(p.Text); err == nil && n >= 1 {
+						ind.Page = &n
+					}
+				}
+			}
 			bd.draft.Indicators = append(bd.draft.Indicators, ind)
 		}
 	}
@@ -503,14 +548,18 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		return ind, false
 	}
 	if isPlaceholder(*name) {
-		bd.dropped(path, i, "item is a placeholder from a format example (%q), not a result", *name)
+		bd.droppedp(path, i, kv("itemName", *name), "item is a placeholder from a format example (%q), not a result", *name)
 		return ind, false
 	}
 	ind.ItemName = *name
 	mark, markOver := len(bd.warnings), len(bd.over)
 	idx := len(bd.draft.Indicators)
-	warn := func(code schema.WarningCode, field, format string, args ...any) {
-		bd.warn(code, itemPath("indicators", idx)+"."+field, format, args...)
+	warn := func(code schema.WarningCode, field string, p map[string]string, format string, args ...any) {
+		if p == nil {
+			p = map[string]string{}
+		}
+		p["itemName"] = ind.ItemName
+		bd.warnp(code, itemPath("indicators", idx)+"."+field, p, format, args...)
 	}
 
 	if g, ok := readText(f[fItemGroup].val, &bd.a); ok && g != nil {
@@ -518,10 +567,11 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	} else {
 		ind.ItemGroup = group
 	}
+	nested(f)
 	if u, ok := readText(f[fUnit].val, &bd.a); ok {
 		ind.Unit = u
 	} else {
-		warn(schema.InvalidValue, "unit", "%s is not text; set to null", quote(f[fUnit].val))
+		warn(schema.InvalidValue, "unit", kv("value", param(f[fUnit].val)), "%s is not text; set to null", quote(f[fUnit].val))
 	}
 	setUnit := func(u string) {
 		if ind.Unit == nil && u != "" {
@@ -551,14 +601,15 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 			ind.Unit = bd.a.str(v.v.unit + " " + *ind.Unit)
 			break
 		}
-		warn(schema.UnitConflict, v.field, "%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
+		warn(schema.UnitConflict, v.field, kv("value", v.v.src, "valueUnit", v.v.unit, "unit", *ind.Unit),
+			"%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
 		break
 	}
 	if num.bad {
-		warn(schema.InvalidValue, "valueNum", "%s is not a number; set to null", quote(f[fValueNum].val))
+		warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValueNum].val)), "%s is not a number; set to null", quote(f[fValueNum].val))
 	}
 	if txt.bad {
-		warn(schema.InvalidValue, "valueText", "%s is not text; set to null", quote(f[fValueText].val))
+		warn(schema.InvalidValue, "valueText", kv("value", param(f[fValueText].val)), "%s is not text; set to null", quote(f[fValueText].val))
 	}
 	ind.ValueNum = num.num
 	setUnit(num.unit)
@@ -566,7 +617,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		if txt.text == nil && txt.num == nil {
 			ind.ValueText = num.text
 		} else if txt.text == nil || *txt.text != *num.text {
-			warn(schema.InvalidValue, "valueNum", "%q is not a number; set to null", *num.text)
+			warn(schema.InvalidValue, "valueNum", kv("value", *num.text), "%q is not a number; set to null", *num.text)
 		}
 	}
 	switch {
@@ -578,42 +629,46 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	case txt.num != nil:
 		s := strings.TrimSpace(f[fValueText].val.Text)
 		ind.ValueText = &s
+	case txt.text != nil && txt.flag != "" && (ind.ValueNum != nil || gen.num != nil):
+		// valueText "↑" beside a number: the number's mark, not a result of its own
 	case txt.text != nil:
 		ind.ValueText = txt.text
+		txt.flag = "" // a result printed as a word (高) is the result, not a mark
 	}
 	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum) {
 		ind.ValueNum = nil // valueNum 0.5 beside valueText "<0.5": the result is below 0.5, not 0.5
 	}
+	rngText := cmp.Or(num.rng, txt.rng)
+	flag := joinFlags(num.flag, txt.flag)
 	if ind.ValueNum == nil && ind.ValueText == nil {
 		if gen.bad {
-			warn(schema.InvalidValue, "valueNum", "%s is not a result; set to null", quote(f[fValue].val))
+			warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValue].val)), "%s is not a result; set to null", quote(f[fValue].val))
 		}
 		ind.ValueNum, ind.ValueText = gen.num, gen.text
 		setUnit(gen.unit)
+		rngText = cmp.Or(rngText, gen.rng)
+		if gen.text == nil || gen.num != nil {
+			flag = joinFlags(flag, gen.flag)
+		}
 	}
 
-	// The reference range: refLow and refHigh, each a number or a range string, then a range key.
-	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
-	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
-	rng, lone, rngOK := readRange(f[fRefRange].val, &bd.a)
-	if !lowOK {
-		warn(schema.InvalidValue, "refLow", "%s is not a bound; set to null", quote(f[fRefLow].val))
+	// The printed mark: a flag column says it; else the mark beside the number.
+	// A report's own flag column may hold a remark (提示: 正常，无需复查): only the contract's
+	// key, which the model was told takes a mark, warns about a value that is not one.
+	if s := f[fPrintedFlag]; s.key != "" {
+		fl, ok := readFlag(s.val)
+		if !ok && lookup(s.key)[1].rank == 0 {
+			warn(schema.InvalidValue, "printedFlag", kv("value", param(s.val)), "%s is not an abnormality mark; set to null", quote(s.val))
+		}
+		if fl != "" {
+			flag = fl
+		}
 	}
-	if !highOK {
-		warn(schema.InvalidValue, "refHigh", "%s is not a bound; set to null", quote(f[fRefHigh].val))
+	if flag != "" {
+		ind.PrintedFlag = bd.a.flag(flag)
 	}
-	if !rngOK || lone != nil {
-		warn(schema.InvalidValue, "refLow", "reference range %s could not be read; bounds set to null", quote(f[fRefRange].val))
-	}
-	ind.RefLow = first(low, lowRange.low, highRange.low, rng.low)
-	ind.RefHigh = first(high, highRange.high, lowRange.high, rng.high)
-	setUnit(lowRange.unit)
-	setUnit(highRange.unit)
-	setUnit(rng.unit)
-	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
-		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
-		warn(schema.ReferenceRangeSwapped, "refLow", "reference range %s–%s was reversed; swapped", ind.RefHigh, ind.RefLow)
-	}
+
+	bd.ranges(f, &ind, rngText, warn, setUnit)
 
 	// Validation, field by field: a broken optional field is nulled, a broken name drops the item.
 	if err := bd.b.validate.Struct(ind); err != nil {
@@ -624,10 +679,128 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 				return ind, false
 			}
 			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()
-			warn(schema.InvalidValue, fe.Field(), "%s; set to null", describe(fe))
+			warn(schema.InvalidValue, fe.Field(), nil, "%s; set to null", describe(fe))
 		}
 	}
+	// Evidence filled by code: the page, and the analyte the row's name, group and unit name.
+	ind.Page = bd.pageNum()
+	if a, _, ok := bd.b.lex.Find(deref(ind.ItemGroup), ind.ItemName, deref(ind.Unit)); ok {
+		ind.Analyte = bd.a.str(a.Key)
+	}
 	return ind, true
+}
+
+// nestedFields are what a result object may hold besides its value:
+// {"value": 5.86, "unit": "mmol/L", "flag": "H", "range": {"low": 3.1, "high": 5.2}}.
+var nestedFields = []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fPrintedFlag}
+
+// nested reads a result written as an object under a value key: its fields count as the item's
+// own, where the item does not give them itself.
+func nested(f *fields) {
+	for _, k := range []field{fValueNum, fValue, fValueText} {
+		v := f[k].val
+		if v.Kind != parse.Object {
+			continue
+		}
+		var sub fields
+		sub.pick(v.Members, 1)
+		if sub[fValueNum].key == "" && sub[fValueText].key == "" && sub[fValue].key == "" {
+			continue // {"v": 5.6}: not a result object; it is warned about as it is
+		}
+		f[k] = slot{}
+		for _, j := range nestedFields {
+			if f[j].key == "" && sub[j].key != "" {
+				f[j] = sub[j]
+			}
+		}
+	}
+}
+
+// ranges reads the reference range: the range as printed (a range key, or the range written
+// in the result string), and refLow and refHigh, each a number or a range string. The bounds are
+// the printed range's when it gives any: code splits a range, the model's own split is only a
+// fallback. A range printed per sex gives no bounds: which applies is not the reader's to pick.
+// A confirmed draft's bounds are the person's, and win.
+func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(schema.WarningCode, string, map[string]string, string, ...any), setUnit func(string)) {
+	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
+	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
+	rv := f[fRefRange].val
+	if f[fRefRange].key == "" && rngText != "" {
+		rv = parse.Value{Kind: parse.String, Text: rngText}
+	}
+	rng, lone, rngOK := readRange(rv, &bd.a)
+	if !lowOK {
+		warn(schema.InvalidValue, "refLow", kv("value", param(f[fRefLow].val)), "%s is not a bound; set to null", quote(f[fRefLow].val))
+	}
+	if !highOK {
+		warn(schema.InvalidValue, "refHigh", kv("value", param(f[fRefHigh].val)), "%s is not a bound; set to null", quote(f[fRefHigh].val))
+	}
+	ind.RefText = rng.text
+	if lone != nil && rv.Kind == parse.String { // "5.2" in a range key: printed, if not a range
+		ind.RefText = bd.a.str(clean(rv.Text))
+	}
+	if ind.RefText == nil {
+		ind.RefText = cmp.Or(lowRange.text, highRange.text)
+	}
+	sex := rng.sex || lowRange.sex || highRange.sex
+	given := first(low, lowRange.low, highRange.low) != nil || first(high, highRange.high, lowRange.high) != nil
+	switch {
+	case bd.confirmed && given:
+		ind.RefLow = first(low, lowRange.low, highRange.low)
+		ind.RefHigh = first(high, highRange.high, lowRange.high)
+	case sex:
+	case rng.low != nil || rng.high != nil:
+		ind.RefLow, ind.RefHigh = rng.low, rng.high
+	default:
+		ind.RefLow = first(low, lowRange.low, highRange.low)
+		ind.RefHigh = first(high, highRange.high, lowRange.high)
+	}
+	if (!rngOK || lone != nil) && ind.RefLow == nil && ind.RefHigh == nil && !bd.confirmed {
+		warn(schema.InvalidValue, "refLow", kv("refText", param(rv)), "reference range %s could not be read; bounds set to null", quote(rv))
+	}
+	setUnit(lowRange.unit)
+	setUnit(highRange.unit)
+	setUnit(rng.unit)
+	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
+		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
+		warn(schema.ReferenceRangeSwapped, "refLow", kv("refLow", ind.RefHigh.String(), "refHigh", ind.RefLow.String(), "refText", deref(ind.RefText)),
+			"reference range %s–%s was reversed; swapped", ind.RefHigh, ind.RefLow)
+	}
+}
+
+// kv makes a warning's params from pairs of strings, leaving out empty values.
+func kv(pairs ...string) map[string]string {
+	m := make(map[string]string, len(pairs)/2+1)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			m[pairs[i]] = pairs[i+1]
+		}
+	}
+	return m
+}
+
+// param renders a value of the reply for a warning's params: strings as written (at most 200
+// characters), numbers as printed; a list or an object is left out.
+func param(v parse.Value) string {
+	switch v.Kind {
+	case parse.String:
+		if r := []rune(v.Text); len(r) > 200 {
+			return string(r[:200]) + "…"
+		}
+		return v.Text
+	case parse.Number, parse.Bool:
+		return v.Text
+	case parse.Null:
+		return "null"
+	}
+	return ""
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // check validates the draft's own fields, nulling any that break a rule.
