@@ -86,6 +86,12 @@ var evidenceTests = []struct {
 	{name: "mmol/L keeps its L", in: `{"itemName":"GLU","value":"5.6mmol/L"}`, want: `{"itemName":"GLU","valueNum":5.6,"unit":"mmol/L"}`},
 	{name: "L/min is a unit", in: `{"itemName":"流量","value":"5 L/min"}`, want: `{"itemName":"流量","valueNum":5,"unit":"L/min"}`},
 	{name: "*10^9/L is a unit", in: `{"itemName":"WBC","value":"6.5*10^9/L"}`, want: `{"itemName":"WBC","valueNum":6.5,"unit":"*10^9/L"}`},
+	{name: "H2O is text, not H and a number", in: `{"itemName":"x","value":"H2O"}`, want: `{"itemName":"x","valueText":"H2O"}`},
+	{name: "L5 with a unit glued is text", in: `{"itemName":"x","value":"L5/S1"}`, want: `{"itemName":"x","valueText":"L5/S1"}`},
+	{name: "a mark after the range", in: `{"itemName":"TC","value":"5.86 mmol/L (3.1-5.2) ↑"}`,
+		want: `{"itemName":"TC","valueNum":5.86,"unit":"mmol/L","printedFlag":"high","refText":"3.1-5.2","refLow":3.1,"refHigh":5.2}`},
+	{name: "a mark and a range after a label", in: `{"itemName":"ALT","结果":"H 82 U/L 参考范围: 9-50"}`,
+		want: `{"itemName":"ALT","valueNum":82,"unit":"U/L","printedFlag":"high","refText":"9-50","refLow":9,"refHigh":50}`},
 	{name: "HBsAg is a name, not H", in: `{"itemName":"x","value":"HBsAg"}`, want: `{"itemName":"x","valueText":"HBsAg"}`},
 	{name: "a mark alone is no number: the text as printed", in: `{"itemName":"x","value":"↑"}`, want: `{"itemName":"x","valueText":"↑"}`},
 

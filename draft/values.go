@@ -46,9 +46,11 @@ func readValue(raw parse.Value, a *arena) value {
 		if d, unit, flag, ok := numberWithUnit(s); ok {
 			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
 		}
-		if head, rng, ok := splitRange(s); ok {
-			if d, unit, flag, ok := numberWithUnit(head); ok {
-				return value{num: a.dec(d), unit: unit, flag: flag, rng: rng, src: s}
+		if t, f := cutMarks(narrow(s)); strings.IndexByte(t, ' ') > 0 || strings.ContainsAny(t, "(（[【") {
+			if head, rng, ok := splitRange(t); ok { // "5.86 mmol/L (3.1-5.2) ↑"
+				if d, unit, flag, ok := numberWithUnit(head); ok {
+					return value{num: a.dec(d), unit: unit, flag: joinFlags(f, flag), rng: rng, src: s}
+				}
 			}
 		}
 		if f, ok := markOnly(narrow(s)); ok { // "↑" alone: the mark of a number given elsewhere
@@ -173,6 +175,8 @@ func cutMark(s string, inner bool) (string, schema.Flag) {
 		switch {
 		case m.word && inner && next != ' ' && next != '\t':
 		case m.word && !isDigit(next) && next != ' ' && next != '\t' && next != '.' && next != '-':
+		case m.word && next != ' ' && next != '\t' && numberPrefix(rest) != len(rest):
+			// L98 is a mark and a number; H2O or L5/S1 is text, not a mark and a number with a unit
 		case !m.word && inner && isDigit(next):
 		default:
 			return rest, m.flag
