@@ -605,6 +605,18 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 			"%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
 		break
 	}
+	// A value that is only a mark ("↑", "偏高") is the mark of the number given beside it; with no
+	// number anywhere, it is the result as printed, and not a mark.
+	hasNumber := num.num != nil || txt.num != nil || gen.num != nil
+	for _, v := range []*value{&num, &txt, &gen} {
+		if v.num == nil && v.text != nil && v.flag != "" {
+			if hasNumber {
+				v.text = nil
+			} else {
+				v.flag = ""
+			}
+		}
+	}
 	if num.bad {
 		warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValueNum].val)), "%s is not a number; set to null", quote(f[fValueNum].val))
 	}
@@ -626,14 +638,12 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		setUnit(txt.unit)
 	case txt.num != nil && ind.ValueNum.Equal(*txt.num): // said twice
 		setUnit(txt.unit)
-	case txt.num != nil:
+	case txt.num != nil: // another number: the text as printed, its mark left in it
 		s := strings.TrimSpace(f[fValueText].val.Text)
 		ind.ValueText = &s
-	case txt.text != nil && txt.flag != "" && (ind.ValueNum != nil || gen.num != nil):
-		// valueText "↑" beside a number: the number's mark, not a result of its own
+		txt.flag = ""
 	case txt.text != nil:
 		ind.ValueText = txt.text
-		txt.flag = "" // a result printed as a word (高) is the result, not a mark
 	}
 	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum) {
 		ind.ValueNum = nil // valueNum 0.5 beside valueText "<0.5": the result is below 0.5, not 0.5
@@ -647,9 +657,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		ind.ValueNum, ind.ValueText = gen.num, gen.text
 		setUnit(gen.unit)
 		rngText = cmp.Or(rngText, gen.rng)
-		if gen.text == nil || gen.num != nil {
-			flag = joinFlags(flag, gen.flag)
-		}
+		flag = joinFlags(flag, gen.flag)
 	}
 
 	// The printed mark: a flag column says it; else the mark beside the number.

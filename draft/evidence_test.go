@@ -52,6 +52,10 @@ var evidenceTests = []struct {
 	// Marks in valueText beside a number, and in flag columns.
 	{name: "↑ in valueText beside valueNum", in: `{"itemName":"TC","valueNum":5.86,"valueText":"↑"}`, want: `{"itemName":"TC","valueNum":5.86,"printedFlag":"high"}`},
 	{name: "偏低 in valueText beside valueNum", in: `{"itemName":"HDL","valueNum":0.96,"valueText":"偏低"}`, want: `{"itemName":"HDL","valueNum":0.96,"printedFlag":"low"}`},
+	{name: "a mark in valueNum beside a number in value", in: `{"itemName":"TC","valueNum":"↑","value":"5.86"}`, want: `{"itemName":"TC","valueNum":5.86,"printedFlag":"high"}`},
+	{name: "a word in valueNum alone stays text", in: `{"itemName":"尿酮体","valueNum":"偏高"}`, want: `{"itemName":"尿酮体","valueText":"偏高"}`},
+	{name: "another number in valueText keeps its mark in the text", in: `{"itemName":"TC","valueNum":5.86,"valueText":"6.0↑"}`, want: `{"itemName":"TC","valueNum":5.86,"valueText":"6.0↑"}`},
+	{name: "the same number twice, the mark in the text", in: `{"itemName":"TC","valueNum":5.86,"valueText":"5.86↑"}`, want: `{"itemName":"TC","valueNum":5.86,"printedFlag":"high"}`},
 	{name: "a word result alone stays text", in: `{"itemName":"尿酮体","valueText":"高"}`, want: `{"itemName":"尿酮体","valueText":"高"}`},
 	{name: "flag H", in: `{"itemName":"ALT","valueNum":82.3,"flag":"H"}`, want: `{"itemName":"ALT","valueNum":82.3,"printedFlag":"high"}`},
 	{name: "flag ↓", in: `{"itemName":"HGB","result":"98","flag":"↓"}`, want: `{"itemName":"HGB","valueNum":98,"printedFlag":"low"}`},
