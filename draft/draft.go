@@ -727,7 +727,8 @@ func nested(f *fields) {
 // ranges reads the reference range: the range as printed (a range key, or the range written
 // in the result string), and refLow and refHigh, each a number or a range string. The bounds are
 // the printed range's when it gives any: code splits a range, the model's own split is only a
-// fallback. A range printed per sex gives no bounds: which applies is not the reader's to pick.
+// fallback. A range printed per sex, or per condition (卵泡期 …, 成人 …), gives no bounds: which
+// applies is not the reader's to pick.
 // A confirmed draft's bounds are the person's, and win.
 func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(schema.WarningCode, string, map[string]string, string, ...any), setUnit func(string)) {
 	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
@@ -750,7 +751,7 @@ func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, war
 	if ind.RefText == nil {
 		ind.RefText = cmp.Or(lowRange.text, highRange.text)
 	}
-	sex := rng.sex || lowRange.sex || highRange.sex
+	sex := rng.sex || lowRange.sex || highRange.sex || rng.cond || lowRange.cond || highRange.cond
 	given := first(low, lowRange.low, highRange.low) != nil || first(high, highRange.high, lowRange.high) != nil
 	switch {
 	case bd.confirmed && given:

@@ -137,6 +137,12 @@ var evidenceTests = []struct {
 		want: `{"itemName":"Creatinine","valueNum":88,"refText":"Male: 59-104; Female: 45-84"}`},
 	{name: "M and F", in: `{"name":"UA","value":"390","range":"M: 208-428 F: 155-357"}`,
 		want: `{"itemName":"UA","valueNum":390,"refText":"M: 208-428 F: 155-357"}`},
+	{name: "a range per phase", in: `{"itemName":"FSH","valueNum":6.2,"unit":"IU/L","参考范围":"卵泡期 3.5-12.5 排卵期 4.7-21.5 黄体期 1.7-7.7 绝经期 25.8-134.8"}`,
+		want: `{"itemName":"FSH","valueNum":6.2,"unit":"IU/L","refText":"卵泡期 3.5-12.5 排卵期 4.7-21.5 黄体期 1.7-7.7 绝经期 25.8-134.8"}`},
+	{name: "a range per age", in: `{"itemName":"ALP","refRange":"成人：45-125；儿童：<500"}`, want: `{"itemName":"ALP","refText":"成人：45-125；儿童：<500"}`},
+	{name: "a range per age, in English", in: `{"itemName":"ALP","refRange":"Adult 45-125, Child <500"}`, want: `{"itemName":"ALP","refText":"Adult 45-125, Child <500"}`},
+	{name: "one labelled range is not read at a guess", in: `{"itemName":"GLU","refRange":"空腹 3.9-6.1"}`, want: `{"itemName":"GLU","refText":"空腹 3.9-6.1"}`,
+		warn: []string{"invalid_value@indicators[0].refLow"}},
 	{name: "one sex only", in: `{"itemName":"HGB","参考范围":"男 130-175"}`, want: `{"itemName":"HGB","refText":"男 130-175"}`},
 
 	// Ranges as objects and lists.

@@ -389,6 +389,7 @@ type bounds struct {
 	unit      string
 	text      *string
 	sex       bool
+	cond      bool // one range per condition (phase, age): no bounds, as for sex
 }
 
 // readRange reads a reference range: a number (the caller decides which bound), a string in one
@@ -475,8 +476,17 @@ func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) 
 	if d, unit, _, isNum := numberWithUnit(s); isNum && !strings.ContainsAny(unit, "-~") {
 		return bounds{unit: unit}, a.dec(d), true
 	}
+	if len(s) <= 300 && len(labelledRange.FindAllStringIndex(s, 5)) >= 2 {
+		// 卵泡期 3.5-12.5 黄体期 1.7-7.7, 成人 3.9-6.1；儿童 3.3-5.5: a range per condition. Which
+		// applies is not the reader's to pick; the text is kept and there are no bounds.
+		return bounds{cond: true}, nil, true
+	}
 	return bounds{}, nil, false
 }
+
+// labelledRange matches one range of several, each after its condition: 卵泡期 3.5-12.5,
+// 成人：3.9-6.1, Adult <5.2.
+var labelledRange = regexp.MustCompile(`(?:\p{Han}+|[A-Za-z]{2,})\s*[:：]?\s*[<>≤≥]?\s*\d+(?:\.\d+)?(?:\s*(?:-|~|～|—|–|至|到)\s*\d+(?:\.\d+)?)?`)
 
 // titre matches a dilution such as 1:100.
 var titre = regexp.MustCompile(`\d\s*:\s*\d`)
