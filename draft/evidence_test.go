@@ -40,6 +40,10 @@ var evidenceTests = []struct {
 	{name: "(L) after a unit", in: `{"itemName":"HGB","value":"98g/L(L)"}`, want: `{"itemName":"HGB","valueNum":98,"unit":"g/L","printedFlag":"low"}`},
 	{name: "full-width ↑ and digits", in: `{"itemName":"TC","value":"６．２０↑"}`, want: `{"itemName":"TC","valueNum":6.20,"printedFlag":"high"}`},
 
+	{name: "a mark and a range in brackets", in: `{"itemName":"K","value":"2.1 ↓ (3.5-5.3)"}`,
+		want: `{"itemName":"K","valueNum":2.1,"printedFlag":"low","refText":"3.5-5.3","refLow":3.5,"refHigh":5.3}`},
+	{name: "HH glued to a unit is not a mark", in: `{"itemName":"x","value":"5 mmol/LHH"}`, want: `{"itemName":"x","valueNum":5,"unit":"mmol/LHH"}`},
+
 	// Marks before the number.
 	{name: "↑ before", in: `{"itemName":"TC","value":"↑5.86"}`, want: `{"itemName":"TC","valueNum":5.86,"printedFlag":"high"}`},
 	{name: "↓ before a space", in: `{"itemName":"HDL","value":"↓ 0.90"}`, want: `{"itemName":"HDL","valueNum":0.90,"printedFlag":"low"}`},
@@ -71,6 +75,11 @@ var evidenceTests = []struct {
 	{name: "printedFlag Low in capitals", in: `{"itemName":"HDL","valueNum":0.8,"printedFlag":"Low"}`, want: `{"itemName":"HDL","valueNum":0.8,"printedFlag":"low"}`},
 	{name: "flag 阳性 in a flag column", in: `{"itemName":"抗HCV","valueText":"1.20 S/CO","flag":"阳性"}`, want: `{"itemName":"抗HCV","valueNum":1.20,"unit":"S/CO","printedFlag":"abnormal"}`},
 	{name: "flag (H) in a flag column", in: `{"itemName":"ALT","valueNum":82,"flag":"(H)"}`, want: `{"itemName":"ALT","valueNum":82,"printedFlag":"high"}`},
+	{name: "Flag HIGH in capitals", in: `{"Test":"ALT","Result":"82","Units":"U/L","Flag":"HIGH"}`, want: `{"itemName":"ALT","valueNum":82,"unit":"U/L","printedFlag":"high"}`},
+	{name: "abnormal_flag A", in: `{"test_name":"Urine Glucose","result":"Positive","abnormal_flag":"A"}`, want: `{"itemName":"Urine Glucose","valueText":"Positive","printedFlag":"abnormal"}`},
+	{name: "abnormal 是", in: `{"项目":"尿隐血","结果":"2+","abnormal":"是"}`, want: `{"itemName":"尿隐血","valueText":"2+","printedFlag":"abnormal"}`},
+	{name: "abnormal 否", in: `{"项目":"尿隐血","结果":"阴性","abnormal":"否"}`, want: `{"itemName":"尿隐血","valueText":"阴性"}`},
+	{name: "a flag column of marks", in: `{"itemName":"TG","valueNum":8.2,"flag":"↑↑"}`, want: `{"itemName":"TG","valueNum":8.2,"printedFlag":"high"}`},
 	{name: "flag null", in: `{"itemName":"ALT","valueNum":20,"flag":null}`, want: `{"itemName":"ALT","valueNum":20}`},
 	{name: "the flag column wins over the value's mark", in: `{"itemName":"ALT","value":"82*","flag":"H"}`, want: `{"itemName":"ALT","valueNum":82,"printedFlag":"high"}`},
 	{name: "a flag column that says nothing keeps the value's mark", in: `{"itemName":"ALT","value":"82↑","flag":""}`, want: `{"itemName":"ALT","valueNum":82,"printedFlag":"high"}`},

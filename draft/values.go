@@ -122,6 +122,7 @@ var flagWords = []struct {
 	{"high", schema.FlagHigh}, {"low", schema.FlagLow}, {"abnormal", schema.FlagAbnormal},
 	{"h", schema.FlagHigh}, {"l", schema.FlagLow}, {"a", schema.FlagAbnormal},
 	{"阳性", schema.FlagAbnormal}, {"positive", schema.FlagAbnormal}, {"abn", schema.FlagAbnormal}, {"y", schema.FlagAbnormal}, {"yes", schema.FlagAbnormal},
+	{"是", schema.FlagAbnormal}, {"true", schema.FlagAbnormal}, {"否", ""}, {"false", ""},
 	{"正常", ""}, {"normal", ""}, {"n", ""}, {"no", ""}, {"阴性", ""}, {"negative", ""}, {"-", ""}, {"—", ""}, {"/", ""}, {"无", ""}, {"未见异常", ""},
 }
 
