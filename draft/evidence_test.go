@@ -3,6 +3,9 @@ package draft
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/ocrdraft/ocrdraft/parse"
 )
 
 // evidenceTests are rules about what the report printed beside a value: the abnormality mark
@@ -257,4 +260,44 @@ func TestWarningParams(t *testing.T) {
 	if !strings.Contains(warningDump(res.Warnings), "valueNum") {
 		t.Errorf("no warning about the unreadable valueNum: %s", warningDump(res.Warnings))
 	}
+}
+
+// FuzzEvidence: whatever a value or range string holds, reading it never panics, a number read
+// from it is written in it (never guessed), and the draft rebuilds unchanged.
+func FuzzEvidence(f *testing.F) {
+	for _, tt := range evidenceTests {
+		f.Add(tt.in)
+	}
+	for _, s := range []string{"↑5.86", "5.86 (H)", "356（高）", "H 82.3", "5.86 mmol/L (3.1-5.2) ↑", "男：40-50；女：35-45", "[2.8, 5.2]", "4.0×10^9-10.0×10^9", "((((H))))", "↑↑↑↑↑↑", "H H H 1"} {
+		f.Add(s)
+	}
+	b := New()
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return // the JSON decoder has mended it before a draft sees it
+		}
+		in := parse.Value{Kind: parse.Object, Members: []parse.Member{{Key: "indicators", Value: parse.Value{Kind: parse.Array, Elems: []parse.Value{
+			{Kind: parse.Object, Members: []parse.Member{
+				{Key: "itemName", Value: parse.Value{Kind: parse.String, Text: "x"}},
+				{Key: "value", Value: parse.Value{Kind: parse.String, Text: s}},
+				{Key: "flag", Value: parse.Value{Kind: parse.String, Text: s}},
+			}}}}}}}
+		res := b.Build(in)
+		for _, ind := range res.Draft.Indicators {
+			if ind.ValueNum != nil && !strings.ContainsAny(s, "eE") {
+				digits := strings.TrimLeft(strings.TrimPrefix(ind.ValueNum.String(), "-"), "0.")
+				if !strings.Contains(strings.ReplaceAll(narrow(s), ",", ""), digits) {
+					t.Fatalf("%q read as %s: a number not written in it", s, ind.ValueNum)
+				}
+			}
+		}
+		draftJSON := mustJSON(res.Draft)
+		v, err := parse.Decode(draftJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again := mustJSON(b.build(v, true).Draft); again != draftJSON {
+			t.Fatalf("rebuilding changed the draft:\n%s\n%s", draftJSON, again)
+		}
+	})
 }

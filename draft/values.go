@@ -67,6 +67,9 @@ func readValue(raw parse.Value, a *arena) value {
 // "5.86 (H)", "356（高）", "3.75*", "5.86↑ mmol/L", "5.86 mmol/L H"): the mark is returned as a
 // flag, never read as part of the number or the unit.
 func numberWithUnit(s string) (schema.Decimal, string, schema.Flag, bool) {
+	if len(s) > maxNumberLen {
+		return schema.Decimal{}, "", "", false
+	}
 	s, flag := cutMarks(narrow(s))
 	n := numberPrefix(s)
 	if n == 0 {
@@ -93,6 +96,14 @@ func numberWithUnit(s string) (schema.Decimal, string, schema.Flag, bool) {
 	}
 	return schema.Decimal{}, "", "", false
 }
+
+// Lengths past which a string is not read as a number, a mark or a range: longer than any
+// printed one, so that a hostile value costs nothing.
+const (
+	maxNumberLen = 100
+	maxMarkLen   = 24
+	maxRangeLen  = 300
+)
 
 // flagMarks are the abnormality marks printed beside a result, and what each means: a direction,
 // or abnormal for a mark without one. Longer marks come first, so ↑↑ is not read as ↑ and ↑. A
@@ -215,6 +226,9 @@ func cutTrailingMark(s string) (string, schema.Flag) {
 
 // markOnly reads a string that is nothing but marks ("↑", "H", "↑↑", "(高)", " * ").
 func markOnly(s string) (schema.Flag, bool) {
+	if len(s) > maxMarkLen {
+		return "", false
+	}
 	s = strings.TrimSpace(s)
 	for _, br := range rangeBrackets {
 		if inner, ok := strings.CutPrefix(s, br[0]); ok {
@@ -465,6 +479,9 @@ func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) 
 	if !strings.ContainsAny(s, "0123456789") {
 		return bounds{}, nil, true
 	}
+	if len(s) > maxRangeLen {
+		return bounds{}, nil, false
+	}
 	if bySex(s) {
 		return bounds{sex: true}, nil, true
 	}
@@ -477,7 +494,7 @@ func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) 
 	if d, unit, _, isNum := numberWithUnit(s); isNum && !strings.ContainsAny(unit, "-~") {
 		return bounds{unit: unit}, a.dec(d), true
 	}
-	if len(s) <= 300 && len(labelledRange.FindAllStringIndex(s, 5)) >= 2 {
+	if len(labelledRange.FindAllStringIndex(s, 5)) >= 2 {
 		// 卵泡期 3.5-12.5 黄体期 1.7-7.7, 成人 3.9-6.1；儿童 3.3-5.5: a range per condition. Which
 		// applies is not the reader's to pick; the text is kept and there are no bounds.
 		return bounds{cond: true}, nil, true
