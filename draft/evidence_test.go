@@ -83,6 +83,8 @@ var evidenceTests = []struct {
 	{name: "abnormal 是", in: `{"项目":"尿隐血","结果":"2+","abnormal":"是"}`, want: `{"itemName":"尿隐血","valueText":"2+","printedFlag":"abnormal"}`},
 	{name: "abnormal 否", in: `{"项目":"尿隐血","结果":"阴性","abnormal":"否"}`, want: `{"itemName":"尿隐血","valueText":"阴性"}`},
 	{name: "a flag column of marks", in: `{"itemName":"TG","valueNum":8.2,"flag":"↑↑"}`, want: `{"itemName":"TG","valueNum":8.2,"printedFlag":"high"}`},
+	{name: "a Traditional flag column word", in: `{"itemName":"B型肝炎表面抗原","value":"12.5","flag":"陽性"}`, want: `{"itemName":"B型肝炎表面抗原","valueNum":12.5,"printedFlag":"abnormal"}`},
+	{name: "異常 after a number", in: `{"itemName":"x","value":"12.5 異常"}`, want: `{"itemName":"x","valueNum":12.5,"printedFlag":"abnormal"}`},
 	{name: "flag null", in: `{"itemName":"ALT","valueNum":20,"flag":null}`, want: `{"itemName":"ALT","valueNum":20}`},
 	{name: "the flag column wins over the value's mark", in: `{"itemName":"ALT","value":"82*","flag":"H"}`, want: `{"itemName":"ALT","valueNum":82,"printedFlag":"high"}`},
 	{name: "a flag column that says nothing keeps the value's mark", in: `{"itemName":"ALT","value":"82↑","flag":""}`, want: `{"itemName":"ALT","valueNum":82,"printedFlag":"high"}`},

@@ -121,7 +121,7 @@ var flagMarks = []struct {
 	{"偏低", schema.FlagLow, false}, {"降低", schema.FlagLow, false}, {"低", schema.FlagLow, false},
 	{"HH", schema.FlagHigh, true}, {"H", schema.FlagHigh, true}, {"LL", schema.FlagLow, true}, {"L", schema.FlagLow, true},
 	{"**", schema.FlagAbnormal, false}, {"*", schema.FlagAbnormal, false}, {"!", schema.FlagAbnormal, false},
-	{"异常", schema.FlagAbnormal, false},
+	{"异常", schema.FlagAbnormal, false}, {"異常", schema.FlagAbnormal, false},
 }
 
 // flagWords are what a flag column (flag, 提示, 异常标志 …) holds besides marks: the contract's
@@ -133,7 +133,7 @@ var flagWords = []struct {
 	{"high", schema.FlagHigh}, {"low", schema.FlagLow}, {"abnormal", schema.FlagAbnormal},
 	{"h", schema.FlagHigh}, {"l", schema.FlagLow}, {"a", schema.FlagAbnormal},
 	{"阳性", schema.FlagAbnormal}, {"positive", schema.FlagAbnormal}, {"abn", schema.FlagAbnormal}, {"y", schema.FlagAbnormal}, {"yes", schema.FlagAbnormal},
-	{"是", schema.FlagAbnormal}, {"true", schema.FlagAbnormal}, {"否", ""}, {"false", ""},
+	{"陽性", schema.FlagAbnormal}, {"陰性", ""}, {"異常", schema.FlagAbnormal}, {"是", schema.FlagAbnormal}, {"true", schema.FlagAbnormal}, {"否", ""}, {"false", ""},
 	{"正常", ""}, {"normal", ""}, {"n", ""}, {"no", ""}, {"阴性", ""}, {"negative", ""}, {"-", ""}, {"—", ""}, {"/", ""}, {"无", ""}, {"未见异常", ""},
 }
 
