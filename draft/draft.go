@@ -5,6 +5,15 @@
 // Warning paths: a warning about a kept indicator names its place in the draft
 // (indicators[3].refLow); a warning about a dropped item names its place in the reply
 // (indicators[2], or indicators[1].items[4] inside a group), since it has none in the draft.
+// Every warning of a build has page 1 (Merge gives page i+1) and params: the item's name and the
+// values its message speaks of, as written in the reply.
+//
+// Evidence: the reader keeps what the report printed beside a value, so that the checks can hold
+// the value against it, and judges nothing itself. printedFlag is the mark beside the number
+// (↑, H, (高), *) or a flag column's; refText is the range as written, and refLow and refHigh are
+// split from it by code (the model's own split only when refText gives no bounds); a range by sex
+// or by condition keeps its text and has no bounds. page is the page the row came from; analyte
+// is the lexicon's key for the row's name, group and unit.
 package draft
 
 import (
