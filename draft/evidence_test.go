@@ -157,6 +157,9 @@ var evidenceTests = []struct {
 	{name: "a range per age, in English", in: `{"itemName":"ALP","refRange":"Adult 45-125, Child <500"}`, want: `{"itemName":"ALP","refText":"Adult 45-125, Child <500"}`},
 	{name: "one labelled range is not read at a guess", in: `{"itemName":"GLU","refRange":"空腹 3.9-6.1"}`, want: `{"itemName":"GLU","refText":"空腹 3.9-6.1"}`,
 		warn: []string{"invalid_value@indicators[0].refLow"}},
+	{name: "Men and Women", in: `{"test":"Ferritin","result":"120","reference_range":"Men: 30-400; Women: 13-150"}`,
+		want: `{"itemName":"Ferritin","valueNum":120,"refText":"Men: 30-400; Women: 13-150"}`},
+	{name: "the sex after each range", in: `{"itemName":"RBC","refRange":"4.3-5.8(男) 3.8-5.1(女)"}`, want: `{"itemName":"RBC","refText":"4.3-5.8(男) 3.8-5.1(女)"}`},
 	{name: "one sex only", in: `{"itemName":"HGB","参考范围":"男 130-175"}`, want: `{"itemName":"HGB","refText":"男 130-175"}`},
 
 	// Ranges as objects and lists.

@@ -510,7 +510,7 @@ var labelledRange = regexp.MustCompile(`(?:\p{Han}+|[A-Za-z]{2,})\s*[:：]?\s*[<
 var titre = regexp.MustCompile(`\d\s*:\s*\d`)
 
 // sexWords name the sexes in a range printed per sex (男：40-50；女：35-45; M 40-50 F 35-45).
-var sexWords = [][2]string{{"男", "女"}, {"male", "female"}, {"Male", "Female"}, {"MALE", "FEMALE"}, {"M:", "F:"}, {"M ", "F "}, {"M：", "F："}}
+var sexWords = [][2]string{{"男", "女"}, {"male", "female"}, {"Male", "Female"}, {"MALE", "FEMALE"}, {"men", "women"}, {"Men", "Women"}, {"M:", "F:"}, {"M ", "F "}, {"M：", "F："}}
 
 // bySex reports whether a range gives bounds by sex: both sexes are named, or one sex is
 // (男性 40-50), since bounds for one sex are not bounds for the patient.
