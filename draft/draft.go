@@ -255,8 +255,8 @@ type slot struct {
 type fields [numFields]slot
 
 // pick maps an object's keys to fields at a level (0 draft, 1 item) and reports whether any key
-// matched. When several keys mean one field, the alias listed first wins; the same key twice,
-// the last, as encoding/json would.
+// matched. When several keys mean one field, the alias listed first wins, unless it is null and
+// another is not; the same key twice, the last, as encoding/json would.
 func (f *fields) pick(members []parse.Member, level int) bool {
 	found := false
 	for _, m := range members {
@@ -264,8 +264,13 @@ func (f *fields) pick(members []parse.Member, level int) bool {
 		if a.field == noField {
 			continue
 		}
-		if cur := &f[a.field]; cur.key != "" && cur.rank < a.rank {
-			continue
+		if cur := &f[a.field]; cur.key != "" {
+			// A null says nothing: a key with a value wins over it whatever their ranks
+			// ({"refText": null, "refRange": "3.9-6.1"}), and never loses to one.
+			curNull, newNull := cur.val.Kind == parse.Null, m.Value.Kind == parse.Null
+			if curNull != newNull && newNull || curNull == newNull && cur.rank < a.rank {
+				continue
+			}
 		}
 		f[a.field] = slot{key: m.Key, rank: a.rank, val: m.Value}
 		found = true

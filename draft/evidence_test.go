@@ -142,6 +142,10 @@ var evidenceTests = []struct {
 	{name: "an unreadable range alone is warned", in: `{"itemName":"GLU","refText":"3.9 or 6.1"}`, want: `{"itemName":"GLU","refText":"3.9 or 6.1"}`,
 		warn: []string{"invalid_value@indicators[0].refLow"}},
 
+	{name: "a null refText does not hide a range under another key", in: `{"itemName":"GLU","refText":null,"参考范围":"3.9-6.1"}`,
+		want: `{"itemName":"GLU","refText":"3.9-6.1","refLow":3.9,"refHigh":6.1}`},
+	{name: "a null unit does not hide a unit under another key", in: `{"itemName":"GLU","单位":"mmol/L","unit":null}`, want: `{"itemName":"GLU","unit":"mmol/L"}`},
+
 	// Ranges by sex: refText kept, no bounds picked.
 	{name: "男 and 女", in: `{"itemName":"HGB","valueNum":135,"unit":"g/L","参考范围":"男：130-175；女：115-150"}`,
 		want: `{"itemName":"HGB","valueNum":135,"unit":"g/L","refText":"男：130-175；女：115-150"}`},
