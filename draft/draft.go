@@ -5,9 +5,19 @@
 // Warning paths: a warning about a kept indicator names its place in the draft
 // (indicators[3].refLow); a warning about a dropped item names its place in the reply
 // (indicators[2], or indicators[1].items[4] inside a group), since it has none in the draft.
+// Every warning of a build has page 1 (Merge gives page i+1) and params: the item's name and the
+// values its message speaks of, as written in the reply.
+//
+// Evidence: the reader keeps what the report printed beside a value, so that the checks can hold
+// the value against it, and judges nothing itself. printedFlag is the mark beside the number
+// (↑, H, (高), *) or a flag column's; refText is the range as written, and refLow and refHigh are
+// split from it by code (the model's own split only when refText gives no bounds); a range by sex
+// or by condition keeps its text and has no bounds. page is the page the row came from; analyte
+// is the lexicon's key for the row's name, group and unit.
 package draft
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -16,6 +26,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -23,6 +34,7 @@ import (
 // Builder builds drafts. It is safe for concurrent use.
 type Builder struct {
 	validate *validator.Validate
+	lex      *lexicon.Lexicon // names each row's analyte
 }
 
 // New returns a Builder.
@@ -32,7 +44,7 @@ func New() *Builder {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		return name
 	})
-	return &Builder{validate: v}
+	return &Builder{validate: v, lex: lexicon.Default()}
 }
 
 // Limits on a reply's shape, so that hostile nesting costs nothing.
@@ -43,8 +55,12 @@ const (
 
 // Build reads a draft out of a decoded JSON value. It never fails: what it cannot read is null or
 // left out, with a warning.
-func (b *Builder) Build(v parse.Value) schema.Result {
-	bd := build{b: b}
+func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, false) }
+
+// build reads a draft; confirmed says it is a draft a person confirmed (Validate), whose bounds
+// and pages are the person's.
+func (b *Builder) build(v parse.Value, confirmed bool) schema.Result {
+	bd := build{b: b, page: 1, confirmed: confirmed}
 	bd.draft.Indicators = []schema.OcrIndicator{}
 	bd.root(v, 0)
 	bd.check()
@@ -69,7 +85,9 @@ func (bd *build) result() schema.Result {
 			counts[c]++
 		}
 		for _, c := range order {
-			ws = append(ws, schema.WarnDraft(c, fmt.Sprintf("%d more warnings of this kind are not listed", counts[c])))
+			w := schema.WarnDraft(c, fmt.Sprintf("%d more warnings of this kind are not listed", counts[c]))
+			w.Page, w.Params = bd.pageNum(), map[string]string{"count": strconv.Itoa(counts[c])}
+			ws = append(ws, w)
 		}
 	}
 	return schema.Result{Draft: bd.draft, Warnings: ws}
@@ -77,29 +95,60 @@ func (bd *build) result() schema.Result {
 
 // build is the state of one Build call.
 type build struct {
-	b        *Builder
-	a        arena
-	draft    schema.OcrDraft
-	warnings []schema.Warning
-	over     []schema.WarningCode // warnings past maxWarnings, counted, not written
+	b         *Builder
+	a         arena
+	draft     schema.OcrDraft
+	warnings  []schema.Warning
+	over      []schema.WarningCode // warnings past maxWarnings, counted, not written
+	page      int                  // the page the reply is of, 1-based
+	pagePtr   *int                 // page, shared by every indicator and warning of the build
+	confirmed bool                 // a draft a person confirmed (Validate), not a model's reply
+}
+
+// sub starts the build of a part of the reply, read on its own.
+func (bd *build) sub() *build {
+	sub := &build{b: bd.b, page: bd.page, confirmed: bd.confirmed}
+	sub.draft.Indicators = []schema.OcrIndicator{}
+	return sub
+}
+
+// pageNum is the build's page for an indicator or a warning. The pointer is shared: a page is
+// replaced (Merge), never written through.
+func (bd *build) pageNum() *int {
+	if bd.pagePtr == nil || *bd.pagePtr != bd.page {
+		p := bd.page
+		bd.pagePtr = &p
+	}
+	return bd.pagePtr
 }
 
 func (bd *build) warn(code schema.WarningCode, path, format string, args ...any) {
+	bd.warnp(code, path, nil, format, args...)
+}
+
+// warnp warns with params: the facts the message speaks of.
+func (bd *build) warnp(code schema.WarningCode, path string, params map[string]string, format string, args ...any) {
 	if len(bd.warnings) >= maxWarnings {
 		bd.over = append(bd.over, code)
 		return
 	}
-	bd.warnings = append(bd.warnings, schema.Warn(code, path, fmt.Sprintf(format, args...)))
+	w := schema.Warn(code, path, fmt.Sprintf(format, args...))
+	w.Page, w.Params = bd.pageNum(), params
+	bd.warnings = append(bd.warnings, w)
 }
 
 // dropped warns that item i of the list at path was left out; past maxWarnings it only counts,
 // without building the path.
 func (bd *build) dropped(path string, i int, format string, args ...any) {
+	bd.droppedp(path, i, nil, format, args...)
+}
+
+func (bd *build) droppedp(path string, i int, params map[string]string, format string, args ...any) {
 	if len(bd.warnings) >= maxWarnings {
 		bd.over = append(bd.over, schema.IndicatorDropped)
 		return
 	}
-	bd.warn(schema.IndicatorDropped, itemPath(path, i), format, args...)
+	bd.warnp(schema.IndicatorDropped, itemPath(path, i), params, format, args...)
 }
 
 // root finds the draft in v: a list is the indicators; an object with draft keys is the draft; an
@@ -144,8 +193,7 @@ func (bd *build) root(v parse.Value, depth int) {
 			if !val.IsContainer() {
 				continue
 			}
-			sub := &build{b: bd.b}
-			sub.draft.Indicators = []schema.OcrIndicator{}
+			sub := bd.sub()
 			sub.root(val, depth+1)
 			if best == nil || len(sub.draft.Indicators) > len(best.draft.Indicators) ||
 				len(sub.draft.Indicators) == len(best.draft.Indicators) && empty(best.draft) && !empty(sub.draft) {
@@ -207,8 +255,8 @@ type slot struct {
 type fields [numFields]slot
 
 // pick maps an object's keys to fields at a level (0 draft, 1 item) and reports whether any key
-// matched. When several keys mean one field, the alias listed first wins; the same key twice,
-// the last, as encoding/json would.
+// matched. When several keys mean one field, the alias listed first wins, unless it is null and
+// another is not; the same key twice, the last, as encoding/json would.
 func (f *fields) pick(members []parse.Member, level int) bool {
 	found := false
 	for _, m := range members {
@@ -216,8 +264,13 @@ func (f *fields) pick(members []parse.Member, level int) bool {
 		if a.field == noField {
 			continue
 		}
-		if cur := &f[a.field]; cur.key != "" && cur.rank < a.rank {
-			continue
+		if cur := &f[a.field]; cur.key != "" {
+			// A null says nothing: a key with a value wins over it whatever their ranks
+			// ({"refText": null, "refRange": "3.9-6.1"}), and never loses to one.
+			curNull, newNull := cur.val.Kind == parse.Null, m.Value.Kind == parse.Null
+			if curNull != newNull && newNull || curNull == newNull && cur.rank < a.rank {
+				continue
+			}
 		}
 		f[a.field] = slot{key: m.Key, rank: a.rank, val: m.Value}
 		found = true
@@ -247,14 +300,14 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warn(schema.InvalidDate, "checkupDate", "%s is not a calendar date; set to null", quote(s.val))
+			bd.warnp(schema.InvalidDate, "checkupDate", kv("value", param(s.val)), "%s is not a calendar date; set to null", quote(s.val))
 		}
 		d.CheckupDate = date
 	}
 	if s := f[fReportYear]; s.key != "" {
 		y, ok := readYear(s.val)
 		if !ok {
-			bd.warn(schema.InvalidValue, "reportYear", "%s is not a year; set to null", quote(s.val))
+			bd.warnp(schema.InvalidValue, "reportYear", kv("value", param(s.val)), "%s is not a year; set to null", quote(s.val))
 		}
 		d.ReportYear = y
 	}
@@ -317,8 +370,7 @@ func (bd *build) pages(members []parse.Member, depth int) bool {
 			if p.Kind != parse.Object {
 				return false
 			}
-			sub := &build{b: bd.b}
-			sub.draft.Indicators = []schema.OcrIndicator{}
+			sub := bd.sub()
 			sub.root(p, depth+1)
 			res := sub.result()
 			pages = append(pages, Page{Result: &res})
@@ -446,7 +498,7 @@ func (bd *build) text(s slot, path string) *string {
 	}
 	t, ok := readText(s.val, &bd.a)
 	if !ok {
-		bd.warn(schema.InvalidValue, path, "%s is not text; set to null", quote(s.val))
+		bd.warnp(schema.InvalidValue, path, kv("value", param(s.val)), "%s is not text; set to null", quote(s.val))
 	}
 	return t
 }
@@ -486,6 +538,13 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 			continue
 		}
 		if ind, ok := bd.item(&f, path, i, group); ok {
+			if bd.confirmed { // a confirmed draft says its rows' pages; code cannot know them
+				if p, ok := raw.Get("page"); ok && p.Kind == parse.Number {
+					if n, err := strconv.Atoi(p.Text); err == nil && n >= 1 {
+						ind.Page = &n
+					}
+				}
+			}
 			bd.draft.Indicators = append(bd.draft.Indicators, ind)
 		}
 	}
@@ -503,14 +562,18 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		return ind, false
 	}
 	if isPlaceholder(*name) {
-		bd.dropped(path, i, "item is a placeholder from a format example (%q), not a result", *name)
+		bd.droppedp(path, i, kv("itemName", *name), "item is a placeholder from a format example (%q), not a result", *name)
 		return ind, false
 	}
 	ind.ItemName = *name
 	mark, markOver := len(bd.warnings), len(bd.over)
 	idx := len(bd.draft.Indicators)
-	warn := func(code schema.WarningCode, field, format string, args ...any) {
-		bd.warn(code, itemPath("indicators", idx)+"."+field, format, args...)
+	warn := func(code schema.WarningCode, field string, p map[string]string, format string, args ...any) {
+		if p == nil {
+			p = map[string]string{}
+		}
+		p["itemName"] = ind.ItemName
+		bd.warnp(code, itemPath("indicators", idx)+"."+field, p, format, args...)
 	}
 
 	if g, ok := readText(f[fItemGroup].val, &bd.a); ok && g != nil {
@@ -518,10 +581,11 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	} else {
 		ind.ItemGroup = group
 	}
+	nested(f)
 	if u, ok := readText(f[fUnit].val, &bd.a); ok {
 		ind.Unit = u
 	} else {
-		warn(schema.InvalidValue, "unit", "%s is not text; set to null", quote(f[fUnit].val))
+		warn(schema.InvalidValue, "unit", kv("value", param(f[fUnit].val)), "%s is not text; set to null", quote(f[fUnit].val))
 	}
 	setUnit := func(u string) {
 		if ind.Unit == nil && u != "" {
@@ -551,14 +615,27 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 			ind.Unit = bd.a.str(v.v.unit + " " + *ind.Unit)
 			break
 		}
-		warn(schema.UnitConflict, v.field, "%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
+		warn(schema.UnitConflict, v.field, kv("value", v.v.src, "valueUnit", v.v.unit, "unit", *ind.Unit),
+			"%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
 		break
 	}
+	// A value that is only a mark ("↑", "偏高") is the mark of the number given beside it; with no
+	// number anywhere, it is the result as printed, and not a mark.
+	hasNumber := num.num != nil || txt.num != nil || gen.num != nil
+	for _, v := range []*value{&num, &txt, &gen} {
+		if v.num == nil && v.text != nil && v.flag != "" {
+			if hasNumber {
+				v.text = nil
+			} else {
+				v.flag = ""
+			}
+		}
+	}
 	if num.bad {
-		warn(schema.InvalidValue, "valueNum", "%s is not a number; set to null", quote(f[fValueNum].val))
+		warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValueNum].val)), "%s is not a number; set to null", quote(f[fValueNum].val))
 	}
 	if txt.bad {
-		warn(schema.InvalidValue, "valueText", "%s is not text; set to null", quote(f[fValueText].val))
+		warn(schema.InvalidValue, "valueText", kv("value", param(f[fValueText].val)), "%s is not text; set to null", quote(f[fValueText].val))
 	}
 	ind.ValueNum = num.num
 	setUnit(num.unit)
@@ -566,7 +643,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		if txt.text == nil && txt.num == nil {
 			ind.ValueText = num.text
 		} else if txt.text == nil || *txt.text != *num.text {
-			warn(schema.InvalidValue, "valueNum", "%q is not a number; set to null", *num.text)
+			warn(schema.InvalidValue, "valueNum", kv("value", *num.text), "%q is not a number; set to null", *num.text)
 		}
 	}
 	switch {
@@ -575,45 +652,45 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		setUnit(txt.unit)
 	case txt.num != nil && ind.ValueNum.Equal(*txt.num): // said twice
 		setUnit(txt.unit)
-	case txt.num != nil:
+	case txt.num != nil: // another number: the text as printed, its mark left in it
 		s := strings.TrimSpace(f[fValueText].val.Text)
 		ind.ValueText = &s
+		txt.flag = ""
 	case txt.text != nil:
 		ind.ValueText = txt.text
 	}
 	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum) {
 		ind.ValueNum = nil // valueNum 0.5 beside valueText "<0.5": the result is below 0.5, not 0.5
 	}
+	rngText := cmp.Or(num.rng, txt.rng)
+	flag := joinFlags(num.flag, txt.flag)
 	if ind.ValueNum == nil && ind.ValueText == nil {
 		if gen.bad {
-			warn(schema.InvalidValue, "valueNum", "%s is not a result; set to null", quote(f[fValue].val))
+			warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValue].val)), "%s is not a result; set to null", quote(f[fValue].val))
 		}
 		ind.ValueNum, ind.ValueText = gen.num, gen.text
 		setUnit(gen.unit)
+		rngText = cmp.Or(rngText, gen.rng)
+		flag = joinFlags(flag, gen.flag)
 	}
 
-	// The reference range: refLow and refHigh, each a number or a range string, then a range key.
-	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
-	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
-	rng, lone, rngOK := readRange(f[fRefRange].val, &bd.a)
-	if !lowOK {
-		warn(schema.InvalidValue, "refLow", "%s is not a bound; set to null", quote(f[fRefLow].val))
+	// The printed mark: a flag column says it; else the mark beside the number.
+	// A report's own flag column may hold a remark (提示: 正常，无需复查): only the contract's
+	// key, which the model was told takes a mark, warns about a value that is not one.
+	if s := f[fPrintedFlag]; s.key != "" {
+		fl, ok := readFlag(s.val)
+		if !ok && lookup(s.key)[1].rank == 0 {
+			warn(schema.InvalidValue, "printedFlag", kv("value", param(s.val)), "%s is not an abnormality mark; set to null", quote(s.val))
+		}
+		if fl != "" {
+			flag = fl
+		}
 	}
-	if !highOK {
-		warn(schema.InvalidValue, "refHigh", "%s is not a bound; set to null", quote(f[fRefHigh].val))
+	if flag != "" {
+		ind.PrintedFlag = bd.a.flag(flag)
 	}
-	if !rngOK || lone != nil {
-		warn(schema.InvalidValue, "refLow", "reference range %s could not be read; bounds set to null", quote(f[fRefRange].val))
-	}
-	ind.RefLow = first(low, lowRange.low, highRange.low, rng.low)
-	ind.RefHigh = first(high, highRange.high, lowRange.high, rng.high)
-	setUnit(lowRange.unit)
-	setUnit(highRange.unit)
-	setUnit(rng.unit)
-	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
-		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
-		warn(schema.ReferenceRangeSwapped, "refLow", "reference range %s–%s was reversed; swapped", ind.RefHigh, ind.RefLow)
-	}
+
+	bd.ranges(f, &ind, rngText, warn, setUnit)
 
 	// Validation, field by field: a broken optional field is nulled, a broken name drops the item.
 	if err := bd.b.validate.Struct(ind); err != nil {
@@ -624,10 +701,129 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 				return ind, false
 			}
 			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()
-			warn(schema.InvalidValue, fe.Field(), "%s; set to null", describe(fe))
+			warn(schema.InvalidValue, fe.Field(), nil, "%s; set to null", describe(fe))
 		}
 	}
+	// Evidence filled by code: the page, and the analyte the row's name, group and unit name.
+	ind.Page = bd.pageNum()
+	if a, _, ok := bd.b.lex.Find(deref(ind.ItemGroup), ind.ItemName, deref(ind.Unit)); ok {
+		ind.Analyte = bd.a.str(a.Key)
+	}
 	return ind, true
+}
+
+// nestedFields are what a result object may hold besides its value:
+// {"value": 5.86, "unit": "mmol/L", "flag": "H", "range": {"low": 3.1, "high": 5.2}}.
+var nestedFields = []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fPrintedFlag}
+
+// nested reads a result written as an object under a value key: its fields count as the item's
+// own, where the item does not give them itself.
+func nested(f *fields) {
+	for _, k := range []field{fValueNum, fValue, fValueText} {
+		v := f[k].val
+		if v.Kind != parse.Object {
+			continue
+		}
+		var sub fields
+		sub.pick(v.Members, 1)
+		if sub[fValueNum].key == "" && sub[fValueText].key == "" && sub[fValue].key == "" {
+			continue // {"v": 5.6}: not a result object; it is warned about as it is
+		}
+		f[k] = slot{}
+		for _, j := range nestedFields {
+			if f[j].key == "" && sub[j].key != "" {
+				f[j] = sub[j]
+			}
+		}
+	}
+}
+
+// ranges reads the reference range: the range as printed (a range key, or the range written
+// in the result string), and refLow and refHigh, each a number or a range string. The bounds are
+// the printed range's when it gives any: code splits a range, the model's own split is only a
+// fallback. A range printed per sex, or per condition (卵泡期 …, 成人 …), gives no bounds: which
+// applies is not the reader's to pick.
+// A confirmed draft's bounds are the person's, and win.
+func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(schema.WarningCode, string, map[string]string, string, ...any), setUnit func(string)) {
+	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
+	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
+	rv := f[fRefRange].val
+	if f[fRefRange].key == "" && rngText != "" {
+		rv = parse.Value{Kind: parse.String, Text: rngText}
+	}
+	rng, lone, rngOK := readRange(rv, &bd.a)
+	if !lowOK {
+		warn(schema.InvalidValue, "refLow", kv("value", param(f[fRefLow].val)), "%s is not a bound; set to null", quote(f[fRefLow].val))
+	}
+	if !highOK {
+		warn(schema.InvalidValue, "refHigh", kv("value", param(f[fRefHigh].val)), "%s is not a bound; set to null", quote(f[fRefHigh].val))
+	}
+	ind.RefText = rng.text
+	if lone != nil && rv.Kind == parse.String { // "5.2" in a range key: printed, if not a range
+		ind.RefText = bd.a.str(clean(rv.Text))
+	}
+	if ind.RefText == nil {
+		ind.RefText = cmp.Or(lowRange.text, highRange.text)
+	}
+	sex := rng.sex || lowRange.sex || highRange.sex || rng.cond || lowRange.cond || highRange.cond
+	given := first(low, lowRange.low, highRange.low) != nil || first(high, highRange.high, lowRange.high) != nil
+	switch {
+	case bd.confirmed && given:
+		ind.RefLow = first(low, lowRange.low, highRange.low)
+		ind.RefHigh = first(high, highRange.high, lowRange.high)
+	case sex:
+	case rng.low != nil || rng.high != nil:
+		ind.RefLow, ind.RefHigh = rng.low, rng.high
+	default:
+		ind.RefLow = first(low, lowRange.low, highRange.low)
+		ind.RefHigh = first(high, highRange.high, lowRange.high)
+	}
+	if (!rngOK || lone != nil) && ind.RefLow == nil && ind.RefHigh == nil && !bd.confirmed {
+		warn(schema.InvalidValue, "refLow", kv("refText", param(rv)), "reference range %s could not be read; bounds set to null", quote(rv))
+	}
+	setUnit(lowRange.unit)
+	setUnit(highRange.unit)
+	setUnit(rng.unit)
+	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
+		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
+		warn(schema.ReferenceRangeSwapped, "refLow", kv("refLow", ind.RefHigh.String(), "refHigh", ind.RefLow.String(), "refText", deref(ind.RefText)),
+			"reference range %s–%s was reversed; swapped", ind.RefHigh, ind.RefLow)
+	}
+}
+
+// kv makes a warning's params from pairs of strings, leaving out empty values.
+func kv(pairs ...string) map[string]string {
+	m := make(map[string]string, len(pairs)/2+1)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			m[pairs[i]] = pairs[i+1]
+		}
+	}
+	return m
+}
+
+// param renders a value of the reply for a warning's params: strings as written (at most 200
+// characters), numbers as printed; a list or an object is left out.
+func param(v parse.Value) string {
+	switch v.Kind {
+	case parse.String:
+		if r := []rune(v.Text); len(r) > 200 {
+			return string(r[:200]) + "…"
+		}
+		return v.Text
+	case parse.Number, parse.Bool:
+		return v.Text
+	case parse.Null:
+		return "null"
+	}
+	return ""
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // check validates the draft's own fields, nulling any that break a rule.

@@ -81,7 +81,7 @@ func FuzzFromReply(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := b.Build(v)
+		again := b.build(v, true)
 		againJSON, _ := json.Marshal(again.Draft)
 		if diff := cmp.Diff(string(draftJSON), string(againJSON)); diff != "" {
 			t.Fatalf("rebuilding the draft changed it (-first +again):\n%s", diff)

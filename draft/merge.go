@@ -2,6 +2,7 @@ package draft
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -20,14 +21,19 @@ type Page struct {
 // (same name, value and unit: overlapping photos) is dropped with warning duplicate_indicator. A
 // failed page adds page_failed; if every page failed, the first page's error is returned.
 //
-// With more than one page, every warning path is prefixed by its page (pages[1].indicators[3])
-// and indexes that page's own draft; a single page's result is returned as it is.
+// Every indicator and warning of page i gets page i+1, whatever its build said. With more than
+// one page, every warning path is prefixed by its page (pages[1].indicators[3]) and indexes that
+// page's own draft; a single page's paths are left as they are.
 func Merge(pages []Page) (schema.Result, error) {
 	if len(pages) == 1 {
 		if pages[0].Err != nil {
 			return schema.Result{}, pages[0].Err
 		}
-		return *pages[0].Result, nil
+		res := *pages[0].Result
+		one := 1
+		res.Draft.Indicators = stamp(res.Draft.Indicators, &one)
+		res.Warnings = stampWarnings(res.Warnings, &one)
+		return res, nil
 	}
 	var firstErr error
 	ok := 0
@@ -47,32 +53,39 @@ func Merge(pages []Page) (schema.Result, error) {
 	seen := make(map[string]int) // indicator key → page it was first seen on
 	for i, p := range pages {
 		at := fmt.Sprintf("pages[%d]", i)
+		page := i + 1
+		warn := func(code schema.WarningCode, path string, params map[string]string, msg string) {
+			w := schema.Warn(code, path, msg)
+			w.Page, w.Params = &page, params
+			out.Warnings = append(out.Warnings, w)
+		}
 		if p.Err != nil {
-			out.Warnings = append(out.Warnings, schema.Warn(schema.PageFailed, at,
-				fmt.Sprintf("page %d could not be read (%s): %s", i+1, problem.CodeOf(p.Err), problem.From(p.Err).Detail)))
+			doc := problem.From(p.Err)
+			warn(schema.PageFailed, at, map[string]string{"code": string(problem.CodeOf(p.Err))},
+				fmt.Sprintf("page %d could not be read (%s): %s", page, problem.CodeOf(p.Err), doc.Detail))
 			continue
 		}
 		pd := p.Result.Draft
-		conflict := func(field string, differs bool, theirs string) {
+		conflict := func(field string, differs bool, theirs, ours string) {
 			if differs {
-				out.Warnings = append(out.Warnings, schema.Warn(schema.PageConflict, at+"."+field,
-					fmt.Sprintf("page %d shows %s %s, unlike an earlier page; the earlier value is kept", i+1, field, theirs)))
+				warn(schema.PageConflict, at+"."+field, map[string]string{"field": field, "value": theirs, "kept": ours},
+					fmt.Sprintf("page %d shows %s %s, unlike an earlier page; the earlier value is kept", page, field, strconv.Quote(theirs)))
 			}
 		}
-		mergeString(&d.Title, pd.Title, func(s string) { conflict("title", true, fmt.Sprintf("%q", s)) })
-		mergeString(&d.Hospital, pd.Hospital, func(s string) { conflict("hospital", true, fmt.Sprintf("%q", s)) })
+		mergeString(&d.Title, pd.Title, func(s string) { conflict("title", true, s, *d.Title) })
+		mergeString(&d.Hospital, pd.Hospital, func(s string) { conflict("hospital", true, s, *d.Hospital) })
 		if pd.CheckupDate != nil {
 			if d.CheckupDate == nil {
 				d.CheckupDate = pd.CheckupDate
 			} else {
-				conflict("checkupDate", *d.CheckupDate != *pd.CheckupDate, pd.CheckupDate.String())
+				conflict("checkupDate", *d.CheckupDate != *pd.CheckupDate, pd.CheckupDate.String(), d.CheckupDate.String())
 			}
 		}
 		if pd.ReportYear != nil {
 			if d.ReportYear == nil {
 				d.ReportYear = pd.ReportYear
 			} else {
-				conflict("reportYear", *d.ReportYear != *pd.ReportYear, fmt.Sprint(*pd.ReportYear))
+				conflict("reportYear", *d.ReportYear != *pd.ReportYear, strconv.Itoa(*pd.ReportYear), strconv.Itoa(*d.ReportYear))
 			}
 		}
 		for _, w := range p.Result.Warnings {
@@ -80,23 +93,47 @@ func Merge(pages []Page) (schema.Result, error) {
 			if w.Path != nil {
 				path += "." + *w.Path
 			}
-			w.Path = &path
+			w.Path, w.Page = &path, &page
 			out.Warnings = append(out.Warnings, w)
 		}
 		for j, ind := range pd.Indicators {
 			k := indicatorKey(ind)
 			if first, dup := seen[k]; dup && first < i {
-				out.Warnings = append(out.Warnings, schema.Warn(schema.DuplicateIndicator, fmt.Sprintf("%s.indicators[%d]", at, j),
-					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, first+1)))
+				warn(schema.DuplicateIndicator, fmt.Sprintf("%s.indicators[%d]", at, j),
+					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(first + 1)},
+					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, first+1))
 				continue
 			}
 			if _, dup := seen[k]; !dup {
 				seen[k] = i
 			}
+			ind.Page = &page
 			d.Indicators = append(d.Indicators, ind)
 		}
 	}
 	return out, nil
+}
+
+// stamp returns the indicators with their page set, copied: the caller's stay as they were.
+func stamp(inds []schema.OcrIndicator, page *int) []schema.OcrIndicator {
+	out := make([]schema.OcrIndicator, len(inds))
+	for i, ind := range inds {
+		ind.Page = page
+		out[i] = ind
+	}
+	return out
+}
+
+func stampWarnings(ws []schema.Warning, page *int) []schema.Warning {
+	if ws == nil {
+		return nil
+	}
+	out := make([]schema.Warning, len(ws))
+	for i, w := range ws {
+		w.Page = page
+		out[i] = w
+	}
+	return out
 }
 
 func mergeString(dst **string, src *string, conflict func(string)) {

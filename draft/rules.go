@@ -28,6 +28,7 @@ const (
 	fRefLow
 	fRefHigh
 	fRefRange // a reference range written as one string
+	fPrintedFlag
 	numFields
 )
 
@@ -51,14 +52,15 @@ var aliases = []struct {
 	{fUnit, []string{"unit", "单位", "units", "计量单位"}},
 	{fRefLow, []string{"refLow", "referenceLow", "low", "lower", "min", "参考下限", "下限"}},
 	{fRefHigh, []string{"refHigh", "referenceHigh", "high", "upper", "max", "参考上限", "上限"}},
-	{fRefRange, []string{"refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval", "正常范围", "正常值", "参考范围值", "参考标准", "referenceValue"}},
+	{fRefRange, []string{"refText", "refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval", "正常范围", "正常值", "参考范围值", "参考标准", "referenceValue"}},
+	{fPrintedFlag, []string{"printedFlag", "flag", "abnormalFlag", "提示", "标志", "异常标志", "异常提示", "结果提示", "abnormal", "h/l", "状态", "flags", "高低"}},
 }
 
 // draftFields and itemFields say which fields each level reads; the same key can mean different
 // things at each level ("指标" is the list at the top and a name inside an item).
 var (
 	draftFields = map[field]bool{fTitle: true, fHospital: true, fCheckupDate: true, fReportYear: true, fIndicators: true}
-	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true}
+	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true, fPrintedFlag: true}
 )
 
 type aliasRank struct {
@@ -151,14 +153,6 @@ func isNullWord(s string) bool {
 	}
 	return false
 }
-
-// flagMarks are abnormality marks printed after a value; they are dropped from the value because
-// the range already says whether it is high or low. The letters and characters only count as a
-// mark when they stand apart from a unit (after a digit or a space), so mmol/L keeps its L.
-var (
-	arrowMarks  = []string{"↑", "↓", "⬆", "⬇", "(H)", "(L)", "(↑)", "(↓)", "（H）", "（L）", "（↑）", "（↓）", "[H]", "[L]", "(高)", "(低)", "（高）", "（低）", "*"}
-	letterMarks = []string{"H", "L", "高", "低", "偏高", "偏低"}
-)
 
 // narrow maps full-width forms (Ｕ+FF01–FF5E: １２．５, ｍｍｏｌ／Ｌ, ＜, ～) and the ideographic
 // space to ASCII, for numbers, units, dates and ranges; text that is not a number keeps its own

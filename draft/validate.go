@@ -1,9 +1,9 @@
 package draft
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,34 +13,30 @@ import (
 )
 
 // Validate checks a draft as a person confirmed it and returns it normalised by the same rules
-// as a model's reply. Unlike a reply, a confirmed draft is held to the contract: a wrong type, an
-// unknown key, a nameless indicator, an impossible date or a broken length rule is an
-// invalid_draft error listing every such field, not a warning. A missing key reads as null.
+// as a model's reply. Unlike a reply, a confirmed draft is held to the contract: a missing key (every
+// key is always present), a wrong type, an unknown key, a nameless indicator, an impossible date,
+// a flag other than the three, or a broken length or range rule is an invalid_draft error, and one
+// answer lists every such field at once.
+//
+// The evidence: refText and printedFlag are the person's; refLow and refHigh given beside a
+// refText are kept as given (the person may have corrected them), not split again from it. page
+// is kept as given (code cannot know it). analyte is accepted as given only in type and filled
+// again from the lexicon: it is code's reading of the name, not a fact a person confirms.
 func (b *Builder) Validate(body []byte) (schema.Result, error) {
 	v, err := parse.Decode(string(body))
 	if err != nil {
 		return schema.Result{}, problem.Errorf(problem.InvalidRequest, "the body is not one JSON value")
 	}
-	var fields []problem.Field
-	check(reflect.TypeFor[schema.OcrDraft](), v, "", &fields)
-	if len(fields) == 0 {
-		// The types are right, so the contract's own decoder takes it; then the tag rules.
-		var d schema.OcrDraft
-		if err := json.Unmarshal(body, &d); err != nil {
-			fields = append(fields, problem.Field{Path: "", Message: err.Error()})
-		} else {
-			for i, ind := range d.Indicators {
-				for _, fe := range asFieldErrors(b.validate.Struct(ind)) {
-					fields = append(fields, problem.Field{Path: fmt.Sprintf("indicators[%d].%s", i, fe.Field()), Message: describe(fe)})
-				}
-			}
-			d.Indicators = nil
-			for _, fe := range asFieldErrors(b.validate.Struct(d)) {
-				fields = append(fields, problem.Field{Path: fe.Field(), Message: describe(fe)})
-			}
+	if isResponse(v) {
+		return schema.Result{}, &problem.Error{
+			Code:   problem.InvalidDraft,
+			Detail: "the body is an extract or parse response, not a draft: send its draft member",
+			Fields: []problem.Field{{Path: "draft", Message: "send this member as the body, not the whole response"}},
 		}
 	}
-	if len(fields) > 0 {
+	c := checker{b: b}
+	c.check(reflect.TypeFor[schema.OcrDraft](), "", v, "")
+	if fields := c.fields; len(fields) > 0 {
 		msgs := make([]string, len(fields))
 		for i, f := range fields {
 			msgs[i] = f.Path + ": " + f.Message
@@ -51,14 +47,38 @@ func (b *Builder) Validate(body []byte) (schema.Result, error) {
 			Fields: fields,
 		}
 	}
-	return b.Build(v), nil
+	return b.build(v, true), nil
 }
 
-// check compares a decoded JSON value with a contract type, recording every mismatch.
-func check(t reflect.Type, v parse.Value, path string, out *[]problem.Field) {
-	bad := func(format string, args ...any) {
-		*out = append(*out, problem.Field{Path: path, Message: fmt.Sprintf(format, args...)})
+// isResponse reports whether v is a whole response ({"draft": …, "warnings": …, "meta": …})
+// rather than its draft: a client's likeliest mistake.
+func isResponse(v parse.Value) bool {
+	if v.Kind != parse.Object {
+		return false
 	}
+	d, ok := v.Get("draft")
+	if !ok || d.Kind != parse.Object {
+		return false
+	}
+	_, w := v.Get("warnings")
+	_, m := v.Get("meta")
+	_, ind := v.Get("indicators")
+	return (w || m) && !ind
+}
+
+// checker compares a decoded JSON value with a contract type, recording every mismatch: the
+// types first, then each well-typed field's validate rules, so that one answer lists them all.
+type checker struct {
+	b      *Builder
+	fields []problem.Field
+}
+
+func (c *checker) bad(path, format string, args ...any) {
+	c.fields = append(c.fields, problem.Field{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// check checks v against type t at path; rule is the field's validate tag.
+func (c *checker) check(t reflect.Type, rule string, v parse.Value, path string) {
 	nullable := t.Kind() == reflect.Pointer
 	if nullable {
 		if v.Kind == parse.Null {
@@ -69,41 +89,50 @@ func check(t reflect.Type, v parse.Value, path string, out *[]problem.Field) {
 	switch {
 	case t == reflect.TypeFor[schema.Decimal]():
 		if v.Kind != parse.Number {
-			bad("want a number, got %s", kind(v))
+			c.bad(path, "want a number, got %s", kind(v))
 		} else if _, err := schema.ParseDecimal(v.Text); err != nil {
-			bad("number %s is out of range", v.Text)
+			c.bad(path, "number %s is out of range", v.Text)
 		}
 	case t == reflect.TypeFor[schema.Date]():
 		if v.Kind != parse.String {
-			bad("want a \"YYYY-MM-DD\" string, got %s", kind(v))
+			c.bad(path, "want a \"YYYY-MM-DD\" string, got %s", kind(v))
 		} else if _, err := schema.ParseDate(v.Text); err != nil {
-			bad("%v", err)
+			c.bad(path, "%v", err)
+		}
+	case t == reflect.TypeFor[schema.Flag]():
+		if v.Kind != parse.String || !slices.Contains(schema.Flags, schema.Flag(v.Text)) {
+			c.bad(path, "want one of %q, got %s", schema.Flags, quote(v))
 		}
 	case t.Kind() == reflect.String:
 		switch {
 		case v.Kind != parse.String:
-			bad("want a string, got %s", kind(v))
+			c.bad(path, "want a string, got %s", kind(v))
 		case strings.TrimSpace(v.Text) == "" && !nullable:
-			bad("is blank")
+			c.bad(path, "is blank")
+		default:
+			c.rule(path, rule, v.Text)
 		}
 	case t.Kind() == reflect.Int:
-		if _, err := strconv.Atoi(v.Text); v.Kind != parse.Number || err != nil {
-			bad("want an integer, got %s", quote(v))
+		n, err := strconv.Atoi(v.Text)
+		switch {
+		case v.Kind != parse.Number || err != nil:
+			c.bad(path, "want an integer, got %s", quote(v))
+		case strings.HasSuffix(path, ".page") && n < 1:
+			c.bad(path, "is less than 1: pages count from 1")
+		default:
+			c.rule(path, rule, n)
 		}
 	case t.Kind() == reflect.Slice:
-		if v.Kind == parse.Null {
-			return // a missing list is empty
-		}
 		if v.Kind != parse.Array {
-			bad("want a list, got %s", kind(v))
+			c.bad(path, "want a list, got %s", kind(v))
 			return
 		}
 		for i, x := range v.Elems {
-			check(t.Elem(), x, fmt.Sprintf("%s[%d]", path, i), out)
+			c.check(t.Elem(), "", x, fmt.Sprintf("%s[%d]", path, i))
 		}
 	case t.Kind() == reflect.Struct:
 		if v.Kind != parse.Object {
-			bad("want an object, got %s", kind(v))
+			c.bad(path, "want an object, got %s", kind(v))
 			return
 		}
 		known := make(map[string]bool)
@@ -115,24 +144,31 @@ func check(t reflect.Type, v parse.Value, path string, out *[]problem.Field) {
 				p = path + "." + name
 			}
 			x, present := v.Get(name)
-			if !present && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Slice {
-				*out = append(*out, problem.Field{Path: p, Message: "is missing"})
+			if !present {
+				c.bad(p, "is missing (every key is always present: null when unknown)")
 				continue
 			}
-			if present {
-				check(f.Type, x, p, out)
-			}
+			c.check(f.Type, f.Tag.Get("validate"), x, p)
 		}
 		for _, m := range v.Members {
-			k := m.Key
-			if known[k] {
+			if known[m.Key] {
 				continue
 			}
-			p := k
+			p := m.Key
 			if path != "" {
-				p = path + "." + k
+				p = path + "." + m.Key
 			}
-			*out = append(*out, problem.Field{Path: p, Message: "is not a field of the contract"})
+			c.bad(p, "is not a field of the contract")
 		}
+	}
+}
+
+// rule applies a field's validate tag (max=200, gte=1900 …) to a well-typed value.
+func (c *checker) rule(path, rule string, x any) {
+	if rule == "" || rule == "-" {
+		return
+	}
+	for _, fe := range asFieldErrors(c.b.validate.Var(x, rule)) {
+		c.bad(path, "%s", describe(fe))
 	}
 }

@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"cmp"
 	"html"
 	"regexp"
 	"strconv"
@@ -12,18 +13,21 @@ import (
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
-// value is what one JSON value says about a result: a number (maybe with a unit) or text.
+// value is what one JSON value says about a result: a number (maybe with a unit, a mark and a
+// range) or text.
 type value struct {
 	num  *schema.Decimal
-	unit string // a unit written after the number, or ""
-	src  string // the string as written, when the number came from one
+	unit string      // a unit written after the number, or ""
+	flag schema.Flag // an abnormality mark printed beside the number, or ""
+	rng  string      // a reference range written after the number ("5.86 mmol/L (3.1-5.2)"), or ""
+	src  string      // the string as written, when the number came from one
 	text *string
 	bad  bool // a shape no value can have (an object, a list, a boolean)
 }
 
 // readValue reads a result. Numbers keep their digits; a string that is a number, maybe with a
-// unit and an abnormality mark, gives a number; any other string is text as written — "阴性(-)",
-// "1+", "<0.5" are results in their own right, never guesses at a number.
+// unit, an abnormality mark and a reference range, gives a number; any other string is text as
+// written — "阴性(-)", "1+", "<0.5" are results in their own right, never guesses at a number.
 func readValue(raw parse.Value, a *arena) value {
 	switch raw.Kind {
 	case parse.Null:
@@ -39,8 +43,18 @@ func readValue(raw parse.Value, a *arena) value {
 		if isNullWord(s) {
 			return value{}
 		}
-		if d, unit, ok := numberWithUnit(s); ok {
-			return value{num: a.dec(d), unit: unit, src: s}
+		if d, unit, flag, ok := numberWithUnit(s); ok {
+			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
+		}
+		if t, f := cutMarks(narrow(s)); strings.IndexByte(t, ' ') > 0 || strings.ContainsAny(t, "(（[【") {
+			if head, rng, ok := splitRange(t); ok { // "5.86 mmol/L (3.1-5.2) ↑"
+				if d, unit, flag, ok := numberWithUnit(head); ok {
+					return value{num: a.dec(d), unit: unit, flag: joinFlags(f, flag), rng: rng, src: s}
+				}
+			}
+		}
+		if f, ok := markOnly(narrow(s)); ok { // "↑" alone: the mark of a number given elsewhere
+			return value{flag: f, text: a.str(s)}
 		}
 		return value{text: a.str(s)}
 	default:
@@ -48,16 +62,22 @@ func readValue(raw parse.Value, a *arena) value {
 	}
 }
 
-// numberWithUnit reads "5.6", "５．６", "1,024.5", "5.86↑", "140mmHg", "6.5×10^9/L", "7.1 H".
-func numberWithUnit(s string) (schema.Decimal, string, bool) {
-	s = stripMarks(narrow(s))
+// numberWithUnit reads "5.6", "５．６", "1,024.5", "140mmHg", "6.5×10^9/L", and a number with
+// its abnormality mark before, after or in brackets around it ("5.86↑", "↑5.86", "H 82.3",
+// "5.86 (H)", "356（高）", "3.75*", "5.86↑ mmol/L", "5.86 mmol/L H"): the mark is returned as a
+// flag, never read as part of the number or the unit.
+func numberWithUnit(s string) (schema.Decimal, string, schema.Flag, bool) {
+	if len(s) > maxNumberLen {
+		return schema.Decimal{}, "", "", false
+	}
+	s, flag := cutMarks(narrow(s))
 	n := numberPrefix(s)
 	if n == 0 {
-		return schema.Decimal{}, "", false
+		return schema.Decimal{}, "", "", false
 	}
 	d, err := schema.ParseDecimal(strings.ReplaceAll(s[:n], ",", ""))
 	if err != nil {
-		return schema.Decimal{}, "", false
+		return schema.Decimal{}, "", "", false
 	}
 	if e := exponentLen(s[n:]); e > 0 { // 1.2e3 is 1200: scientific notation, not a unit "e3"
 		if x, err := schema.ParseDecimal(strings.ReplaceAll(s[:n+e], ",", "")); err == nil {
@@ -65,46 +85,220 @@ func numberWithUnit(s string) (schema.Decimal, string, bool) {
 		}
 	}
 	rest := strings.TrimSpace(s[n:])
-	for _, m := range arrowMarks { // a mark between the number and its unit: 5.86↑ mmol/L
-		if after, ok := strings.CutPrefix(rest, m); ok && m != "*" {
-			rest = strings.TrimSpace(after)
+	if after, f := cutMark(rest, true); f != "" { // a mark between the number and its unit
+		rest, flag = strings.TrimSpace(after), joinFlags(flag, f)
+	}
+	if rest == "" {
+		return d, "", flag, true
+	}
+	if isUnit(rest) {
+		return d, rest, flag, true
+	}
+	return schema.Decimal{}, "", "", false
+}
+
+// Lengths past which a string is not read as a number, a mark or a range: longer than any
+// printed one, so that a hostile value costs nothing.
+const (
+	maxNumberLen = 100
+	maxMarkLen   = 24
+	maxRangeLen  = 300
+)
+
+// flagMarks are the abnormality marks printed beside a result, and what each means: a direction,
+// or abnormal for a mark without one. Longer marks come first, so ↑↑ is not read as ↑ and ↑. A
+// word mark (a letter, HH) counts only where it stands apart from a number's unit — after a digit
+// or a space, before a digit or a space — so that mmol/L keeps its L. Any mark may stand in
+// brackets: (H), （高）, [↑]. A lone + or - is never a mark: in 阳性(+) it is the result.
+var flagMarks = []struct {
+	mark string
+	flag schema.Flag
+	word bool
+}{
+	{"↑↑", schema.FlagHigh, false}, {"↑", schema.FlagHigh, false}, {"⬆", schema.FlagHigh, false}, {"▲", schema.FlagHigh, false},
+	{"↓↓", schema.FlagLow, false}, {"↓", schema.FlagLow, false}, {"⬇", schema.FlagLow, false}, {"▼", schema.FlagLow, false},
+	{"偏高", schema.FlagHigh, false}, {"升高", schema.FlagHigh, false}, {"高", schema.FlagHigh, false},
+	{"偏低", schema.FlagLow, false}, {"降低", schema.FlagLow, false}, {"低", schema.FlagLow, false},
+	{"HH", schema.FlagHigh, true}, {"H", schema.FlagHigh, true}, {"LL", schema.FlagLow, true}, {"L", schema.FlagLow, true},
+	{"**", schema.FlagAbnormal, false}, {"*", schema.FlagAbnormal, false}, {"!", schema.FlagAbnormal, false},
+	{"异常", schema.FlagAbnormal, false}, {"異常", schema.FlagAbnormal, false},
+}
+
+// flagWords are what a flag column (flag, 提示, 异常标志 …) holds besides marks: the contract's
+// own words, and words that say there is no mark. A value that is neither is not read.
+var flagWords = []struct {
+	word string
+	flag schema.Flag // "" means no mark: the result is within range
+}{
+	{"high", schema.FlagHigh}, {"low", schema.FlagLow}, {"abnormal", schema.FlagAbnormal},
+	{"h", schema.FlagHigh}, {"l", schema.FlagLow}, {"a", schema.FlagAbnormal},
+	{"阳性", schema.FlagAbnormal}, {"positive", schema.FlagAbnormal}, {"abn", schema.FlagAbnormal}, {"y", schema.FlagAbnormal}, {"yes", schema.FlagAbnormal},
+	{"陽性", schema.FlagAbnormal}, {"陰性", ""}, {"異常", schema.FlagAbnormal}, {"是", schema.FlagAbnormal}, {"true", schema.FlagAbnormal}, {"否", ""}, {"false", ""},
+	{"正常", ""}, {"normal", ""}, {"n", ""}, {"no", ""}, {"阴性", ""}, {"negative", ""}, {"-", ""}, {"—", ""}, {"/", ""}, {"无", ""}, {"未见异常", ""},
+}
+
+// cutMarks cuts the abnormality marks before and after a number ("↑5.86", "5.86 (H)", "7.1HH")
+// and returns what is left and the flag they make. Marks that contradict each other (↑ and L)
+// make abnormal: a mark was printed, its direction is not certain.
+func cutMarks(s string) (string, schema.Flag) {
+	var flag schema.Flag
+	for range 3 {
+		s = strings.TrimSpace(s)
+		rest, f := cutMark(s, false)
+		if f == "" {
+			rest, f = cutTrailingMark(s)
+		}
+		if f == "" {
+			return s, flag
+		}
+		s, flag = rest, joinFlags(flag, f)
+	}
+	return strings.TrimSpace(s), flag
+}
+
+// cutMark cuts one mark at the start of s. Something must follow it; between a number and its
+// unit (inner) a symbol must not be followed by a digit (6.5*10^9/L is a multiplication) and a
+// word must be followed by a space.
+func cutMark(s string, inner bool) (string, schema.Flag) {
+	if s == "" {
+		return s, ""
+	}
+	for _, br := range rangeBrackets {
+		if rest, ok := strings.CutPrefix(s, br[0]); ok {
+			if i := strings.Index(rest, br[1]); i > 0 {
+				if f, ok := markOnly(rest[:i]); ok && strings.TrimSpace(rest[i+len(br[1]):]) != "" || ok && inner {
+					return rest[i+len(br[1]):], f
+				}
+			}
+			return s, ""
+		}
+	}
+	for _, m := range flagMarks {
+		rest, ok := strings.CutPrefix(s, m.mark)
+		if !ok {
+			continue
+		}
+		next := byte(' ')
+		if rest != "" {
+			next = rest[0]
+		} else if !inner {
+			return s, "" // the mark alone: no number follows
+		}
+		switch {
+		case m.word && inner && next != ' ' && next != '\t':
+		case m.word && !isDigit(next) && next != ' ' && next != '\t' && next != '.' && next != '-':
+		case m.word && next != ' ' && next != '\t' && numberPrefix(rest) != len(rest):
+			// L98 is a mark and a number; H2O or L5/S1 is text, not a mark and a number with a unit
+		case !m.word && inner && isDigit(next):
+		default:
+			return rest, m.flag
+		}
+		return s, ""
+	}
+	return s, ""
+}
+
+// cutTrailingMark cuts one mark at the end of s; something must stand before it, and before a
+// word mark a digit or a space.
+func cutTrailingMark(s string) (string, schema.Flag) {
+	for _, br := range rangeBrackets {
+		if rest, ok := strings.CutSuffix(s, br[1]); ok {
+			if i := strings.LastIndex(rest, br[0]); i > 0 {
+				if f, ok := markOnly(rest[i+len(br[0]):]); ok {
+					return rest[:i], f
+				}
+			}
+			return s, ""
+		}
+	}
+	for _, m := range flagMarks {
+		rest, ok := strings.CutSuffix(s, m.mark)
+		if !ok || rest == "" {
+			continue
+		}
+		if last := rest[len(rest)-1]; m.word && !isDigit(last) && last != ' ' && last != '\t' {
+			continue // mmol/L: the L of a unit
+		}
+		return rest, m.flag
+	}
+	return s, ""
+}
+
+// markOnly reads a string that is nothing but marks ("↑", "H", "↑↑", "(高)", " * ").
+func markOnly(s string) (schema.Flag, bool) {
+	if len(s) > maxMarkLen {
+		return "", false
+	}
+	s = strings.TrimSpace(s)
+	for _, br := range rangeBrackets {
+		if inner, ok := strings.CutPrefix(s, br[0]); ok {
+			if inner, ok := strings.CutSuffix(inner, br[1]); ok {
+				s = strings.TrimSpace(inner)
+			}
 			break
 		}
 	}
-	if rest == "" {
-		return d, "", true
+	if s == "" {
+		return "", false
 	}
-	if isUnit(rest) {
-		return d, rest, true
-	}
-	return schema.Decimal{}, "", false
-}
-
-// stripMarks drops trailing abnormality marks (flagMarks) from a value.
-func stripMarks(s string) string {
-	for range 3 {
-		s = strings.TrimSpace(s)
-		t := s
-		for _, m := range arrowMarks {
-			t = strings.TrimSuffix(t, m)
-		}
-		if t == s {
-			for _, m := range letterMarks {
-				if rest, ok := strings.CutSuffix(s, m); ok && rest != "" {
-					last := rest[len(rest)-1]
-					if last >= '0' && last <= '9' || last == ' ' || last == '\t' {
-						t = rest
-						break
-					}
-				}
+	var flag schema.Flag
+	for s != "" {
+		found := false
+		for _, m := range flagMarks {
+			if rest, ok := strings.CutPrefix(s, m.mark); ok {
+				s, flag, found = strings.TrimSpace(rest), joinFlags(flag, m.flag), true
+				break
 			}
 		}
-		if t == s {
-			return s
+		if !found {
+			return "", false
 		}
-		s = t
 	}
-	return s
+	return flag, true
+}
+
+// joinFlags adds a mark's flag to those already found: two directions that disagree make
+// abnormal.
+func joinFlags(a, b schema.Flag) schema.Flag {
+	switch {
+	case a == "" || a == b:
+		return b
+	case b == "":
+		return a
+	case a == schema.FlagAbnormal:
+		return b // * beside ↑: the direction says more
+	case b == schema.FlagAbnormal:
+		return a
+	}
+	return schema.FlagAbnormal
+}
+
+// readFlag reads a flag column: a mark (↑, H, (高)), a word of flagWords, or a boolean (an
+// "abnormal": true column). ok is false for a value that says something else.
+func readFlag(raw parse.Value) (f schema.Flag, ok bool) {
+	switch raw.Kind {
+	case parse.Null:
+		return "", true
+	case parse.Bool:
+		if raw.Text == "true" {
+			return schema.FlagAbnormal, true
+		}
+		return "", true
+	case parse.String:
+		s := narrow(clean(raw.Text))
+		if isNullWord(s) {
+			return "", true
+		}
+		if f, ok := markOnly(s); ok {
+			return f, true
+		}
+		for _, w := range flagWords {
+			if strings.EqualFold(s, w.word) {
+				return w.flag, true
+			}
+		}
+	}
+	return "", false
 }
 
 // numberPrefix returns the length of the plain decimal number at the start of s: a sign, digits
@@ -153,8 +347,8 @@ func numberPrefix(s string) int {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// exponentLen is the length of an exponent (e3, E-2, e+02) at the start of s that nothing but
-// space or the end follows, or 0.
+// exponentLen is the length of an exponent (e3, E-2, e+02) at the start of s that no letter
+// follows (3.5E+09~9.5E+09, but not 5e3abc), or 0.
 func exponentLen(s string) int {
 	if len(s) < 2 || s[0] != 'e' && s[0] != 'E' {
 		return 0
@@ -167,7 +361,7 @@ func exponentLen(s string) int {
 	for j < len(s) && isDigit(s[j]) {
 		j++
 	}
-	if j == i || j < len(s) && s[j] != ' ' {
+	if j == i || j < len(s) && (isLetter(s[j]) || s[j] == '.') {
 		return 0
 	}
 	return j
@@ -202,16 +396,22 @@ func isUnit(s string) bool {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// bounds is what a reference range says.
+// bounds is what a reference range says: its bounds, a unit printed with them, the range as
+// printed (text), and whether it gives bounds per sex (then low and high stay null: which
+// applies is the caller's to say, not the reader's).
 type bounds struct {
 	low, high *schema.Decimal
 	unit      string
+	text      *string
+	sex       bool
+	cond      bool // one range per condition (phase, age): no bounds, as for sex
 }
 
-// readRange reads a reference range: a number (the caller decides which bound), or a string in
-// one of the notations of rangeSeparators and rangeBounds, maybe with a unit. ok is false for a
-// string that has digits but no notation we know; a range without digits ("阴性") is qualitative
-// and reads as no bounds.
+// readRange reads a reference range: a number (the caller decides which bound), a string in one
+// of the notations of rangeSeparators and rangeBounds (maybe with a unit), a two-number list, or
+// an object of bounds ({"low": 3.9, "high": 6.1}). ok is false for a value that has digits but no
+// notation we know; a range without digits ("阴性") is qualitative and reads as no bounds. The
+// text of a range string is kept as written; a list or an object is written out as 3.9-6.1.
 func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok bool) {
 	switch raw.Kind {
 	case parse.Null:
@@ -221,30 +421,174 @@ func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok boo
 		return bounds{}, x.num, x.num != nil
 	case parse.Array:
 		if len(raw.Elems) == 2 {
-			lo, hi := readValue(raw.Elems[0], a), readValue(raw.Elems[1], a)
-			if (lo.num != nil || raw.Elems[0].Kind == parse.Null) && (hi.num != nil || raw.Elems[1].Kind == parse.Null) && !lo.bad && !hi.bad {
-				return bounds{low: lo.num, high: hi.num}, nil, true
-			}
+			return boundsOf(readValue(raw.Elems[0], a), readValue(raw.Elems[1], a), raw.Elems[0], raw.Elems[1], a)
 		}
 		return bounds{}, nil, false
+	case parse.Object:
+		var f fields
+		f.pick(raw.Members, 1)
+		if f[fRefRange].key != "" { // {"text": "3.9-6.1"} or a range beside its bounds
+			return readRange(f[fRefRange].val, a)
+		}
+		if f[fRefLow].key == "" && f[fRefHigh].key == "" {
+			return bounds{}, nil, false
+		}
+		b, num, ok := boundsOf(readValue(f[fRefLow].val, a), readValue(f[fRefHigh].val, a), f[fRefLow].val, f[fRefHigh].val, a)
+		if u, _ := readText(f[fUnit].val, a); ok && u != nil {
+			b.unit = *u
+		}
+		return b, num, ok
 	case parse.String:
-		s := narrow(clean(raw.Text))
-		if isNullWord(s) || !strings.ContainsAny(s, "0123456789") {
+		s := clean(raw.Text)
+		if isNullWord(s) {
 			return bounds{}, nil, true
 		}
-		if d, unit, isNum := numberWithUnit(s); isNum {
-			return bounds{unit: unit}, a.dec(d), true
+		b, num, ok := readRangeText(narrow(s), a)
+		if num == nil {
+			b.text = a.str(s)
 		}
-		if b, ok := parseRange(s, a); ok {
-			return b, nil, true
-		}
-		return bounds{}, nil, false
+		return b, num, ok
 	default:
 		return bounds{}, nil, false
 	}
 }
 
-// parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L".
+// boundsOf makes a range of two values read from a list or an object; each is a number or null.
+func boundsOf(lo, hi value, rawLo, rawHi parse.Value, a *arena) (bounds, *schema.Decimal, bool) {
+	if lo.bad || hi.bad || lo.num == nil && rawLo.Kind != parse.Null || hi.num == nil && rawHi.Kind != parse.Null || lo.num == nil && hi.num == nil {
+		return bounds{}, nil, false
+	}
+	var t string
+	switch {
+	case lo.num != nil && hi.num != nil:
+		t = lo.num.String() + "-" + hi.num.String()
+	case lo.num != nil:
+		t = "≥" + lo.num.String()
+	default:
+		t = "≤" + hi.num.String()
+	}
+	unit := lo.unit
+	if unit == "" {
+		unit = hi.unit
+	}
+	return bounds{low: lo.num, high: hi.num, unit: unit, text: a.str(t)}, nil, true
+}
+
+// readRangeText reads a range string, already narrowed.
+func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) {
+	if !strings.ContainsAny(s, "0123456789") {
+		return bounds{}, nil, true
+	}
+	if len(s) > maxRangeLen {
+		return bounds{}, nil, false
+	}
+	if bySex(s) {
+		return bounds{sex: true}, nil, true
+	}
+	if titre.MatchString(s) { // <1:100: a dilution, not bounds
+		return bounds{}, nil, true
+	}
+	if b, ok := parseRange(s, a); ok {
+		return b, nil, true
+	}
+	if d, unit, _, isNum := numberWithUnit(s); isNum && !strings.ContainsAny(unit, "-~") {
+		return bounds{unit: unit}, a.dec(d), true
+	}
+	if len(labelledRange.FindAllStringIndex(s, 5)) >= 2 {
+		// 卵泡期 3.5-12.5 黄体期 1.7-7.7, 成人 3.9-6.1；儿童 3.3-5.5: a range per condition. Which
+		// applies is not the reader's to pick; the text is kept and there are no bounds.
+		return bounds{cond: true}, nil, true
+	}
+	return bounds{}, nil, false
+}
+
+// labelledRange matches one range of several, each after its condition: 卵泡期 3.5-12.5,
+// 成人：3.9-6.1, Adult <5.2.
+var labelledRange = regexp.MustCompile(`(?:\p{Han}+|[A-Za-z]{2,})\s*[:：]?\s*[<>≤≥]?\s*\d+(?:\.\d+)?(?:\s*(?:-|~|～|—|–|至|到)\s*\d+(?:\.\d+)?)?`)
+
+// titre matches a dilution such as 1:100.
+var titre = regexp.MustCompile(`\d\s*:\s*\d`)
+
+// sexWords name the sexes in a range printed per sex (男：40-50；女：35-45; M 40-50 F 35-45).
+var sexWords = [][2]string{{"男", "女"}, {"male", "female"}, {"Male", "Female"}, {"MALE", "FEMALE"}, {"men", "women"}, {"Men", "Women"}, {"M:", "F:"}, {"M ", "F "}, {"M：", "F："}}
+
+// bySex reports whether a range gives bounds by sex: both sexes are named, or one sex is
+// (男性 40-50), since bounds for one sex are not bounds for the patient.
+func bySex(s string) bool {
+	for _, w := range sexWords[:1] {
+		if strings.Contains(s, w[0]) || strings.Contains(s, w[1]) {
+			return true
+		}
+	}
+	for _, w := range sexWords[1:] {
+		if strings.Contains(s, w[0]) && strings.Contains(s, w[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRange splits a result string that ends with its reference range: "5.86 mmol/L (3.1-5.2)",
+// "5.86 mmol/L 参考 3.1-5.2", "5.86 mmol/L 3.1-5.2". head is the result and rng the range as
+// written; the range must read as one, so that nothing is split at a guess.
+func splitRange(s string) (head, rng string, ok bool) {
+	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–至到<>≤≥＜＞") {
+		return "", "", false
+	}
+	t := narrow(s)
+	for _, br := range rangeBrackets {
+		if rest, ok := strings.CutSuffix(t, br[1]); ok {
+			if i := strings.LastIndex(rest, br[0]); i > 0 {
+				inner := strings.TrimSpace(rest[i+len(br[0]):])
+				inner = cutLabel(inner)
+				if isRange(inner) {
+					return strings.TrimSpace(rest[:i]), inner, true
+				}
+			}
+			return "", "", false
+		}
+	}
+	for _, l := range resultRangeLabels {
+		if i := strings.Index(t, l); i > 0 {
+			inner := strings.TrimSpace(strings.TrimLeft(t[i+len(l):], ":： "))
+			if isRange(inner) {
+				return strings.TrimSpace(t[:i]), inner, true
+			}
+			return "", "", false
+		}
+	}
+	// A bare range after a number and its unit: the unit must be there, so that 5 3-5 is not split.
+	if i := strings.LastIndexByte(t, ' '); i > 0 {
+		head, inner := strings.TrimSpace(t[:i]), t[i+1:]
+		if _, unit, _, ok := numberWithUnit(head); ok && unit != "" && isRange(inner) {
+			return head, inner, true
+		}
+	}
+	return "", "", false
+}
+
+// resultRangeLabels introduce a range inside a result string: 5.86 mmol/L 参考 3.1-5.2.
+var resultRangeLabels = []string{"参考值", "参考范围", "参考区间", "参考", "正常值", "正常范围", "Ref", "ref", "Reference", "reference", "Normal", "normal", "RR"}
+
+func cutLabel(s string) string {
+	for _, l := range resultRangeLabels {
+		if rest, ok := strings.CutPrefix(s, l); ok {
+			return strings.TrimSpace(strings.TrimLeft(rest, ":： "))
+		}
+	}
+	return s
+}
+
+// isRange reports whether s reads as a range with at least one bound.
+func isRange(s string) bool {
+	var a arena
+	b, ok := parseRange(s, &a)
+	return ok && (b.low != nil || b.high != nil)
+}
+
+// parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L", "(3.9-6.1)",
+// "[2.8, 5.2]", "3.9 至 6.1", "3.5E+09~9.5E+09", "4.0×10^9-10.0×10^9" (bounds 4.0 and 10.0, the
+// power of ten their unit: the value beside it is printed in it too).
 func parseRange(s string, a *arena) (bounds, bool) {
 	for _, l := range rangeLabels { // 参考值：40-55
 		if rest, ok := strings.CutPrefix(s, l); ok {
@@ -252,15 +596,27 @@ func parseRange(s string, a *arena) (bounds, bool) {
 			break
 		}
 	}
+	square := false
 	for _, br := range rangeBrackets {
 		if strings.HasPrefix(s, br[0]) && strings.HasSuffix(s, br[1]) {
+			square = br[0] == "["
 			s = strings.TrimSpace(s[len(br[0]) : len(s)-len(br[1])])
 			break
 		}
 	}
+	if square { // [2.8, 5.2]: a list of two bounds
+		if lo, hi, ok := strings.Cut(s, ","); ok {
+			l, lu, _, okl := numberWithUnit(strings.TrimSpace(lo))
+			h, hu, _, okh := numberWithUnit(strings.TrimSpace(hi))
+			if okl && okh {
+				return bounds{low: a.dec(l), high: a.dec(h), unit: cmp.Or(hu, lu)}, true
+			}
+			return bounds{}, false
+		}
+	}
 	for _, rb := range rangeBounds {
 		if rest, ok := strings.CutPrefix(s, rb.prefix); ok {
-			d, unit, ok := numberWithUnit(strings.TrimSpace(rest))
+			d, unit, _, ok := numberWithUnit(strings.TrimSpace(rest))
 			if !ok {
 				return bounds{}, false
 			}
@@ -274,26 +630,49 @@ func parseRange(s string, a *arena) (bounds, bool) {
 	if n == 0 {
 		return bounds{}, false
 	}
+	n += exponentLen(s[n:])
 	lo, err := schema.ParseDecimal(strings.ReplaceAll(s[:n], ",", ""))
 	if err != nil {
 		return bounds{}, false
 	}
 	rest := strings.TrimSpace(s[n:])
+	mult := ""
+	if m := multiplierPrefix(rest); m != "" { // 4.0×10^9-10.0×10^9
+		mult, rest = m, strings.TrimSpace(rest[len(m):])
+	}
 	for _, sep := range rangeSeparators {
 		after, ok := strings.CutPrefix(rest, sep)
 		if !ok {
 			continue
 		}
-		hi, unit, ok := numberWithUnit(strings.TrimSpace(after))
+		hi, unit, _, ok := numberWithUnit(strings.TrimSpace(after))
 		if sep == "-" && strings.HasPrefix(after, "-") && (!ok || lo.Cmp(hi) > 0) {
 			continue // 3.5--5.5: the second dash is a separator too, not a sign
 		}
 		if !ok {
 			return bounds{}, false
 		}
+		if mult != "" { // the high bound must carry the same power of ten
+			if lead := leadingMultiplier(unit); lead == "" || unitKey(lead) != unitKey(mult) {
+				return bounds{}, false
+			}
+		}
 		return bounds{low: a.dec(lo), high: a.dec(hi), unit: unit}, true
 	}
 	return bounds{}, false
+}
+
+// multiplierPrefix returns the power of ten at the start of s (×10^9 of ×10^9-10.0×10^9), or "".
+func multiplierPrefix(s string) string {
+	if s == "" || !strings.ContainsRune("×xX*", rune(s[0])) && !strings.HasPrefix(s, "×") {
+		return ""
+	}
+	for i := min(len(s), 16); i > 0; i-- {
+		if isMultiplier(s[:i]) {
+			return s[:i]
+		}
+	}
+	return ""
 }
 
 // datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, 20260305,
@@ -433,8 +812,9 @@ func readText(raw parse.Value, a *arena) (s *string, ok bool) {
 // allocations instead of one per field. A full chunk is left as it is and a new one started, so
 // pointers already handed out stay valid.
 type arena struct {
-	strs []string
-	decs []schema.Decimal
+	strs  []string
+	decs  []schema.Decimal
+	flags []schema.Flag
 }
 
 const arenaChunk = 64
@@ -445,6 +825,14 @@ func (a *arena) str(s string) *string {
 	}
 	a.strs = append(a.strs, s)
 	return &a.strs[len(a.strs)-1]
+}
+
+func (a *arena) flag(f schema.Flag) *schema.Flag {
+	if len(a.flags) == cap(a.flags) {
+		a.flags = make([]schema.Flag, 0, arenaChunk)
+	}
+	a.flags = append(a.flags, f)
+	return &a.flags[len(a.flags)-1]
 }
 
 func (a *arena) dec(d schema.Decimal) *schema.Decimal {
@@ -510,7 +898,7 @@ func censors(text string, num schema.Decimal) bool {
 	t := narrow(strings.TrimSpace(text))
 	for _, rb := range rangeBounds {
 		if rest, ok := strings.CutPrefix(t, rb.prefix); ok {
-			d, _, ok := numberWithUnit(strings.TrimSpace(rest))
+			d, _, _, ok := numberWithUnit(strings.TrimSpace(rest))
 			return ok && d.Equal(num)
 		}
 	}

@@ -19,8 +19,10 @@ import (
 var rules = []string{
 	"Use null when the report does not show a value or you cannot read it with certainty. Never guess, never compute, never fill in a typical value.",
 	"Numbers are JSON numbers with the digits as printed (5.60 stays 5.60): no units, no thousands separators, no arrows or H/L marks inside a number.",
+	"An abnormality mark printed beside a result (↑, ↓, H, L, 高, 低, 偏高, 偏低, *, !) goes in printedFlag as high, low or abnormal, never into valueNum or valueText; a + or - that is the result itself (阳性(+), 2+) is not a mark: it stays in valueText.",
 	"A result that is not a plain number (阴性, 阴性(-), +, ±, <0.5, >1000) goes in valueText exactly as printed, with valueNum null.",
-	"Split a printed reference range such as 3.9-6.1 into refLow 3.9 and refHigh 6.1; for <5.2 set only refHigh, for >1.04 only refLow; for a range that is not numeric set both to null.",
+	"Copy the reference range exactly as printed into refText (3.9-6.1, <5.2, 阴性, 男：40-50；女：35-45), with its brackets, words and units; null when none is printed.",
+	"Also split a numeric range such as 3.9-6.1 into refLow 3.9 and refHigh 6.1; for <5.2 set only refHigh, for >1.04 only refLow; for a range that is not numeric, or that gives different bounds for men and women, set both to null.",
 	"Copy names, units and text as printed; do not translate or abbreviate.",
 	"List every result row on the page, in printed order, even when its value is unreadable (then the value is null).",
 	"Reply with one JSON object and nothing else: no Markdown fence, no comments, no explanation before or after it.",
@@ -76,6 +78,8 @@ func typeName(f reflect.StructField) string {
 	switch {
 	case s.Format == "date":
 		base = `string "YYYY-MM-DD"`
+	case len(s.Enum) > 0:
+		base = `one of "` + strings.Join(s.Enum, `", "`) + `"`
 	case s.Type[0] == "array":
 		base = "array of objects"
 	default:

@@ -502,7 +502,8 @@ func TestValidate(t *testing.T) {
 	e := newEnv(t, options{noModel: true})
 	good := map[string]any{
 		"title": "血脂", "hospital": nil, "checkupDate": "2026-03-05", "reportYear": 2026,
-		"indicators": []any{map[string]any{"itemName": "总胆固醇", "itemGroup": nil, "valueNum": 5.86, "valueText": nil, "unit": "mmol/L", "refLow": 5.2, "refHigh": 3.1}},
+		"indicators": []any{map[string]any{"itemName": "总胆固醇", "itemGroup": nil, "valueNum": 5.86, "valueText": nil, "unit": "mmol/L", "refLow": 5.2, "refHigh": 3.1,
+			"printedFlag": nil, "refText": nil, "page": 1, "analyte": nil}},
 	}
 	rec := e.do(jsonReq("/v1/validate", good))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "reference_range_swapped") {
@@ -521,7 +522,9 @@ func TestValidate(t *testing.T) {
 	for _, f := range doc.Errors {
 		paths = append(paths, f.Path)
 	}
-	want := []string{"checkupDate", "reportYear", "indicators[0].itemName", "indicators[0].valueNum", "extra"}
+	want := []string{"title", "hospital", "checkupDate", "reportYear", "indicators[0].itemName", "indicators[0].itemGroup", "indicators[0].valueNum",
+		"indicators[0].valueText", "indicators[0].unit", "indicators[0].refLow", "indicators[0].refHigh", "indicators[0].printedFlag",
+		"indicators[0].refText", "indicators[0].page", "indicators[0].analyte", "extra"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("error paths (-want +got):\n%s", diff)
 	}

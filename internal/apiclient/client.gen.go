@@ -463,10 +463,14 @@ type ClientInterface interface {
 
 	// ValidateDraftWithBody Check a draft as a person confirmed it, and normalise it
 	//
-	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// The draft is held to the contract: a missing key (every key is always present, null when
+	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// too: send its draft member. A valid draft comes back normalised by the same rules as a
+	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// given beside refText are kept as given, page is kept, analyte is filled again from the
+	// lexicon.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -475,10 +479,14 @@ type ClientInterface interface {
 
 	// ValidateDraft Check a draft as a person confirmed it, and normalise it
 	//
-	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// The draft is held to the contract: a missing key (every key is always present, null when
+	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// too: send its draft member. A valid draft comes back normalised by the same rules as a
+	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// given beside refText are kept as given, page is kept, analyte is filled again from the
+	// lexicon.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -694,10 +702,14 @@ func (c *Client) ParseReplyWithTextBody(ctx context.Context, body ParseReplyText
 
 // ValidateDraftWithBody Check a draft as a person confirmed it, and normalise it
 //
-// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-// missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// The draft is held to the contract: a missing key (every key is always present, null when
+// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// too: send its draft member. A valid draft comes back normalised by the same rules as a
+// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// given beside refText are kept as given, page is kept, analyte is filled again from the
+// lexicon.
 //
 // Takes any type of body and a specified content type.
 //
@@ -716,10 +728,14 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 
 // ValidateDraft Check a draft as a person confirmed it, and normalise it
 //
-// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-// missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// The draft is held to the contract: a missing key (every key is always present, null when
+// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// too: send its draft member. A valid draft comes back normalised by the same rules as a
+// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// given beside refText are kept as given, page is kept, analyte is filled again from the
+// lexicon.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1220,10 +1236,14 @@ type ClientWithResponsesInterface interface {
 
 	// ValidateDraftWithBodyWithResponse Check a draft as a person confirmed it, and normalise it
 	//
-	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// The draft is held to the contract: a missing key (every key is always present, null when
+	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// too: send its draft member. A valid draft comes back normalised by the same rules as a
+	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// given beside refText are kept as given, page is kept, analyte is filled again from the
+	// lexicon.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1232,10 +1252,14 @@ type ClientWithResponsesInterface interface {
 
 	// ValidateDraftWithResponse Check a draft as a person confirmed it, and normalise it
 	//
-	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// The draft is held to the contract: a missing key (every key is always present, null when
+	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// too: send its draft member. A valid draft comes back normalised by the same rules as a
+	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// given beside refText are kept as given, page is kept, analyte is filled again from the
+	// lexicon.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2215,10 +2239,14 @@ func (c *ClientWithResponses) ParseReplyWithTextBodyWithResponse(ctx context.Con
 
 // ValidateDraftWithBodyWithResponse Check a draft as a person confirmed it, and normalise it
 //
-// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-// missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// The draft is held to the contract: a missing key (every key is always present, null when
+// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// too: send its draft member. A valid draft comes back normalised by the same rules as a
+// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// given beside refText are kept as given, page is kept, analyte is filled again from the
+// lexicon.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2233,10 +2261,14 @@ func (c *ClientWithResponses) ValidateDraftWithBodyWithResponse(ctx context.Cont
 
 // ValidateDraftWithResponse Check a draft as a person confirmed it, and normalise it
 //
-// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
-// impossible date or a broken length rule is 422 invalid_draft listing every field. A
-// missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// The draft is held to the contract: a missing key (every key is always present, null when
+// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
+// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
+// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// too: send its draft member. A valid draft comes back normalised by the same rules as a
+// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// given beside refText are kept as given, page is kept, analyte is filled again from the
+// lexicon.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

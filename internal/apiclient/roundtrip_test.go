@@ -262,11 +262,13 @@ func TestValidateInvalid(t *testing.T) {
 				ReportYear: ptr(1800),
 				Indicators: []apiclient.OcrIndicator{{ItemName: "比重", ValueNum: ptr(json.Number("1.020")), Unit: ptr(strings.Repeat("u", 51))}},
 			})
-		}, []string{"indicators[0].unit", "reportYear"}},
+		}, []string{"reportYear", "indicators[0].unit"}},
 		{"raw: wrong types, impossible date, unknown key", func(c context.Context) (*apiclient.ValidateDraftHTTPResponse, error) {
 			body := `{"checkupDate":"2026-02-30","reportYear":"2026","extra":1,"indicators":[{"itemName":" ","valueNum":"5.6"}]}`
 			return e.client.ValidateDraftWithBodyWithResponse(c, "application/json", strings.NewReader(body))
-		}, []string{"checkupDate", "reportYear", "indicators[0].itemName", "indicators[0].valueNum", "extra"}},
+		}, []string{"title", "hospital", "checkupDate", "reportYear", "indicators[0].itemName", "indicators[0].itemGroup", "indicators[0].valueNum",
+			"indicators[0].valueText", "indicators[0].unit", "indicators[0].refLow", "indicators[0].refHigh", "indicators[0].printedFlag",
+			"indicators[0].refText", "indicators[0].page", "indicators[0].analyte", "extra"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
