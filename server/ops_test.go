@@ -216,7 +216,7 @@ func TestUploadMemory(t *testing.T) {
 func TestUploadStalled(t *testing.T) {
 	body, ct := multipartBody(t, page)
 	raw, _ := io.ReadAll(body)
-	e := newEnv(t, options{uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 300 * time.Millisecond})
+	e := newEnv(t, options{uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 2 * time.Second})
 	e.model.Default(fakeopenai.Reply(lipid))
 	ts := httptest.NewServer(e.srv)
 	defer ts.Close()
