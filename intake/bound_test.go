@@ -118,7 +118,7 @@ func TestDecodeBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(tt.limits)
 			if tt.code == "" { // accepted: decoding them takes seconds under the race detector
-				if _, err := p.inspect(tt.data); err != nil {
+				if _, err := p.inspect(tt.data, 0); err != nil {
 					t.Fatalf("%d bytes: got %v, want it accepted", len(tt.data), err)
 				}
 				return
@@ -295,7 +295,7 @@ func TestCostCoversAllocation(t *testing.T) {
 	p := New(Limits{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := p.inspect(tt.data)
+			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,7 +45,7 @@ func FuzzOrientation(f *testing.F) {
 // more fails like a crash.
 func FuzzPrepare(f *testing.F) {
 	for _, name := range []string{"alpha.png", "anim.gif", "bilevel.webp", "cmyk.jpg", "grey16.png",
-		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf"} {
+		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf", "scan.tiff", "fax.tiff", "scan.bmp"} {
 		data, err := os.ReadFile(filepath.Join(images, name))
 		if err != nil {
 			f.Fatal(err)
@@ -85,7 +85,7 @@ func FuzzPrepare(f *testing.F) {
 			}
 			return m, err
 		}
-		h, herr := p.inspect(data)
+		h, herr := p.inspect(data, 0)
 		page, err := p.Prepare(context.Background(), data)
 		if decoded {
 			c := h.cost
@@ -164,7 +164,7 @@ func FuzzStrip(f *testing.F) {
 			if again, ok := strip(kind, out); !ok || !bytes.Equal(again, out) {
 				t.Fatalf("%s: a second walk changed the output (ok=%v, %d → %d bytes)", kind, ok, len(out), len(again))
 			}
-			cfg, err := decodeConfig(f, data)
+			cfg, err := decodeConfig(f.config, bytes.NewReader(data))
 			if err != nil || int64(cfg.Width)*int64(cfg.Height) > 1<<18 {
 				continue
 			}

@@ -152,6 +152,15 @@ type header struct {
 	orient int         // EXIF orientation, 1 when there is none
 	model  color.Model // from the header: YCbCr, Gray, CMYK …
 	cost   cost
+	ifd    ifd // a TIFF page's directory
+}
+
+// open returns the bytes of the page h describes, as its decoder reads them.
+func (h header) open(data []byte) io.Reader {
+	if h.f.kind == "tiff" {
+		return newTIFFView(data, h.ifd.at)
+	}
+	return bytes.NewReader(data)
 }
 
 // Prepare checks data and returns the page to send. Errors are *problem.Error with codes
@@ -164,8 +173,40 @@ type header struct {
 // interrupted: the decode goes on, holding its slot, until its next read of the file or at the
 // latest until it has done the work the decode bounds allow (under two seconds of one core at
 // the default limits, BenchmarkWorstJPEG); nothing after it (shrinking, encoding) is done.
+//
+// An upload of several pages (a TIFF with several directories) is prepared here as its first
+// page; Split counts them and PreparePage prepares each.
 func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
-	h, err := p.inspect(data)
+	return p.PreparePage(ctx, data, 0)
+}
+
+// Split counts the pages of one upload from its headers, without decoding any: the directories
+// of a TIFF, and 1 for any other image (whose checks are left to PreparePage). A caller that
+// limits the pages of a request (OCR_MAX_PAGES) adds the counts up before preparing any page.
+// Errors are *problem.Error: image_unreadable for a TIFF whose chain of directories is damaged,
+// too_many_pages for one of more than MaxTIFFPages.
+func (p *Preparer) Split(ctx context.Context, data []byte) (int, error) {
+	f := lookup(data)
+	switch {
+	case !f.ok() || int64(len(data)) > p.l.MaxBytes:
+		return 1, nil // PreparePage refuses it
+	case f.kind == "tiff":
+		pages, err := tiffPages(data)
+		if errors.Is(err, errTIFFPages) {
+			return 0, problem.Errorf(problem.TooManyPages, "the TIFF has more than %d pages; send at most that many per request", MaxTIFFPages)
+		}
+		if err != nil {
+			return 0, unreadable(f, err)
+		}
+		return len(pages), nil
+	}
+	return 1, nil
+}
+
+// PreparePage is Prepare for page i (from 0) of an upload that Split counted; each page of a
+// document is checked against the limits on its own, as if it were an image of its own.
+func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, error) {
+	h, err := p.inspect(data, i)
 	if err != nil {
 		return Page{}, err
 	}
@@ -200,7 +241,7 @@ func abandoned(ctx context.Context) error {
 }
 
 // inspect makes every check that the header allows, so that nothing rejected here is decoded.
-func (p *Preparer) inspect(data []byte) (header, error) {
+func (p *Preparer) inspect(data []byte, page int) (header, error) {
 	if len(data) == 0 {
 		return header{}, problem.Errorf(problem.ImageUnreadable, "the file is empty; attach the photo or scan again")
 	}
@@ -215,11 +256,25 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 		}
 		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
 	}
-	cfg, err := decodeConfig(f, data)
+	h := header{f: f, orient: 1}
+	if f.kind == "tiff" {
+		pages, err := tiffPages(data)
+		if err != nil {
+			return header{}, unreadable(f, err)
+		}
+		if page >= len(pages) {
+			return header{}, fmt.Errorf("intake: page %d of a TIFF of %d pages", page+1, len(pages))
+		}
+		h.ifd = pages[page]
+		h.orient = h.ifd.orient
+	} else if page != 0 {
+		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
+	}
+	cfg, err := decodeConfig(h.f.config, h.open(data))
 	if err != nil {
 		return header{}, unreadable(f, err)
 	}
-	h := header{f: f, w: cfg.Width, h: cfg.Height, orient: 1, model: cfg.ColorModel}
+	h.w, h.h, h.model = cfg.Width, cfg.Height, cfg.ColorModel
 	if px := int64(h.w) * int64(h.h); px > int64(p.l.MaxPixels) {
 		return header{}, problem.Errorf(problem.ImageTooLarge,
 			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
@@ -229,7 +284,7 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 		return header{}, problem.Errorf(problem.ImageUnreadable,
 			"the image is only %d×%d pixels; each side must be at least %d: send the full-size photo or scan", h.w, h.h, p.l.MinSide)
 	}
-	if h.cost, err = costOf(f, data, cfg); err != nil {
+	if h.cost, err = costOf(h, data, cfg); err != nil {
 		return header{}, unreadable(f, err)
 	}
 	if err := p.bound(h); err != nil {
@@ -313,7 +368,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	if p.dec != nil {
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r) }
 	}
-	m, err := decodeWith(dec, &ctxReader{ctx: ctx, r: bytes.NewReader(data)})
+	m, err := decodeWith(dec, newCtxReader(ctx, h.open(data)))
 	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
 		return Page{}, abandoned(ctx)
 	}
@@ -370,9 +425,9 @@ func plain(kind string, m image.Image) bool {
 }
 
 // decodeConfig reads only the header, with the decoder the signature table names.
-func decodeConfig(f format, data []byte) (cfg image.Config, err error) {
+func decodeConfig(config func(io.Reader) (image.Config, error), r io.Reader) (cfg image.Config, err error) {
 	defer recoverInto(&err)
-	return f.config(bytes.NewReader(data))
+	return config(r)
 }
 
 // decode decodes the whole image; for a GIF, the first frame.
@@ -391,7 +446,7 @@ func decodeWith(dec func(io.Reader) (image.Image, error), r io.Reader) (m image.
 // work in the bytes already read, which the decode bounds cap.
 type ctxReader struct {
 	ctx context.Context
-	r   *bytes.Reader
+	r   io.Reader
 }
 
 func (c *ctxReader) Read(b []byte) (int, error) {
@@ -399,6 +454,27 @@ func (c *ctxReader) Read(b []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(b)
+}
+
+// ctxReaderAt is ctxReader for a decoder that reads through ReadAt (x/image/tiff), which it does
+// only when its reader has the method: without it the decoder would copy the whole file first.
+type ctxReaderAt struct {
+	ctxReader
+	ra io.ReaderAt
+}
+
+func (c *ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.ra.ReadAt(b, off)
+}
+
+func newCtxReader(ctx context.Context, r io.Reader) io.Reader {
+	if ra, ok := r.(*io.SectionReader); ok {
+		return &ctxReaderAt{ctxReader{ctx, r}, ra}
+	}
+	return &ctxReader{ctx, r}
 }
 
 // recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they

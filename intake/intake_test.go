@@ -71,14 +71,15 @@ func TestPrepare(t *testing.T) {
 		{name: "CMYK JPEG", data: read(t, "cmyk.jpg"), mime: "image/jpeg", w: 128, h: 96, reencoded: true},
 		{name: "lossless WebP", data: read(t, "bilevel.webp"), mime: "image/jpeg", w: 160, h: 120, reencoded: true},
 		{name: "GIF", data: read(t, "anim.gif"), mime: "image/jpeg", w: 64, h: 64, reencoded: true},
+		{name: "TIFF", data: read(t, "scan.tiff"), mime: "image/jpeg", w: 64, h: 90, reencoded: true},
+		{name: "fax TIFF, its first page", data: read(t, "fax.tiff"), mime: "image/jpeg", w: 864, h: 1100, reencoded: true},
+		{name: "BMP", data: read(t, "scan.bmp"), mime: "image/jpeg", w: 64, h: 90, reencoded: true},
 		{name: "scan longer than MaxEdge", data: scan, limits: Limits{MaxEdge: 1000}, mime: "image/jpeg", w: 707, h: 1000, reencoded: true},
 
 		// unsupported_media_type: the detail names the file and what to send.
 		{name: "HEIC", data: read(t, "photo.heic"), code: problem.UnsupportedMediaType, detail: "a HEIC/HEIF image; export it as JPEG"},
 		{name: "PDF", data: read(t, "scan.pdf"), code: problem.UnsupportedMediaType, detail: "the file is a PDF document; send each page as a JPEG or PNG image, one image per page"},
-		{name: "TIFF", data: read(t, "scan.tiff"), code: problem.UnsupportedMediaType, detail: "a TIFF image"},
-		{name: "BMP", data: read(t, "scan.bmp"), code: problem.UnsupportedMediaType, detail: "a BMP image"},
-		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP or GIF image"},
+		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, TIFF or BMP image"},
 		{name: "JPEG named by extension only", data: []byte("not really\xff\xd8\xff"), code: problem.UnsupportedMediaType},
 
 		// image_unreadable.
@@ -467,9 +468,9 @@ func TestSniff(t *testing.T) {
 		{"\x00\x00\x00\x14ftypqt  \x00\x00\x00\x00qt  ", "video", false},
 		{"%PDF-1.7\n", "pdf", false},
 		{"\xef\xbb\xbf\n%PDF-1.4", "pdf", false}, // header after junk, as readers allow
-		{"II*\x00\x08\x00\x00\x00", "tiff", false},
-		{"MM\x00*\x00\x00\x00\x08", "tiff", false},
-		{"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00", "bmp", false},
+		{"II*\x00\x08\x00\x00\x00", "tiff", true},
+		{"MM\x00*\x00\x00\x00\x08", "tiff", true},
+		{"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00", "bmp", true},
 		{"BMW is not a bitmap", "", false},
 		{"\xff\x0a\xfa\x7f", "jxl", false},
 		{"PK\x03\x04\x14\x00", "zip", false},

@@ -8,6 +8,8 @@ import (
 	"image/png"
 	"io"
 
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 )
 
@@ -43,6 +45,15 @@ var formats = []format{
 	{kind: "gif", mime: "image/gif", what: "a GIF image", match: func(b []byte) bool {
 		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
 	}, config: gif.DecodeConfig, decode: gif.Decode},
+	// A TIFF (a fax, a scanner's batch) may hold several pages, each its own directory; see Split.
+	// Models do not read TIFF or BMP, so these are always re-encoded.
+	{kind: "tiff", mime: "image/tiff", what: "a TIFF image", match: func(b []byte) bool {
+		return bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*"))
+	}, config: tiff.DecodeConfig, decode: tiff.Decode},
+	{kind: "bmp", mime: "image/bmp", what: "a BMP image", match: func(b []byte) bool {
+		// "BM" alone is too weak; the two reserved header words are zero in every real BMP.
+		return len(b) >= 14 && bytes.HasPrefix(b, []byte("BM")) && bytes.Equal(b[6:10], []byte{0, 0, 0, 0})
+	}, config: bmp.DecodeConfig, decode: bmp.Decode},
 
 	// An AVIF also lists the generic HEIF brands, so its row comes before heic's.
 	{kind: "avif", what: "an AVIF image", match: ftyp("avif", "avis")},
@@ -54,13 +65,6 @@ var formats = []format{
 		// PDF readers accept the header anywhere in the first 1024 bytes.
 		return bytes.Contains(b[:min(len(b), 1024)], []byte("%PDF-"))
 	}},
-	{kind: "tiff", what: "a TIFF image", match: func(b []byte) bool {
-		return bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*"))
-	}},
-	{kind: "bmp", what: "a BMP image", match: func(b []byte) bool {
-		// "BM" alone is too weak; the two reserved header words are zero in every real BMP.
-		return len(b) >= 14 && bytes.HasPrefix(b, []byte("BM")) && bytes.Equal(b[6:10], []byte{0, 0, 0, 0})
-	}},
 	{kind: "jxl", what: "a JPEG XL image", match: func(b []byte) bool {
 		return bytes.HasPrefix(b, []byte("\xff\x0a")) || bytes.HasPrefix(b, []byte("\x00\x00\x00\x0cJXL \r\n\x87\n"))
 	}},
@@ -71,7 +75,7 @@ var formats = []format{
 // are the generic HEIF ones.
 var heifBrands = []string{"heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "mif2"}
 
-var unknown = format{what: "not a JPEG, PNG, WebP or GIF image (its first bytes match none of them)"}
+var unknown = format{what: "not a JPEG, PNG, WebP, GIF, TIFF or BMP image (its first bytes match none of them)"}
 
 // lookup returns the row whose signature matches data, or unknown.
 func lookup(data []byte) format {

@@ -77,11 +77,19 @@ func Files() ([]File, error) {
 
 	var tb bytes.Buffer
 	err = tiff.Encode(&tb, Report(64, 90), nil)
-	add("scan.tiff", "64×90 TIFF: unsupported_media_type", tb.Bytes(), err)
+	add("scan.tiff", "64×90 grey TIFF from x/image: re-encoded as JPEG", tb.Bytes(), err)
+
+	add("fax.tiff", "a 3-page bilevel fax, hand-written: 864×1100 G4, a thumbnail that is no page, 800×1100 G4, 432×560 uncompressed",
+		FaxTIFF([]FaxPage{
+			{Image: Report(864, 1100), Compression: TIFFG4},
+			{Image: Report(108, 137), Compression: TIFFNone, Thumbnail: true},
+			{Image: Report(800, 1100), Compression: TIFFG4},
+			{Image: Report(432, 560), Compression: TIFFNone},
+		}), nil)
 
 	var bb bytes.Buffer
 	err = bmp.Encode(&bb, Report(64, 90))
-	add("scan.bmp", "64×90 BMP: unsupported_media_type", bb.Bytes(), err)
+	add("scan.bmp", "64×90 BMP: re-encoded as JPEG", bb.Bytes(), err)
 
 	add("truncated.jpg", "scan.jpg cut in half: the header reads, the pixels do not", scan[:len(scan)/2], nil)
 

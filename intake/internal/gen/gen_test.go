@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 )
 
@@ -168,6 +169,30 @@ func TestScans(t *testing.T) {
 		}
 		if got := fmt.Sprintf("%T", m); got != tt.want || m.Bounds() != image.Rect(0, 0, 100, 60) {
 			t.Errorf("%+v: %s of %v", tt, got, m.Bounds())
+		}
+	}
+}
+
+// TestFaxTIFF checks the hand-written TIFF against x/image/tiff: each page, G4 or uncompressed,
+// decodes to the bilevel page it was made from.
+func TestFaxTIFF(t *testing.T) {
+	for _, c := range []int{TIFFNone, TIFFG4} {
+		want := Report(300, 420)
+		data := FaxTIFF([]FaxPage{{Image: want, Compression: c}})
+		m, err := tiff.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("compression %d: %v", c, err)
+		}
+		if m.Bounds() != want.Rect {
+			t.Fatalf("compression %d: bounds %v, want %v", c, m.Bounds(), want.Rect)
+		}
+		for y := range 420 {
+			for x := range 300 {
+				g := color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y
+				if (g < 128) != (want.GrayAt(x, y).Y < 128) {
+					t.Fatalf("compression %d: pixel (%d, %d) is %d, want %d", c, x, y, g, want.GrayAt(x, y).Y)
+				}
+			}
 		}
 	}
 }
