@@ -123,6 +123,17 @@ type Page struct {
 	BytesOut      int
 	Reencoded     bool
 	Stripped      int // metadata bytes left out of an upload sent as its own bytes
+
+	// Text is the page's text layer, for a PDF page that has one (nil otherwise): each word
+	// as printed, with its box in the pixels of Data, upright. Numbers picks out its numbers.
+	Text []Word
+}
+
+// Word is one run of text on a page's text layer, split at white space, and its box in the
+// pixel coordinates of the page as sent (origin top left, y down, after any /Rotate).
+type Word struct {
+	Text string
+	Box  image.Rectangle
 }
 
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
