@@ -241,6 +241,8 @@ func costOf(h header, data []byte, cfg image.Config) (cost, error) {
 		return tiffCost(h.ifd, cfg, len(data)), nil
 	case "bmp":
 		return bmpCost(cfg), nil
+	case "heic":
+		return heicCost(h.heif, len(data)), nil
 	}
 	return cost{}, fmt.Errorf("no cost for %s", h.f.kind)
 }

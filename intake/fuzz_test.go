@@ -182,3 +182,35 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHEIC feeds the HEIC path arbitrary containers: readHEIF must never panic, and Prepare must
+// answer with a page or one of intake's codes. The pixel limit is small, so every decode that
+// runs is of a small picture in a module whose memory is capped (16 MiB): each is bounded.
+func FuzzHEIC(f *testing.F) {
+	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic", "truncated.heic"} {
+		data, err := os.ReadFile(filepath.Join(documents, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readHEIF(data)
+		if kind, _ := Sniff(data); kind != "heic" {
+			return
+		}
+		pg, err := p.Prepare(context.Background(), data)
+		if err != nil {
+			switch problem.CodeOf(err) {
+			case problem.ImageUnreadable, problem.ImageTooLarge, problem.PayloadTooLarge:
+			default:
+				t.Fatalf("code %s: %v", problem.CodeOf(err), err)
+			}
+			return
+		}
+		if pg.Width > 128 || pg.Height > 128 || pg.MIME != "image/jpeg" {
+			t.Fatalf("page %s %d×%d", pg.MIME, pg.Width, pg.Height)
+		}
+	})
+}

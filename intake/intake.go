@@ -163,7 +163,8 @@ type header struct {
 	orient int         // EXIF orientation, 1 when there is none
 	model  color.Model // from the header: YCbCr, Gray, CMYK …
 	cost   cost
-	ifd    ifd // a TIFF page's directory
+	ifd    ifd        // a TIFF page's directory
+	heif   heifHeader // a HEIC's container
 }
 
 // open returns the bytes of the page h describes, as its decoder reads them.
@@ -281,12 +282,18 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 	} else if page != 0 {
 		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
 	}
-	cfg, err := decodeConfig(h.f.config, h.open(data))
+	var cfg image.Config
+	var err error
+	if f.kind == "heic" {
+		cfg, h.heif, err = heicConfig(data)
+	} else {
+		cfg, err = decodeConfig(h.f.config, h.open(data))
+	}
 	if err != nil {
 		return header{}, unreadable(f, err)
 	}
 	h.w, h.h, h.model = cfg.Width, cfg.Height, cfg.ColorModel
-	if px := int64(h.w) * int64(h.h); px > int64(p.l.MaxPixels) {
+	if px := max(int64(h.w)*int64(h.h), h.heif.largest); px > int64(p.l.MaxPixels) {
 		return header{}, problem.Errorf(problem.ImageTooLarge,
 			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
 			h.w, h.h, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
@@ -376,12 +383,19 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 		}
 	}
 	dec := h.f.decode
+	if h.f.kind == "heic" { // in its own bounded memory, without a copy of the file
+		dec = func(io.Reader) (image.Image, error) { return decodeHEIC(ctx, data, p.l.MaxDecodeBytes) }
+	}
 	if p.dec != nil {
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r) }
 	}
 	m, err := decodeWith(dec, newCtxReader(ctx, h.open(data)))
 	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
 		return Page{}, abandoned(ctx)
+	}
+	if errors.Is(err, errHEICMemory) {
+		return Page{}, &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
+			"decoding this HEIC needs more than the %s limit of memory (its picture is larger than its header says): export it as JPEG", mib(p.l.MaxDecodeBytes))}
 	}
 	if err != nil {
 		return Page{}, unreadable(h.f, err)

@@ -77,9 +77,9 @@ func TestPrepare(t *testing.T) {
 		{name: "scan longer than MaxEdge", data: scan, limits: Limits{MaxEdge: 1000}, mime: "image/jpeg", w: 707, h: 1000, reencoded: true},
 
 		// unsupported_media_type: the detail names the file and what to send.
-		{name: "HEIC", data: read(t, "photo.heic"), code: problem.UnsupportedMediaType, detail: "a HEIC/HEIF image; export it as JPEG"},
+		{name: "HEIC header only", data: read(t, "photo.heic"), code: problem.ImageUnreadable, detail: "a HEIC/HEIF image but is truncated or corrupt"},
 		{name: "PDF", data: read(t, "scan.pdf"), code: problem.UnsupportedMediaType, detail: "the file is a PDF document; send each page as a JPEG or PNG image, one image per page"},
-		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, TIFF or BMP image"},
+		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image"},
 		{name: "JPEG named by extension only", data: []byte("not really\xff\xd8\xff"), code: problem.UnsupportedMediaType},
 
 		// image_unreadable.
@@ -460,8 +460,8 @@ func TestSniff(t *testing.T) {
 		{"RIFF\x00\x00\x00\x00WEBPVP8 ", "webp", true},
 		{"GIF87a", "gif", true},
 		{"GIF89a", "gif", true},
-		{"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "heic", false},
-		{"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1heic", "heic", false},
+		{"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "heic", true},
+		{"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1heic", "heic", true},
 		{"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf", "avif", false},
 		{"\x00\x00\x00\x1cftypmif1\x00\x00\x00\x00mif1avif", "avif", false}, // AVIF under a generic brand
 		{"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom", "video", false},

@@ -57,8 +57,8 @@ var formats = []format{
 
 	// An AVIF also lists the generic HEIF brands, so its row comes before heic's.
 	{kind: "avif", what: "an AVIF image", match: ftyp("avif", "avis")},
-	{kind: "heic", what: "a HEIC/HEIF image", match: ftyp(heifBrands...),
-		hint: "export it as JPEG, or set the phone camera to save \"Most Compatible\" photos"},
+	// HEIC/HEIF: its size comes from the container (heif.go), not from a config func.
+	{kind: "heic", mime: "image/heic", what: "a HEIC/HEIF image", match: ftyp(heifBrands...), decode: decodeHEICReader},
 	{kind: "video", what: "an MP4/QuickTime video", match: ftyp(), // any other ISO media file
 		hint: "send a still photo of each page as JPEG or PNG, one image per page"},
 	{kind: "pdf", what: "a PDF document", match: func(b []byte) bool {
@@ -75,7 +75,7 @@ var formats = []format{
 // are the generic HEIF ones.
 var heifBrands = []string{"heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "mif2"}
 
-var unknown = format{what: "not a JPEG, PNG, WebP, GIF, TIFF or BMP image (its first bytes match none of them)"}
+var unknown = format{what: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image (its first bytes match none of them)"}
 
 // lookup returns the row whose signature matches data, or unknown.
 func lookup(data []byte) format {

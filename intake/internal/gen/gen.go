@@ -72,7 +72,7 @@ func Files() ([]File, error) {
 	anim, err := encodeGIF()
 	add("anim.gif", "2-frame GIF: the first frame (black square on white) is used", anim, err)
 
-	add("photo.heic", "a HEIC header (ftyp heic): unsupported_media_type", heic(), nil)
+	add("photo.heic", "a HEIC header (ftyp heic) and nothing more: image_unreadable", heic(), nil)
 	add("scan.pdf", "a one-page PDF with no image: unsupported_media_type", pdf(), nil)
 
 	var tb bytes.Buffer

@@ -1,0 +1,39 @@
+package gen
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Documents returns the fixtures of testdata/documents that are made here, in a fixed order;
+// base holds the encoded files they are derived from (HEICBases).
+func Documents(base string) ([]File, error) {
+	var files []File
+	var firstErr error
+	add := func(name, note string, data []byte, err error) {
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", name, err)
+		}
+		files = append(files, File{name, data, note})
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(base, name))
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return b
+	}
+
+	sideways, small, square := read("photo-sideways.heic"), read("small.heic"), read("square4096.heic")
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	add("photo-irot.heic", "photo-sideways.heic with irot 3 (a quarter turn clockwise, as an iPhone held upright writes it): decodes upright, 3024×4032",
+		WithIRot(sideways, 3), nil)
+	add("small-irot.heic", "small.heic with irot 1 (a quarter turn anticlockwise): 480×640 upright", WithIRot(small, 1), nil)
+	add("bomb-ispe.heic", "small.heic whose ispe declares 8192×8192: refused before decoding", WithISPE(small, 8192, 8192), nil)
+	add("lying-ispe.heic", "square4096.heic whose ispe declares 64×64: the decoder's memory bound stops it", WithISPE(square, 64, 64), nil)
+	add("truncated.heic", "small.heic cut in its coded picture", small[:len(small)*2/3], nil)
+	return files, firstErr
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package intake
+
+func reserve(uint64) []byte { return nil }
+
+func release([]byte) {}
