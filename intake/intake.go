@@ -165,6 +165,7 @@ type header struct {
 	cost   cost
 	ifd    ifd        // a TIFF page's directory
 	heif   heifHeader // a HEIC's container
+	page   int        // of a PDF
 }
 
 // open returns the bytes of the page h describes, as its decoder reads them.
@@ -202,6 +203,8 @@ func (p *Preparer) Split(ctx context.Context, data []byte) (int, error) {
 	switch {
 	case !f.ok() || int64(len(data)) > p.l.MaxBytes:
 		return 1, nil // PreparePage refuses it
+	case f.kind == "pdf":
+		return p.pdfPages(ctx, data)
 	case f.kind == "tiff":
 		pages, err := tiffPages(data)
 		if errors.Is(err, errTIFFPages) {
@@ -268,7 +271,10 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 		}
 		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
 	}
-	h := header{f: f, orient: 1}
+	h := header{f: f, orient: 1, page: page}
+	if f.kind == "pdf" { // its pages' sizes are read under the slot, from PDFium
+		return h, nil
+	}
 	if f.kind == "tiff" {
 		pages, err := tiffPages(data)
 		if err != nil {
@@ -366,6 +372,9 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			err = fmt.Errorf("intake: panic preparing a %s: %v", h.f.kind, r)
 		}
 	}()
+	if h.f.kind == "pdf" {
+		return p.convertPDF(ctx, data, h.page)
+	}
 	// The common case — an upright YCbCr or grey JPEG within the edge, as phones and scanners
 	// write them — goes as its own bytes without being decoded: decoding a 2-megapixel JPEG costs
 	// tens of milliseconds and would change nothing. Its structure is checked instead, by the

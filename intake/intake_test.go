@@ -78,8 +78,8 @@ func TestPrepare(t *testing.T) {
 
 		// unsupported_media_type: the detail names the file and what to send.
 		{name: "HEIC header only", data: read(t, "photo.heic"), code: problem.ImageUnreadable, detail: "a HEIC/HEIF image but is truncated or corrupt"},
-		{name: "PDF", data: read(t, "scan.pdf"), code: problem.UnsupportedMediaType, detail: "the file is a PDF document; send each page as a JPEG or PNG image, one image per page"},
-		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image"},
+		{name: "ZIP", data: []byte("PK\x03\x04\x14\x00\x00\x00"), code: problem.UnsupportedMediaType, detail: "the file is a ZIP archive or Office document; send each page as a JPEG or PNG image, one image per page"},
+		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image or a PDF"},
 		{name: "JPEG named by extension only", data: []byte("not really\xff\xd8\xff"), code: problem.UnsupportedMediaType},
 
 		// image_unreadable.
@@ -431,8 +431,8 @@ func TestQueue(t *testing.T) {
 	}
 
 	// A header error needs no slot, so it is not queued behind the busy decoders.
-	if _, err := p.Prepare(ctx, read(t, "scan.pdf")); problem.CodeOf(err) != problem.UnsupportedMediaType {
-		t.Fatalf("PDF while busy: got %v", err)
+	if _, err := p.Prepare(ctx, []byte("PK\x03\x04\x14\x00")); problem.CodeOf(err) != problem.UnsupportedMediaType {
+		t.Fatalf("ZIP while busy: got %v", err)
 	}
 }
 
@@ -466,8 +466,8 @@ func TestSniff(t *testing.T) {
 		{"\x00\x00\x00\x1cftypmif1\x00\x00\x00\x00mif1avif", "avif", false}, // AVIF under a generic brand
 		{"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom", "video", false},
 		{"\x00\x00\x00\x14ftypqt  \x00\x00\x00\x00qt  ", "video", false},
-		{"%PDF-1.7\n", "pdf", false},
-		{"\xef\xbb\xbf\n%PDF-1.4", "pdf", false}, // header after junk, as readers allow
+		{"%PDF-1.7\n", "pdf", true},
+		{"\xef\xbb\xbf\n%PDF-1.4", "pdf", true}, // header after junk, as readers allow
 		{"II*\x00\x08\x00\x00\x00", "tiff", true},
 		{"MM\x00*\x00\x00\x00\x08", "tiff", true},
 		{"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00", "bmp", true},

@@ -24,6 +24,7 @@ const (
 	TooManyPages           Code = "too_many_pages"
 	UnsupportedMediaType   Code = "unsupported_media_type"
 	ImageUnreadable        Code = "image_unreadable"
+	DocumentEncrypted      Code = "document_encrypted"
 	InvalidDraft           Code = "invalid_draft"
 	ModelOutputUnparseable Code = "model_output_unparseable"
 	ModelUnavailable       Code = "model_unavailable"
@@ -55,6 +56,7 @@ var Codes = []Info{
 	{TooManyPages, http.StatusRequestEntityTooLarge, "Too many pages", "More images than the page limit in one request. Split the report."},
 	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type", "The file is not JPEG, PNG, WebP or GIF (by its bytes). Convert it and resend."},
 	{ImageUnreadable, http.StatusUnprocessableEntity, "Image unreadable", "The image is empty, truncated, corrupt or too small. Retake or re-export it."},
+	{DocumentEncrypted, http.StatusUnprocessableEntity, "Document encrypted", "The PDF needs a password to open. Remove the protection (print it to a new PDF) and resend."},
 	{InvalidDraft, http.StatusUnprocessableEntity, "Invalid draft", "The submitted draft breaks the contract; the detail lists each field. Fix those fields."},
 	{ModelOutputUnparseable, http.StatusBadGateway, "Model output unparseable", "The model's reply held no usable JSON (often a refusal: the image is unreadable to it). Retake the photo or retry later."},
 	{ModelUnavailable, http.StatusBadGateway, "Model unavailable", "The model endpoint failed (5xx or connection) after retries. Retry later; operators check the upstream."},

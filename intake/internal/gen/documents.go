@@ -34,6 +34,25 @@ func Documents(base string) ([]File, error) {
 	add("small-irot.heic", "small.heic with irot 1 (a quarter turn anticlockwise): 480×640 upright", WithIRot(small, 1), nil)
 	add("bomb-ispe.heic", "small.heic whose ispe declares 8192×8192: refused before decoding", WithISPE(small, 8192, 8192), nil)
 	add("lying-ispe.heic", "square4096.heic whose ispe declares 64×64: the decoder's memory bound stops it", WithISPE(square, 64, 64), nil)
+	a4 := func(content string) PDFPage { return PDFPage{W: 595, H: 842, Content: content} }
+	digital := PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "")
+	add("digital.pdf", "a two-page Chinese lab report with a text layer (Helvetica digits, STSong-Light names, not embedded)", digital, nil)
+	var scans []PDFPage
+	for i := range 2 {
+		jpg, err := encodeJPEG(Report(620, 877), 80)
+		if err != nil {
+			return nil, err
+		}
+		_ = i
+		scans = append(scans, PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg, JPEGW: 620, JPEGH: 877})
+	}
+	add("scanned.pdf", "two pages, each one grey JPEG (620×877) filling the page, no text layer", PDF(scans, ""), nil)
+	rot := a4(LabPage(0))
+	rot.Rotate = 90
+	add("rotated.pdf", "page 1 of digital.pdf with /Rotate 90: shown landscape, its text turned with it", PDF([]PDFPage{rot}, ""), nil)
+	add("encrypted.pdf", "digital.pdf encrypted with the user password \"secret\" (RC4, 40 bits)",
+		PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "secret"), nil)
+	add("truncated.pdf", "digital.pdf cut in half", digital[:len(digital)/2], nil)
 	add("truncated.heic", "small.heic cut in its coded picture", small[:len(small)*2/3], nil)
 	return files, firstErr
 }

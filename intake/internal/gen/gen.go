@@ -73,7 +73,7 @@ func Files() ([]File, error) {
 	add("anim.gif", "2-frame GIF: the first frame (black square on white) is used", anim, err)
 
 	add("photo.heic", "a HEIC header (ftyp heic) and nothing more: image_unreadable", heic(), nil)
-	add("scan.pdf", "a one-page PDF with no image: unsupported_media_type", pdf(), nil)
+	add("scan.pdf", "a one-page PDF with nothing on its page: a blank page", pdf(), nil)
 
 	var tb bytes.Buffer
 	err = tiff.Encode(&tb, Report(64, 90), nil)
