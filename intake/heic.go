@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"runtime"
 	"sync"
 	_ "unsafe" // for go:linkname
 
@@ -65,7 +66,7 @@ type heifRuntime struct {
 // fails and the decode with it. It is the hard bound on what one decode holds, whatever its
 // headers said (an HEVC stream may declare a larger picture than its container). Where it can,
 // it reserves max bytes of address space once (reserve), so that growing never copies and
-// freeing returns the pages to the system; else it grows a slice.
+// freeing returns the pages to the system at once; else it grows a slice.
 type capped struct {
 	buf     []byte
 	max     uint64
@@ -78,6 +79,8 @@ func newCapped(initial, max uint64) *capped {
 	c := &capped{max: max}
 	if b := reserve(max); b != nil {
 		c.buf, c.mapped = b, true
+		// Unmapped only once unreachable: wazero's memory holds c while any call may touch it.
+		runtime.AddCleanup(c, release, b)
 	} else {
 		c.buf = make([]byte, 0, min(initial, max))
 	}
@@ -100,9 +103,12 @@ func (c *capped) Reallocate(size uint64) []byte {
 	return c.buf
 }
 
+// Free gives the pages back to the system at once; the mapping goes with c (see newCapped).
 func (c *capped) Free() {
-	if c.mapped && c.buf != nil {
-		release(c.buf)
+	if c.mapped {
+		drop(c.buf)
+		c.buf = c.buf[:0]
+		return
 	}
 	c.buf = nil
 }
