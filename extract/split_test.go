@@ -192,3 +192,62 @@ func TestFaxPagesInOrder(t *testing.T) {
 		t.Errorf("3 pages over a limit of 2: %v after %d calls; want too_many_pages and no new call", err, len(m.reqs))
 	}
 }
+
+// TestDocumentsEndToEnd runs the real Preparer: a digital PDF's pages and a photo reach the
+// model in order, each page's text layer comes back in Response.Text (the PDF's pages hold
+// their values, the photo none), and every bad document is its clear 4xx with no model call.
+func TestDocumentsEndToEnd(t *testing.T) {
+	doc := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "documents", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	photo, err := os.ReadFile(filepath.Join("..", "testdata", "images", "scan.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeModel{answer: func(_ context.Context, page string, _ int) (vision.Reply, error) {
+		cfg, err := jpeg.DecodeConfig(strings.NewReader(page))
+		if err != nil {
+			return vision.Reply{}, err
+		}
+		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + "x" + strconv.Itoa(cfg.Height) + `","valueNum":1}]}`), nil
+	}}
+	prep := intake.New(intake.Limits{})
+	res, err := New(Config{Model: m, Prep: prep, MaxPages: 10}).Extract(t.Context(), [][]byte{photo, doc("digital.pdf"), doc("rotated.pdf")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The PDF's two pages answer alike and merge into one row; meta keeps all four pages.
+	if got, want := names(res.Draft), "1240x1754,1447x2048,2048x1447"; got != want || len(res.Meta.Pages) != 4 {
+		t.Errorf("pages %s (%d in meta), want %s (4)", got, len(res.Meta.Pages), want)
+	}
+	if len(res.Text) != 4 || res.Text[0] != nil || len(intake.Numbers(res.Text[1])) != 23 || len(intake.Numbers(res.Text[3])) != 23 {
+		t.Errorf("text layers: %d pages; numbers %v", len(res.Text), func() (n []int) {
+			for _, t := range res.Text {
+				n = append(n, len(intake.Numbers(t)))
+			}
+			return
+		}())
+	}
+	calls := len(m.reqs)
+	for _, tt := range []struct {
+		file string
+		code problem.Code
+	}{
+		{"encrypted.pdf", problem.DocumentEncrypted},
+		{"truncated.pdf", problem.ImageUnreadable},
+		{"bomb-ispe.heic", problem.ImageTooLarge},
+		{"truncated.heic", problem.ImageUnreadable},
+	} {
+		_, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), [][]byte{photo, doc(tt.file)}, nil)
+		if problem.CodeOf(err) != tt.code {
+			t.Errorf("%s: got %v, want %s", tt.file, err, tt.code)
+		}
+	}
+	if len(m.reqs) != calls {
+		t.Errorf("%d model calls for refused documents", len(m.reqs)-calls)
+	}
+}
