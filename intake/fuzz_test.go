@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -195,6 +196,9 @@ func FuzzHEIC(f *testing.F) {
 		f.Add(data)
 	}
 	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
+	if _, err := heifModule(); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		readHEIF(data)
 		if kind, _ := Sniff(data); kind != "heic" {
@@ -211,6 +215,53 @@ func FuzzHEIC(f *testing.F) {
 		}
 		if pg.Width > 128 || pg.Height > 128 || pg.MIME != "image/jpeg" {
 			t.Fatalf("page %s %d×%d", pg.MIME, pg.Width, pg.Height)
+		}
+	})
+}
+
+// FuzzPDF feeds the PDF path arbitrary documents: Split and PreparePage must answer with pages
+// or one of intake's codes, never panic, and never run past their context (each call is given
+// 20 seconds, which the instance's kill enforces: a hang fails as a timeout error).
+func FuzzPDF(f *testing.F) {
+	for _, name := range []string{"digital.pdf", "rotated.pdf", "encrypted.pdf", "truncated.pdf"} {
+		data, err := os.ReadFile(filepath.Join(documents, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/MediaBox[0 0 1 100000]>>endobj\ntrailer<</Root 1 0 R>>"))
+	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20})
+	if _, err := pdfPool(); err != nil { // compiled once per worker, before its first input
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if kind, _ := Sniff(data); kind != "pdf" {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ok := func(err error) {
+			if err == nil {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("ran to its deadline: %v", err)
+			}
+			switch problem.CodeOf(err) {
+			case problem.ImageUnreadable, problem.ImageTooLarge, problem.DocumentEncrypted, problem.PayloadTooLarge:
+			default:
+				t.Fatalf("code %s: %v", problem.CodeOf(err), err)
+			}
+		}
+		n, err := p.Split(ctx, data)
+		ok(err)
+		for i := range min(n, 2) {
+			pg, err := p.PreparePage(ctx, data, i)
+			ok(err)
+			if err == nil && (max(pg.Width, pg.Height) > 256 || pg.MIME != "image/jpeg") {
+				t.Fatalf("page %d: %s %d×%d", i+1, pg.MIME, pg.Width, pg.Height)
+			}
 		}
 	})
 }
