@@ -53,7 +53,7 @@ var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 		FSConfig: wazero.NewFSConfig(),
 		RuntimeConfig: wazero.NewRuntimeConfig().
 			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-			WithCompilationCache(wasmCache).
+			WithCompilationCache(wasmCache()).
 			WithCloseOnContextDone(pdfEnsure),
 		Stdout: io.Discard,
 		Stderr: io.Discard,

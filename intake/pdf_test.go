@@ -245,7 +245,7 @@ func TestPDFNoHostFiles(t *testing.T) {
 	// shared cache, so this costs an instance, not a compilation).
 	host, err := webassembly.Init(webassembly.Config{MaxTotal: 1, Stdout: discard{}, Stderr: discard{},
 		RuntimeConfig: wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-			WithCompilationCache(wasmCache).WithCloseOnContextDone(pdfEnsure)})
+			WithCompilationCache(wasmCache()).WithCloseOnContextDone(pdfEnsure)})
 	if err != nil {
 		t.Fatal(err)
 	}
