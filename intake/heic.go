@@ -27,7 +27,6 @@ import (
 //go:linkname heifWasm github.com/gen2brain/heic.heifWasm
 var heifWasm []byte
 
-
 // heifModule is the compiled HEIC decoder, made on first use: compiling costs about a second,
 // once per process.
 var heifModule = sync.OnceValues(func() (*heifRuntime, error) {
