@@ -421,6 +421,10 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			return page, nil
 		}
 	}
+	if g, ok := m.(*image.Gray); ok && h.ifd.stretch > 1 && m.Bounds() == canvas {
+		m = stretchRows(g, h.ifd.stretch) // a fax in normal mode: its pixels are twice as tall as wide
+		canvas = m.Bounds()
+	}
 	out := render(m, canvas, h.orient, p.l.MaxEdge) // m is garbage from here on
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {

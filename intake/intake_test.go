@@ -73,6 +73,7 @@ func TestPrepare(t *testing.T) {
 		{name: "GIF", data: read(t, "anim.gif"), mime: "image/jpeg", w: 64, h: 64, reencoded: true},
 		{name: "TIFF", data: read(t, "scan.tiff"), mime: "image/jpeg", w: 64, h: 90, reencoded: true},
 		{name: "fax TIFF, its first page", data: read(t, "fax.tiff"), mime: "image/jpeg", w: 864, h: 1100, reencoded: true},
+		{name: "fax in normal mode, rows doubled", data: read(t, "fax-normal.tiff"), mime: "image/jpeg", w: 864, h: 1100, reencoded: true},
 		{name: "BMP", data: read(t, "scan.bmp"), mime: "image/jpeg", w: 64, h: 90, reencoded: true},
 		{name: "scan longer than MaxEdge", data: scan, limits: Limits{MaxEdge: 1000}, mime: "image/jpeg", w: 707, h: 1000, reencoded: true},
 

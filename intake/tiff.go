@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"math"
 )
 
 // MaxTIFFPages is the most IFDs a TIFF's chain is followed for. A fax or a scanner's batch has
@@ -24,6 +25,10 @@ type ifd struct {
 	tileH       int
 	orient      int // Orientation, 1 when absent
 	reduced     bool
+	// stretch is how many rows each row stands for, when the page's pixels are taller than
+	// wide (a fax in normal mode is 204×98 dpi): YResolution below XResolution by a fifth or
+	// more. 0 or 1: square enough.
+	stretch int
 }
 
 // tiffOrder reads a TIFF header's byte order and the offset of the first directory.
@@ -91,8 +96,23 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 		return ifd{}, 0, fmt.Errorf("directory at %d runs past the end of the file", off)
 	}
 	d := ifd{at: off, orient: 1}
+	var xres, yres float64
 	for e := off + 2; e < end; e += 12 {
 		tag, typ, count := bo.Uint16(data[e:]), bo.Uint16(data[e+2:]), bo.Uint32(data[e+4:])
+		if (tag == 282 || tag == 283) && typ == 5 && count == 1 { // X/YResolution, a RATIONAL
+			at := int64(bo.Uint32(data[e+8:]))
+			if at >= 0 && at+8 <= int64(len(data)) {
+				if den := bo.Uint32(data[at+4:]); den != 0 {
+					v := float64(bo.Uint32(data[at:])) / float64(den)
+					if tag == 282 {
+						xres = v
+					} else {
+						yres = v
+					}
+				}
+			}
+			continue
+		}
 		if count != 1 || typ != 3 && typ != 4 {
 			continue // every tag read here is one SHORT or LONG
 		}
@@ -121,7 +141,23 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 			d.tileH = v
 		}
 	}
+	if xres > 0 && yres > 0 && xres >= 1.2*yres {
+		d.stretch = min(4, int(math.Round(xres/yres)))
+	}
 	return d, int64(bo.Uint32(data[end:])), nil
+}
+
+// stretchRows repeats each row of g n times: a page of tall pixels made square.
+func stretchRows(g *image.Gray, n int) *image.Gray {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	out := image.NewGray(image.Rect(0, 0, w, h*n))
+	for y := range h {
+		row := g.Pix[y*g.Stride : y*g.Stride+w]
+		for k := range n {
+			copy(out.Pix[(y*n+k)*out.Stride:], row)
+		}
+	}
+	return out
 }
 
 // tiffView is a TIFF seen as if the directory at ifd were its first: the header's offset is
@@ -175,10 +211,11 @@ func bytesPerPixel(m color.Model) int64 {
 }
 
 // tiffCost: x/image/tiff holds the image at the bytes per pixel of its type (a bilevel fax is
-// grey, a byte per pixel), and, for a compressed page, one strip or tile inflated at a time into
+// grey, a byte per pixel; a fax in normal mode once more per extra row it is stretched to), and, for a compressed page, one strip or tile inflated at a time into
 // a buffer it lets grow to 8 bytes per pixel of the block whatever the data says (a deflate bomb
 // fills it), which bytes.Buffer may double; for CCITT G3/G4 the decoder writes a bit per pixel
-// and stops at the block's last row, keeping two rows of transitions. An uncompressed block is read as stored, at most the file.
+// and stops at the block's last row, keeping two rows of transitions (its buffer, growing,
+// may hold the rows three times over). An uncompressed block is read as stored, at most the file.
 func tiffCost(d ifd, cfg image.Config, size int) cost {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	bw, bh := w, h
@@ -187,12 +224,12 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 	} else if d.rows > 0 && int64(d.rows) < h {
 		bh = int64(d.rows)
 	}
-	c := cost{mem: w * h * bytesPerPixel(cfg.ColorModel), what: "TIFF"}
+	c := cost{mem: w * h * bytesPerPixel(cfg.ColorModel) * int64(max(1, d.stretch)), what: "TIFF"}
 	switch d.compression {
 	case 0, 1: // none
 		c.mem += min(int64(size), bw*bh*8)
 	case 3, 4: // CCITT G3, G4, and the decoder's state of two rows of transitions
-		c.mem += 2*((bw+7)/8)*bh + 64*bw
+		c.mem += 4*((bw+7)/8)*bh + 64*bw
 	default:
 		c.mem += 2 * bw * bh * 8
 		c.what = "compressed TIFF"

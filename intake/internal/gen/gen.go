@@ -87,6 +87,9 @@ func Files() ([]File, error) {
 			{Image: Report(432, 560), Compression: TIFFNone},
 		}), nil)
 
+	add("fax-normal.tiff", "a one-page G4 fax in normal mode, 864×550 at 204×98 dpi: shown 864×1100",
+		FaxTIFF([]FaxPage{{Image: Report(864, 550), Compression: TIFFG4, XRes: 204, YRes: 98}}), nil)
+
 	var bb bytes.Buffer
 	err = bmp.Encode(&bb, Report(64, 90))
 	add("scan.bmp", "64×90 BMP: re-encoded as JPEG", bb.Bytes(), err)

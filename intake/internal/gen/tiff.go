@@ -18,6 +18,7 @@ type FaxPage struct {
 	Image       *image.Gray // pixels under 128 are black
 	Compression int         // TIFFNone or TIFFG4
 	Thumbnail   bool        // a reduced-resolution copy (NewSubfileType 1), not a page
+	XRes, YRes  int         // dots per inch, as a fax writes them (204×196 fine, 204×98 normal); 0 for none
 }
 
 // FaxTIFF writes a little-endian TIFF with one directory per page, as fax software and
@@ -46,6 +47,15 @@ func FaxTIFF(pages []FaxPage) []byte {
 		for b.Len()%2 != 0 {
 			b.WriteByte(0)
 		}
+		resAt := b.Len()
+		if p.XRes > 0 {
+			var r [16]byte
+			le.PutUint32(r[0:], uint32(p.XRes))
+			le.PutUint32(r[4:], 1)
+			le.PutUint32(r[8:], uint32(p.YRes))
+			le.PutUint32(r[12:], 1)
+			b.Write(r[:])
+		}
 		subfile := uint32(2) // a page of a multi-page document
 		if p.Thumbnail {
 			subfile = 1
@@ -56,6 +66,9 @@ func FaxTIFF(pages []FaxPage) []byte {
 		}
 		if !p.Thumbnail {
 			tags[297] = uint32(i) | uint32(len(pages))<<16 // PageNumber: this one, of the count
+		}
+		if p.XRes > 0 {
+			tags[282], tags[283], tags[296] = uint32(resAt), uint32(resAt+8), 2 // per inch
 		}
 		ids := make([]int, 0, len(tags))
 		for id := range tags {
@@ -71,8 +84,10 @@ func FaxTIFF(pages []FaxPage) []byte {
 			typ, count := uint16(4), uint32(1) // LONG
 			v := tags[uint16(id)]
 			switch id {
-			case 258, 259, 262, 277:
+			case 258, 259, 262, 277, 296:
 				typ = 3 // SHORT
+			case 282, 283:
+				typ = 5 // RATIONAL, at the offset
 			case 297:
 				typ, count = 3, 2 // two SHORTs packed in the value
 			}
