@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -194,4 +195,28 @@ func TestHEICMemoryBound(t *testing.T) {
 		t.Fatalf("got %v, peak %d; want it decoded in more than 32 MiB", err, mem.peak)
 	}
 	t.Logf("a 12-megapixel HEIC peaks at %d bytes of module memory (%.1f a pixel)", mem.peak, float64(mem.peak)/(4032*3024))
+}
+
+// TestHEICGrid reads the iPhone-style grid HEIC that gen2brain/heic tests with (nine 512×512
+// tiles under a 1346×1346 grid item, turned by irot, with EXIF), from the module cache: the
+// size is the grid's, not a tile's, and it decodes whole. Skipped when the go tool cannot find
+// the module.
+func TestHEICGrid(t *testing.T) {
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic"))
+	if err != nil {
+		t.Skip(err)
+	}
+	h, err := readHEIF(data)
+	if err != nil || h.w != 1346 || h.h != 1346 || h.items != 2 {
+		t.Fatalf("header %+v, %v; want the grid's 1346×1346 among 2 ispe", h, err)
+	}
+	pg, err := New(Limits{}).Prepare(t.Context(), data)
+	if err != nil || pg.Width != 1346 || pg.Height != 1346 {
+		t.Fatalf("got %d×%d, %v", pg.Width, pg.Height, err)
+	}
+	t.Logf("irot %d, %d bytes sent", h.rotate, pg.BytesOut)
 }

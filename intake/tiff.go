@@ -211,11 +211,12 @@ func bytesPerPixel(m color.Model) int64 {
 }
 
 // tiffCost: x/image/tiff holds the image at the bytes per pixel of its type (a bilevel fax is
-// grey, a byte per pixel; a fax in normal mode once more per extra row it is stretched to), and, for a compressed page, one strip or tile inflated at a time into
-// a buffer it lets grow to 8 bytes per pixel of the block whatever the data says (a deflate bomb
-// fills it), which bytes.Buffer may double; for CCITT G3/G4 the decoder writes a bit per pixel
-// and stops at the block's last row, keeping two rows of transitions (its buffer, growing,
-// may hold the rows three times over). An uncompressed block is read as stored, at most the file.
+// grey, a byte per pixel; a fax in normal mode once more for each row it is stretched to), and,
+// for a compressed page, one strip or tile inflated at a time into a buffer it lets grow to 8
+// bytes per pixel of the block whatever the data says (a deflate bomb fills it), which
+// bytes.Buffer may double. For CCITT G3/G4 the decoder writes a bit per pixel and stops at the
+// block's last row, keeping two rows of transitions (its growing buffer may hold the rows three
+// times over). An uncompressed block is read as stored, at most the file.
 func tiffCost(d ifd, cfg image.Config, size int) cost {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	bw, bh := w, h
