@@ -1,10 +1,20 @@
 // Package intake checks and normalises one page image before it is sent to the vision model.
 //
 // Every check that can be made from the header is made before any pixel is decoded, so a file
-// that would cost memory or a model call for nothing (a PDF, a HEIC, a 40000×40000 PNG bomb) is
+// that would cost memory or a model call for nothing (a ZIP, a video, a 40000×40000 PNG bomb) is
 // rejected for the price of reading a few bytes. What passes is decoded under a semaphore, turned
 // upright, flattened onto white, brought to 8 bits and shrunk (area average) to what a model can
 // use, then sent as JPEG; an upload that needs none of that goes as its own bytes.
+//
+// # Documents
+//
+// A TIFF (a fax, a scanner's batch) and a PDF may hold several pages: Split counts them from the
+// headers and PreparePage prepares each as an image of its own. A TIFF page is decoded by
+// x/image/tiff (CCITT G3/G4 included). A PDF page is rendered by PDFium, so that its long edge
+// is MaxEdge, with its text layer read into Page.Text; a scanned page that is one JPEG goes as
+// that JPEG. A HEIC is decoded by libheif, upright as its container turns it. PDFium and libheif
+// run as WebAssembly (wazero): no cgo, no file system, no system library, each instance's memory
+// capped; see pdf.go and heic.go.
 //
 // # What reaches the model
 //
@@ -267,7 +277,7 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 	if !f.ok() {
 		hint := f.hint
 		if hint == "" {
-			hint = "send each page as a JPEG or PNG image, one image per page"
+			hint = "send each page as a JPEG or PNG image, or the report as a PDF"
 		}
 		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
 	}

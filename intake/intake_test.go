@@ -79,7 +79,7 @@ func TestPrepare(t *testing.T) {
 
 		// unsupported_media_type: the detail names the file and what to send.
 		{name: "HEIC header only", data: read(t, "photo.heic"), code: problem.ImageUnreadable, detail: "a HEIC/HEIF image but is truncated or corrupt"},
-		{name: "ZIP", data: []byte("PK\x03\x04\x14\x00\x00\x00"), code: problem.UnsupportedMediaType, detail: "the file is a ZIP archive or Office document; send each page as a JPEG or PNG image, one image per page"},
+		{name: "ZIP", data: []byte("PK\x03\x04\x14\x00\x00\x00"), code: problem.UnsupportedMediaType, detail: "the file is a ZIP archive or Office document; send each page as a JPEG or PNG image, or the report as a PDF"},
 		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image or a PDF"},
 		{name: "JPEG named by extension only", data: []byte("not really\xff\xd8\xff"), code: problem.UnsupportedMediaType},
 
