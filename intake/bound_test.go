@@ -314,3 +314,50 @@ func TestCostCoversAllocation(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeMemory: decodes take their cost from the decode memory before a slot, so two that
+// together cost more than Limits.DecodeMemory do not run at once, however many slots are free;
+// the second starts when the first ends, and one that waits past its deadline is overloaded.
+func TestDecodeMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		data := read(t, "alpha.png")
+		probe := New(Limits{})
+		h, err := probe.inspect(data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := New(Limits{DecodeMemory: h.cost.mem*2 - 1}) // room for one decode, not two
+		p.sem = make(chan struct{}, 4)
+		release := make(chan struct{})
+		var started atomic.Int32
+		p.dec = func(f format, r io.Reader) (image.Image, error) {
+			started.Add(1)
+			<-release
+			return f.decode(r)
+		}
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() { _, err := p.Prepare(t.Context(), data); errs <- err }()
+		}
+		synctest.Wait()
+		if n := started.Load(); n != 1 {
+			t.Fatalf("%d decodes running; want 1, the other waiting for memory", n)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if _, err := p.Prepare(ctx, data); problem.CodeOf(err) != problem.Overloaded {
+			t.Fatalf("a third past its deadline: got %v, want overloaded", err)
+		}
+		release <- struct{}{}
+		synctest.Wait()
+		if n := started.Load(); n != 2 {
+			t.Fatalf("%d decodes started after the first ended; want 2", n)
+		}
+		close(release)
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

@@ -53,6 +53,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -96,6 +98,11 @@ type Limits struct {
 	MaxScans       int   // JPEG scans (SOS segments)
 	MaxDecodeWork  int64 // JPEG samples decoded, summed over its scans; 0 is DefaultWorkPerPixel × MaxPixels
 	MaxDecodeBytes int64 // peak memory of one decode; 0 is DefaultMemPerPixel × MaxPixels
+	// DecodeMemory bounds the memory all decodes in progress hold together, each counted at its
+	// cost from the headers (a PDF page at pdfWeight); a decode waits until its cost is free.
+	// 0 is 2 × MaxDecodeBytes, so that however many CPUs there are, four 26-megapixel HEICs
+	// (300 MB each) cannot run at once.
+	DecodeMemory int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -119,6 +126,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDecodeBytes <= 0 {
 		l.MaxDecodeBytes = DefaultMemPerPixel * int64(l.MaxPixels)
+	}
+	if l.DecodeMemory <= 0 {
+		l.DecodeMemory = 2 * l.MaxDecodeBytes
 	}
 	return l
 }
@@ -155,12 +165,14 @@ type Word struct {
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
+	mem *semaphore.Weighted // Limits.DecodeMemory
 	dec func(format, io.Reader) (image.Image, error) // f.decode; tests put a slow or counting one here
 }
 
 // New returns a Preparer with l's limits (zero fields take the defaults).
 func New(l Limits) *Preparer {
-	return &Preparer{l: l.withDefaults(), sem: make(chan struct{}, runtime.NumCPU())}
+	l = l.withDefaults()
+	return &Preparer{l: l, sem: make(chan struct{}, runtime.NumCPU()), mem: semaphore.NewWeighted(l.DecodeMemory)}
 }
 
 // Limits returns the limits in force, defaults filled in.
@@ -235,7 +247,12 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 	if err != nil {
 		return Page{}, err
 	}
-	if err := p.acquire(ctx); err != nil {
+	weight := h.cost.mem
+	if h.f.kind == "pdf" {
+		weight = p.pdfWeight(len(data))
+	}
+	release, err := p.acquire(ctx, weight)
+	if err != nil {
 		return Page{}, err
 	}
 	type result struct {
@@ -245,7 +262,7 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 	done := make(chan result, 1)
 	go func() {
 		page, err := p.convert(ctx, h, data)
-		<-p.sem
+		release()
 		done <- result{page, err}
 	}()
 	select {
@@ -358,15 +375,19 @@ func (p *Preparer) bound(h header) error {
 
 // acquire waits for a decoding slot. A request whose deadline passes in the queue is overloaded:
 // the CPU, not the image, is the problem, and a retry later will succeed.
-func (p *Preparer) acquire(ctx context.Context) error {
-	if err := ctx.Err(); err == nil {
+// It takes weight bytes of the decode memory first (all of it at most), then a slot; release
+// gives both back.
+func (p *Preparer) acquire(ctx context.Context, weight int64) (release func(), err error) {
+	weight = min(max(weight, 1), p.l.DecodeMemory)
+	if err := ctx.Err(); err == nil && p.mem.Acquire(ctx, weight) == nil {
 		select {
 		case p.sem <- struct{}{}:
-			return nil
+			return func() { <-p.sem; p.mem.Release(weight) }, nil
 		case <-ctx.Done():
+			p.mem.Release(weight)
 		}
 	}
-	return &problem.Error{
+	return nil, &problem.Error{
 		Code:       problem.Overloaded,
 		Detail:     "the server is busy preparing other images; retry shortly",
 		RetryAfter: time.Second,

@@ -125,16 +125,26 @@ func (d *pdfDoc) close() {
 
 // pdfPages counts a PDF's pages, under a decode slot.
 func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
-	if err := p.acquire(ctx); err != nil {
+	release, err := p.acquire(ctx, p.pdfWeight(len(data)))
+	if err != nil {
 		return 0, err
 	}
-	defer func() { <-p.sem }()
+	defer release()
 	d, err := openPDF(ctx, data)
 	if err != nil {
 		return 0, err
 	}
 	defer d.close()
 	return d.pages, nil
+}
+
+// pdfWeight is what a PDF page is counted at in the decode memory: its render at the long edge
+// twice (PDFium's bitmap and its copy in Go, 4 bytes a pixel each), as much again for PDFium's
+// own state, and the file twice (the instance's copy and its parse). A page at a 2048-pixel
+// long edge counts 67 MB; a digital A4 page peaks at about 25 MB (measured as the process's RSS
+// over a render); the hard bound is the instance's PDFMemory.
+func (p *Preparer) pdfWeight(size int) int64 {
+	return 16*int64(p.l.MaxEdge)*int64(p.l.MaxEdge) + 2*int64(size)
 }
 
 // pdfSize is the pixel size a page is rendered at: its long edge at maxEdge, whatever its size
