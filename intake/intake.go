@@ -165,7 +165,7 @@ type Word struct {
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
-	mem *semaphore.Weighted // Limits.DecodeMemory
+	mem *semaphore.Weighted                          // Limits.DecodeMemory
 	dec func(format, io.Reader) (image.Image, error) // f.decode; tests put a slow or counting one here
 }
 
