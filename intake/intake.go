@@ -159,9 +159,10 @@ type Word struct {
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
 // uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
 // each holding the 18–36 MB that a 12-megapixel photo decodes to. A slot is held until its decode
-// ends, even one that nobody waits for any more, so the slots bound the memory in use: at most
-// one slot per CPU, each at most MaxDecodeBytes plus what the shrink and encode hold (under
-// 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
+// ends, even one that nobody waits for any more, and so is the decode's share of DecodeMemory,
+// which every decode takes at its cost before its slot: the decodes in progress hold at most
+// DecodeMemory together (each at most MaxDecodeBytes), plus, per slot, what the shrink and encode
+// hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
