@@ -190,11 +190,12 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 		return Page{}, problem.Errorf(problem.ImageTooLarge,
 			"page %d of the PDF would render to %d×%d pixels; the limits allow %.1f megapixels", i+1, w, h, float64(p.l.MaxPixels)/1e6)
 	}
-	if scan, ok := p.pdfScan(d, page, size.Width, size.Height); ok {
-		// One JPEG filling an unturned page: it goes through the JPEG path as itself (its own
-		// bytes, stripped, when it is upright and within the edge), not rendered and re-encoded.
+	if scan, orient, ok := p.pdfScan(d, page, size.Width, size.Height); ok {
+		// One JPEG filling the page: it goes through the JPEG path as itself (its own bytes,
+		// stripped, when the page is unturned and within the edge), turned as the page's
+		// /Rotate says, not rendered and re-encoded.
 		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" {
-			h.orient = 1 // a PDF shows an image's pixels as stored, placed by its matrix
+			h.orient = orient // a PDF shows an image's pixels as stored (its EXIF is no part of it)
 			pg, err := p.convert(ctx, h, scan)
 			if err == nil {
 				pg.Kind, pg.BytesIn = "pdf", len(data)
@@ -225,44 +226,62 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 		BytesIn: len(data), BytesOut: buf.Len(), Reencoded: true, Text: text}, nil
 }
 
-// pdfScan returns the JPEG of a scanned page: a page whose one object is an image stored as a
-// JPEG (DCTDecode alone), placed upright, unmirrored and covering the page, on a page with no
-// /Rotate. Anything else is rendered.
-func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]byte, bool) {
+// pdfScan returns the JPEG of a scanned page and the EXIF orientation that shows it as the page
+// does: a page whose one object is a grey or RGB image stored as a JPEG (DCTDecode alone), placed
+// upright, unmirrored and covering the page; the page's /Rotate becomes the orientation. Anything
+// else (a CMYK JPEG, whose PDF may invert it with /Decode, among them) is rendered.
+func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]byte, int, bool) {
 	rot, err := d.inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page})
-	if err != nil || rot.PageRotation != 0 {
-		return nil, false
+	if err != nil {
+		return nil, 0, false
+	}
+	orient := [4]int{1, 6, 3, 8}[int(rot.PageRotation)&3] // /Rotate turns clockwise, as 6 does
+	if int(rot.PageRotation)&1 == 1 {
+		wpt, hpt = hpt, wpt // the page's size as shown; the image is placed before the turn
 	}
 	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil || n.Count != 1 {
-		return nil, false
+		return nil, 0, false
 	}
 	obj, err := d.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: 0})
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	typ, err := d.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj.PageObject})
 	if err != nil || typ.Type != enums.FPDF_PAGEOBJ_IMAGE {
-		return nil, false
+		return nil, 0, false
 	}
 	fc, err := d.inst.FPDFImageObj_GetImageFilterCount(&requests.FPDFImageObj_GetImageFilterCount{ImageObject: obj.PageObject})
 	if err != nil || fc.Count != 1 {
-		return nil, false
+		return nil, 0, false
 	}
 	f, err := d.inst.FPDFImageObj_GetImageFilter(&requests.FPDFImageObj_GetImageFilter{ImageObject: obj.PageObject, Index: 0})
 	if err != nil || f.ImageFilter != "DCTDecode" {
-		return nil, false
+		return nil, 0, false
 	}
 	m, err := d.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj.PageObject})
 	if err != nil || m.Matrix.A <= 0 || m.Matrix.D <= 0 || m.Matrix.B != 0 || m.Matrix.C != 0 ||
 		float64(m.Matrix.A) < 0.9*wpt || float64(m.Matrix.D) < 0.9*hpt {
-		return nil, false
+		return nil, 0, false
+	}
+	meta, err := d.inst.FPDFImageObj_GetImageMetadata(&requests.FPDFImageObj_GetImageMetadata{ImageObject: obj.PageObject, Page: page})
+	if err != nil {
+		return nil, 0, false
+	}
+	if bpp := meta.ImageMetadata.BitsPerPixel; bpp != 8 && bpp != 24 {
+		return nil, 0, false
+	}
+	switch meta.ImageMetadata.Colorspace {
+	case enums.FPDF_COLORSPACE_DEVICEGRAY, enums.FPDF_COLORSPACE_DEVICERGB, enums.FPDF_COLORSPACE_CALGRAY,
+		enums.FPDF_COLORSPACE_CALRGB, enums.FPDF_COLORSPACE_ICCBASED:
+	default:
+		return nil, 0, false
 	}
 	raw, err := d.inst.FPDFImageObj_GetImageDataRaw(&requests.FPDFImageObj_GetImageDataRaw{ImageObject: obj.PageObject})
 	if err != nil || int64(len(raw.Data)) > p.l.MaxBytes {
-		return nil, false
+		return nil, 0, false
 	}
-	return raw.Data, true
+	return raw.Data, orient, true
 }
 
 // pdfText reads a page's text layer as words with their boxes in the pixels of the rendered

@@ -45,6 +45,7 @@ func TestPDF(t *testing.T) {
 		{name: "digital, two pages", file: "digital.pdf", pages: []page{{1447, 2048, true, false}, {1447, 2048, true, false}}},
 		{name: "scanned: each page its JPEG", file: "scanned.pdf", pages: []page{{620, 877, false, true}, {620, 877, false, true}}},
 		{name: "rotated page", file: "rotated.pdf", pages: []page{{2048, 1447, true, false}}},
+		{name: "scanned, turned by /Rotate", file: "scanned-rotated.pdf", pages: []page{{620, 877, false, false}}},
 		{name: "at a smaller edge", file: "digital.pdf", limits: Limits{MaxEdge: 1000}, pages: []page{{707, 1000, true, false}, {707, 1000, true, false}}},
 		{name: "a blank page", file: "../images/scan.pdf", pages: []page{{1447, 2048, false, false}}},
 		{name: "encrypted", file: "encrypted.pdf", code: problem.DocumentEncrypted, detail: "protected by a password"},
@@ -302,5 +303,40 @@ func TestPDFDeadline(t *testing.T) {
 	defer cancel2()
 	if _, err := p.PreparePage(ctx2, readDoc(t, "digital.pdf"), 0); err != nil {
 		t.Fatalf("after the kill: %v", err)
+	}
+}
+
+// TestPDFScanTurned: a scanned page stored sideways on a page turned by /Rotate comes out as the
+// upright picture (its JPEG turned, not rendered), and not the other way up.
+func TestPDFScanTurned(t *testing.T) {
+	pg, err := New(Limits{}).Prepare(t.Context(), readDoc(t, "scanned-rotated.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gen.Photo(620, 877)
+	if m.Bounds() != want.Rect {
+		t.Fatalf("bounds %v, want %v", m.Bounds(), want.Rect)
+	}
+	diff := func(flip bool) int {
+		sum := 0
+		for y := 0; y < 877; y += 3 {
+			for x := 0; x < 620; x += 3 {
+				wx, wy := x, y
+				if flip {
+					wx, wy = 619-x, 876-y
+				}
+				a := int(color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y)
+				b := int(color.GrayModel.Convert(want.At(wx, wy)).(color.Gray).Y)
+				sum += max(a-b, b-a)
+			}
+		}
+		return sum / (207 * 293)
+	}
+	if same, turned := diff(false), diff(true); same > 12 || turned < 2*same+10 {
+		t.Errorf("mean difference from the upright photo %d, turned half way %d", same, turned)
 	}
 }

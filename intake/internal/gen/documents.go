@@ -37,16 +37,19 @@ func Documents(base string) ([]File, error) {
 	a4 := func(content string) PDFPage { return PDFPage{W: 595, H: 842, Content: content} }
 	digital := PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "")
 	add("digital.pdf", "a two-page Chinese lab report with a text layer (Helvetica digits, STSong-Light names, not embedded)", digital, nil)
-	var scans []PDFPage
-	for i := range 2 {
-		jpg, err := encodeJPEG(Report(620, 877), 80)
-		if err != nil {
-			return nil, err
-		}
-		_ = i
-		scans = append(scans, PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg, JPEGW: 620, JPEGH: 877})
+	jpg, err := encodeJPEG(Report(620, 877), 80)
+	if err != nil {
+		return nil, err
 	}
-	add("scanned.pdf", "two pages, each one grey JPEG (620×877) filling the page, no text layer", PDF(scans, ""), nil)
+	scan := PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg, JPEGW: 620, JPEGH: 877}
+	add("scanned.pdf", "two pages, each one grey JPEG (620×877) filling the page, no text layer", PDF([]PDFPage{scan, scan}, ""), nil)
+	// A scanner app's page: the photo stored as the sensor saw it, the page turned by /Rotate.
+	side, err := encodeJPEG(Stored(Photo(620, 877), 6), 80)
+	if err != nil {
+		return nil, err
+	}
+	add("scanned-rotated.pdf", "one colour JPEG stored sideways (877×620) on a landscape page with /Rotate 90: shown upright, 620×877",
+		PDF([]PDFPage{{W: 842, H: 595, Rotate: 90, Content: "q 842 0 0 595 0 0 cm /Im1 Do Q\n", JPEG: side, JPEGW: 877, JPEGH: 620, RGB: true}}, ""), nil)
 	rot := a4(LabPage(0))
 	rot.Rotate = 90
 	add("rotated.pdf", "page 1 of digital.pdf with /Rotate 90: shown landscape, its text turned with it", PDF([]PDFPage{rot}, ""), nil)

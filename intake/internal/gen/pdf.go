@@ -72,6 +72,7 @@ type PDFPage struct {
 	JPEG    []byte
 	JPEGW   int
 	JPEGH   int
+	RGB     bool // the JPEG is in colour (else grey)
 }
 
 // PDF writes pages into a PDF 1.4 file. A non-empty password encrypts it with the standard
@@ -91,7 +92,11 @@ func PDF(pages []PDFPage, password string) []byte {
 	for _, p := range pages {
 		res := fmt.Sprintf("/Font << /F1 %d 0 R /F2 %d 0 R >>", helv, song)
 		if p.JPEG != nil {
-			im := d.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode", p.JPEGW, p.JPEGH), p.JPEG)
+			cs := "/DeviceGray"
+			if p.RGB {
+				cs = "/DeviceRGB"
+			}
+			im := d.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s /BitsPerComponent 8 /Filter /DCTDecode", p.JPEGW, p.JPEGH, cs), p.JPEG)
 			res += fmt.Sprintf(" /XObject << /Im1 %d 0 R >>", im)
 		}
 		content := d.stream("", []byte(p.Content))
