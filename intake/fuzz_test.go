@@ -69,6 +69,9 @@ func FuzzPrepare(f *testing.F) {
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
 	p := New(l)
 	l = p.Limits()
+	if err := Start(""); err != nil { // the decoders compile before the first input, not in it
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var (
 			decoded bool
@@ -196,7 +199,7 @@ func FuzzHEIC(f *testing.F) {
 		f.Add(data)
 	}
 	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
-	if _, err := heifModule(); err != nil {
+	if err := Start(""); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -232,7 +235,7 @@ func FuzzPDF(f *testing.F) {
 	}
 	f.Add([]byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/MediaBox[0 0 1 100000]>>endobj\ntrailer<</Root 1 0 R>>"))
 	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20})
-	if _, err := pdfPool(); err != nil { // compiled once per worker, before its first input
+	if err := Start(""); err != nil { // compiled once per worker, before its first input
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
