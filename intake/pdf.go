@@ -204,7 +204,7 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 		}
 	}
 	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
-		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT | enums.FPDF_RENDER_FLAG_LCD_TEXT})
+		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT}) // annotations (stamps, filled fields) shown; grey anti-aliasing, not LCD colour fringes
 	if err != nil {
 		return fail(err, "rendered")
 	}
