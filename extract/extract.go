@@ -33,6 +33,15 @@ type Preparer interface {
 	Prepare(ctx context.Context, data []byte) (intake.Page, error)
 }
 
+// Splitter is a Preparer that also reads uploads of several pages (a PDF, a multi-page TIFF):
+// Split counts an upload's pages from its headers and PreparePage prepares page i of it.
+// *intake.Preparer is one; a Preparer that is not reads every upload as one page.
+type Splitter interface {
+	Preparer
+	Split(ctx context.Context, data []byte) (int, error)
+	PreparePage(ctx context.Context, data []byte, i int) (intake.Page, error)
+}
+
 // Observer hears what happened, for metrics. Its methods must be cheap and must not keep health
 // data; every field they get is a count, a duration or a stable name.
 type Observer interface {
@@ -61,7 +70,11 @@ type Config struct {
 	// takes. 0 means DefaultRetryMemory, which holds the default 32 calls' pages at 2 MB, a
 	// large page as sent (at most 2048 px on its long side; an upright JPEG goes as it came).
 	RetryMemory int64
-	Observer    Observer // may be nil
+	// MaxPages bounds the pages of one request, counted after the uploads are split (a PDF of
+	// twelve pages is twelve); more is too_many_pages before any page is prepared or any model
+	// call made. 0 means no bound here (the server bounds the uploads).
+	MaxPages int
+	Observer Observer // may be nil
 }
 
 // Service reads reports. It is safe for concurrent use.
@@ -157,6 +170,10 @@ type Response struct {
 	Draft    schema.OcrDraft  `json:"draft"`
 	Warnings []schema.Warning `json:"warnings" desc:"What the person confirming the draft should look at. With several pages, each path starts with its page: pages[1].indicators[3]."`
 	Meta     Meta             `json:"meta"`
+	// Text is each page's text layer, in page order (nil for a page that has none, such as a
+	// photo), in the pixel coordinates of the image the model was sent: what a check of the
+	// model's values against the page reads. It is health data and never encoded.
+	Text [][]intake.Word `json:"-"`
 }
 
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
@@ -178,20 +195,37 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if len(images) == 0 {
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
 	}
-	shares := make([]int64, len(images))
-	for i, im := range images {
-		shares[i] = int64(len(im))
+	counts, err := s.split(ctx, images)
+	if err != nil {
+		return Response{}, err
 	}
-	pages, err := s.prepare(ctx, images)
+	pages, err := s.prepare(ctx, images, counts)
+	uploads := make([]int64, len(images))
+	for i, im := range images {
+		uploads[i] = int64(len(im))
+	}
 	clear(images)
 	if err != nil {
 		return Response{}, err
 	}
-	for i, pg := range pages {
-		if n := int64(len(pg.Data)); n < shares[i] {
-			held.Give(shares[i] - n) // the upload is garbage now; the page is smaller
-			shares[i] = n
+	// Each upload's bytes are held; its pages take their shares from them, in order, and what
+	// is left is given back now (the upload is garbage). Pages rendered from a small document
+	// may need more than it held: the excess is not accounted here (the retry memory and the
+	// page limit bound it).
+	shares := make([]int64, len(pages))
+	at := 0
+	for u, n := range counts {
+		left := uploads[u]
+		for j := range n {
+			shares[at+j] = min(int64(len(pages[at+j].Data)), left)
+			left -= shares[at+j]
 		}
+		held.Give(left)
+		at += n
+	}
+	text := make([][]intake.Word, len(pages))
+	for i, pg := range pages {
+		text[i] = pg.Text
 	}
 
 	results := make([]draft.Page, len(pages))
@@ -258,36 +292,98 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}
-	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta}, nil
+	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text}, nil
 }
 
-// prepare checks and normalises every page concurrently (the Preparer bounds the CPU work) and
-// returns the first page's error, in page order, if any fails.
-func (s *Service) prepare(ctx context.Context, images [][]byte) ([]intake.Page, error) {
-	pages := make([]intake.Page, len(images))
-	errs := make([]error, len(images))
+// split counts each upload's pages (1 each unless the Preparer is a Splitter) and refuses a
+// request of more than MaxPages of them, before any page is prepared.
+func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
+	counts := make([]int, len(images))
+	sp, ok := s.cfg.Prep.(Splitter)
+	if !ok {
+		for i := range counts {
+			counts[i] = 1
+		}
+	} else {
+		errs := make([]error, len(images))
+		var wg sync.WaitGroup
+		for i, img := range images {
+			wg.Go(func() {
+				defer func() {
+					if v := recover(); v != nil {
+						errs[i] = recovered(v)
+					}
+				}()
+				counts[i], errs[i] = sp.Split(ctx, img)
+			})
+		}
+		wg.Wait()
+		first := 1
+		for i, err := range errs {
+			if err != nil {
+				return nil, onPage(err, first, len(images) > 1)
+			}
+			first += counts[i]
+		}
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if s.cfg.MaxPages > 0 && total > s.cfg.MaxPages {
+		if total == len(images) {
+			return nil, TooManyPages(s.cfg.MaxPages)
+		}
+		return nil, problem.Errorf(problem.TooManyPages,
+			"the files hold %d pages; send at most %d pages per request (split the document)", total, s.cfg.MaxPages)
+	}
+	return counts, nil
+}
+
+// onPage puts the page number in front of a problem's detail, for a report of several pages.
+func onPage(err error, page int, several bool) error {
+	if pe, ok := err.(*problem.Error); ok && several {
+		cp := *pe
+		cp.Detail = "page " + strconv.Itoa(page) + ": " + pe.Detail
+		return &cp
+	}
+	return err
+}
+
+// prepare checks and normalises every page of every upload concurrently (the Preparer bounds
+// the CPU work), in order, and returns the first page's error, in page order, if any fails.
+func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([]intake.Page, error) {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	pages := make([]intake.Page, total)
+	errs := make([]error, total)
+	sp, _ := s.cfg.Prep.(Splitter)
 	var wg sync.WaitGroup
-	for i, img := range images {
-		wg.Go(func() {
-			defer func() {
-				if v := recover(); v != nil {
-					errs[i] = recovered(v)
+	at := 0
+	for u, img := range images {
+		for j := range counts[u] {
+			i := at + j
+			wg.Go(func() {
+				defer func() {
+					if v := recover(); v != nil {
+						errs[i] = recovered(v)
+					}
+				}()
+				if sp != nil {
+					pages[i], errs[i] = sp.PreparePage(ctx, img, j)
+				} else {
+					pages[i], errs[i] = s.cfg.Prep.Prepare(ctx, img)
 				}
-			}()
-			pages[i], errs[i] = s.cfg.Prep.Prepare(ctx, img)
-		})
+			})
+		}
+		at += counts[u]
 	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			if len(images) > 1 {
-				if pe, ok := err.(*problem.Error); ok {
-					cp := *pe
-					cp.Detail = "page " + strconv.Itoa(i+1) + ": " + pe.Detail
-					return nil, &cp
-				}
-			}
-			return nil, err
+			return nil, onPage(err, i+1, total > 1)
 		}
 	}
 	return pages, nil

@@ -187,7 +187,7 @@ func worstJPEG(tb testing.TB, p *Preparer, comps int, progressive bool, scans in
 	tb.Helper()
 	accepted := func(side, scans int) ([]byte, header, bool) {
 		data := gen.Scans(side, side, comps, scans, progressive)
-		h, err := p.inspect(data)
+		h, err := p.inspect(data, 0)
 		return data, h, err == nil
 	}
 	largest := 8 * int(math.Sqrt(float64(p.l.MaxPixels))/8)
@@ -257,7 +257,7 @@ func BenchmarkWorstDecode(b *testing.B) {
 		data []byte
 	}{{"png-16bit-rgba-paeth-6300x6300", bigPNG}, {"gif-interlaced-6320x6320", bigGIF}, {"webp-lossy-6320x6320", bigWebP}} {
 		b.Run(c.name, func(b *testing.B) {
-			h, err := p.inspect(c.data)
+			h, err := p.inspect(c.data, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -118,7 +118,7 @@ func TestDecodeBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(tt.limits)
 			if tt.code == "" { // accepted: decoding them takes seconds under the race detector
-				if _, err := p.inspect(tt.data); err != nil {
+				if _, err := p.inspect(tt.data, 0); err != nil {
 					t.Fatalf("%d bytes: got %v, want it accepted", len(tt.data), err)
 				}
 				return
@@ -295,7 +295,7 @@ func TestCostCoversAllocation(t *testing.T) {
 	p := New(Limits{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := p.inspect(tt.data)
+			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -313,4 +313,51 @@ func TestCostCoversAllocation(t *testing.T) {
 			t.Logf("allocated %d bytes; the headers said %d", got, est)
 		})
 	}
+}
+
+// TestDecodeMemory: decodes take their cost from the decode memory before a slot, so two that
+// together cost more than Limits.DecodeMemory do not run at once, however many slots are free;
+// the second starts when the first ends, and one that waits past its deadline is overloaded.
+func TestDecodeMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		data := read(t, "alpha.png")
+		probe := New(Limits{})
+		h, err := probe.inspect(data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := New(Limits{DecodeMemory: h.cost.mem*2 - 1}) // room for one decode, not two
+		p.sem = make(chan struct{}, 4)
+		release := make(chan struct{})
+		var started atomic.Int32
+		p.dec = func(f format, r io.Reader) (image.Image, error) {
+			started.Add(1)
+			<-release
+			return f.decode(r)
+		}
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() { _, err := p.Prepare(t.Context(), data); errs <- err }()
+		}
+		synctest.Wait()
+		if n := started.Load(); n != 1 {
+			t.Fatalf("%d decodes running; want 1, the other waiting for memory", n)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if _, err := p.Prepare(ctx, data); problem.CodeOf(err) != problem.Overloaded {
+			t.Fatalf("a third past its deadline: got %v, want overloaded", err)
+		}
+		release <- struct{}{}
+		synctest.Wait()
+		if n := started.Load(); n != 2 {
+			t.Fatalf("%d decodes started after the first ended; want 2", n)
+		}
+		close(release)
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }

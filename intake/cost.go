@@ -227,8 +227,8 @@ func webpCost(data []byte, cfg image.Config) cost {
 }
 
 // costOf dispatches on the kind; the cost functions belong to formats but need the header too.
-func costOf(f format, data []byte, cfg image.Config) (cost, error) {
-	switch f.kind {
+func costOf(h header, data []byte, cfg image.Config) (cost, error) {
+	switch f := h.f; f.kind {
 	case "jpeg":
 		return jpegCost(data, cfg.ColorModel)
 	case "png":
@@ -237,6 +237,12 @@ func costOf(f format, data []byte, cfg image.Config) (cost, error) {
 		return gifCost(data, cfg), nil
 	case "webp":
 		return webpCost(data, cfg), nil
+	case "tiff":
+		return tiffCost(h.ifd, cfg, len(data)), nil
+	case "bmp":
+		return bmpCost(cfg), nil
+	case "heic":
+		return heicCost(h.heif, len(data)), nil
 	}
-	return cost{}, fmt.Errorf("no cost for %s", f.kind)
+	return cost{}, fmt.Errorf("no cost for %s", h.f.kind)
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
-// A phone photo stored sideways comes out upright, shrunk and re-encoded; a PDF is turned away
-// with a code and a detail the caller can act on.
+// A phone photo stored sideways comes out upright, shrunk and re-encoded; a PDF is split into
+// its pages, each rendered with its text layer; a PDF that needs a password is turned away with
+// a code and a detail the caller can act on.
 func ExamplePreparer_Prepare() {
 	p := intake.New(intake.Limits{}) // the defaults: 20 MiB, 40 megapixels, 2048-pixel long edge
 
@@ -24,15 +25,33 @@ func ExamplePreparer_Prepare() {
 	}
 	fmt.Println(page.Kind, "→", page.MIME, page.Width, "×", page.Height, "reencoded:", page.Reencoded)
 
-	pdf, err := os.ReadFile("../testdata/images/scan.pdf")
+	report, err := os.ReadFile("../testdata/documents/digital.pdf")
 	if err != nil {
 		panic(err)
 	}
-	_, err = p.Prepare(context.Background(), pdf)
+	n, err := p.Split(context.Background(), report)
+	if err != nil {
+		panic(err)
+	}
+	for i := range n {
+		page, err := p.PreparePage(context.Background(), report, i)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(page.Kind, i+1, "→", page.MIME, page.Width, "×", page.Height, "numbers:", len(intake.Numbers(page.Text)))
+	}
+
+	locked, err := os.ReadFile("../testdata/documents/encrypted.pdf")
+	if err != nil {
+		panic(err)
+	}
+	_, err = p.Prepare(context.Background(), locked)
 	fmt.Println(problem.CodeOf(err))
 	fmt.Println(problem.From(err).Detail)
 	// Output:
 	// jpeg → image/jpeg 1536 × 2048 reencoded: true
-	// unsupported_media_type
-	// the file is a PDF document; send each page as a JPEG or PNG image, one image per page
+	// pdf 1 → image/jpeg 1447 × 2048 numbers: 23
+	// pdf 2 → image/jpeg 1447 × 2048 numbers: 14
+	// document_encrypted
+	// the PDF is protected by a password; remove the protection (print it to a new PDF) and send it again
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -45,7 +46,7 @@ func FuzzOrientation(f *testing.F) {
 // more fails like a crash.
 func FuzzPrepare(f *testing.F) {
 	for _, name := range []string{"alpha.png", "anim.gif", "bilevel.webp", "cmyk.jpg", "grey16.png",
-		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf"} {
+		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf", "scan.tiff", "fax.tiff", "scan.bmp"} {
 		data, err := os.ReadFile(filepath.Join(images, name))
 		if err != nil {
 			f.Fatal(err)
@@ -68,6 +69,9 @@ func FuzzPrepare(f *testing.F) {
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
 	p := New(l)
 	l = p.Limits()
+	if err := Start(""); err != nil { // the decoders compile before the first input, not in it
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var (
 			decoded bool
@@ -85,7 +89,7 @@ func FuzzPrepare(f *testing.F) {
 			}
 			return m, err
 		}
-		h, herr := p.inspect(data)
+		h, herr := p.inspect(data, 0)
 		page, err := p.Prepare(context.Background(), data)
 		if decoded {
 			c := h.cost
@@ -164,7 +168,7 @@ func FuzzStrip(f *testing.F) {
 			if again, ok := strip(kind, out); !ok || !bytes.Equal(again, out) {
 				t.Fatalf("%s: a second walk changed the output (ok=%v, %d → %d bytes)", kind, ok, len(out), len(again))
 			}
-			cfg, err := decodeConfig(f, data)
+			cfg, err := decodeConfig(f.config, bytes.NewReader(data))
 			if err != nil || int64(cfg.Width)*int64(cfg.Height) > 1<<18 {
 				continue
 			}
@@ -178,6 +182,88 @@ func FuzzStrip(f *testing.F) {
 			}
 			if !samePixels(in, got) {
 				t.Fatalf("%s: stripping changed the decoded image", kind)
+			}
+		}
+	})
+}
+
+// FuzzHEIC feeds the HEIC path arbitrary containers: readHEIF must never panic, and Prepare must
+// answer with a page or one of intake's codes. The pixel limit is small, so every decode that
+// runs is of a small picture in a module whose memory is capped (16 MiB): each is bounded.
+func FuzzHEIC(f *testing.F) {
+	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic", "truncated.heic"} {
+		data, err := os.ReadFile(filepath.Join(documents, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
+	if err := Start(""); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readHEIF(data)
+		if kind, _ := Sniff(data); kind != "heic" {
+			return
+		}
+		pg, err := p.Prepare(context.Background(), data)
+		if err != nil {
+			switch problem.CodeOf(err) {
+			case problem.ImageUnreadable, problem.ImageTooLarge, problem.PayloadTooLarge:
+			default:
+				t.Fatalf("code %s: %v", problem.CodeOf(err), err)
+			}
+			return
+		}
+		if pg.Width > 128 || pg.Height > 128 || pg.MIME != "image/jpeg" {
+			t.Fatalf("page %s %d×%d", pg.MIME, pg.Width, pg.Height)
+		}
+	})
+}
+
+// FuzzPDF feeds the PDF path arbitrary documents: Split and PreparePage must answer with pages
+// or one of intake's codes, never panic, and never run past their context (each call is given
+// 20 seconds, which the instance's kill enforces: a hang fails as a timeout error).
+func FuzzPDF(f *testing.F) {
+	for _, name := range []string{"digital.pdf", "rotated.pdf", "encrypted.pdf", "truncated.pdf"} {
+		data, err := os.ReadFile(filepath.Join(documents, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/MediaBox[0 0 1 100000]>>endobj\ntrailer<</Root 1 0 R>>"))
+	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20})
+	if err := Start(""); err != nil { // compiled once per worker, before its first input
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if kind, _ := Sniff(data); kind != "pdf" {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ok := func(err error) {
+			if err == nil {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("ran to its deadline: %v", err)
+			}
+			switch problem.CodeOf(err) {
+			case problem.ImageUnreadable, problem.ImageTooLarge, problem.DocumentEncrypted, problem.PayloadTooLarge:
+			default:
+				t.Fatalf("code %s: %v", problem.CodeOf(err), err)
+			}
+		}
+		n, err := p.Split(ctx, data)
+		ok(err)
+		for i := range min(n, 2) {
+			pg, err := p.PreparePage(ctx, data, i)
+			ok(err)
+			if err == nil && (max(pg.Width, pg.Height) > 256 || pg.MIME != "image/jpeg") {
+				t.Fatalf("page %d: %s %d×%d", i+1, pg.MIME, pg.Width, pg.Height)
 			}
 		}
 	})

@@ -1,10 +1,20 @@
 // Package intake checks and normalises one page image before it is sent to the vision model.
 //
 // Every check that can be made from the header is made before any pixel is decoded, so a file
-// that would cost memory or a model call for nothing (a PDF, a HEIC, a 40000×40000 PNG bomb) is
+// that would cost memory or a model call for nothing (a ZIP, a video, a 40000×40000 PNG bomb) is
 // rejected for the price of reading a few bytes. What passes is decoded under a semaphore, turned
 // upright, flattened onto white, brought to 8 bits and shrunk (area average) to what a model can
 // use, then sent as JPEG; an upload that needs none of that goes as its own bytes.
+//
+// # Documents
+//
+// A TIFF (a fax, a scanner's batch) and a PDF may hold several pages: Split counts them from the
+// headers and PreparePage prepares each as an image of its own. A TIFF page is decoded by
+// x/image/tiff (CCITT G3/G4 included). A PDF page is rendered by PDFium, so that its long edge
+// is MaxEdge, with its text layer read into Page.Text; a scanned page that is one JPEG goes as
+// that JPEG. A HEIC is decoded by libheif, upright as its container turns it. PDFium and libheif
+// run as WebAssembly (wazero): no cgo, no file system, no system library, each instance's memory
+// capped; see pdf.go and heic.go.
 //
 // # What reaches the model
 //
@@ -42,6 +52,8 @@ import (
 	"net/http"
 	"runtime"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -86,6 +98,11 @@ type Limits struct {
 	MaxScans       int   // JPEG scans (SOS segments)
 	MaxDecodeWork  int64 // JPEG samples decoded, summed over its scans; 0 is DefaultWorkPerPixel × MaxPixels
 	MaxDecodeBytes int64 // peak memory of one decode; 0 is DefaultMemPerPixel × MaxPixels
+	// DecodeMemory bounds the memory all decodes in progress hold together, each counted at its
+	// cost from the headers (a PDF page at pdfWeight); a decode waits until its cost is free.
+	// 0 is 2 × MaxDecodeBytes, so that however many CPUs there are, four 26-megapixel HEICs
+	// (300 MB each) cannot run at once.
+	DecodeMemory int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -110,6 +127,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxDecodeBytes <= 0 {
 		l.MaxDecodeBytes = DefaultMemPerPixel * int64(l.MaxPixels)
 	}
+	if l.DecodeMemory <= 0 {
+		l.DecodeMemory = 2 * l.MaxDecodeBytes
+	}
 	return l
 }
 
@@ -123,23 +143,37 @@ type Page struct {
 	BytesOut      int
 	Reencoded     bool
 	Stripped      int // metadata bytes left out of an upload sent as its own bytes
+
+	// Text is the page's text layer, for a PDF page that has one (nil otherwise): each word
+	// as printed, with its box in the pixels of Data, upright. Numbers picks out its numbers.
+	Text []Word
+}
+
+// Word is one run of text on a page's text layer, split at white space, and its box in the
+// pixel coordinates of the page as sent (origin top left, y down, after any /Rotate).
+type Word struct {
+	Text string
+	Box  image.Rectangle
 }
 
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
 // uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
 // each holding the 18–36 MB that a 12-megapixel photo decodes to. A slot is held until its decode
-// ends, even one that nobody waits for any more, so the slots bound the memory in use: at most
-// one slot per CPU, each at most MaxDecodeBytes plus what the shrink and encode hold (under
-// 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
+// ends, even one that nobody waits for any more, and so is the decode's share of DecodeMemory,
+// which every decode takes at its cost before its slot: the decodes in progress hold at most
+// DecodeMemory together (each at most MaxDecodeBytes), plus, per slot, what the shrink and encode
+// hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
+	mem *semaphore.Weighted                          // Limits.DecodeMemory
 	dec func(format, io.Reader) (image.Image, error) // f.decode; tests put a slow or counting one here
 }
 
 // New returns a Preparer with l's limits (zero fields take the defaults).
 func New(l Limits) *Preparer {
-	return &Preparer{l: l.withDefaults(), sem: make(chan struct{}, runtime.NumCPU())}
+	l = l.withDefaults()
+	return &Preparer{l: l, sem: make(chan struct{}, runtime.NumCPU()), mem: semaphore.NewWeighted(l.DecodeMemory)}
 }
 
 // Limits returns the limits in force, defaults filled in.
@@ -152,6 +186,17 @@ type header struct {
 	orient int         // EXIF orientation, 1 when there is none
 	model  color.Model // from the header: YCbCr, Gray, CMYK …
 	cost   cost
+	ifd    ifd        // a TIFF page's directory
+	heif   heifHeader // a HEIC's container
+	page   int        // of a PDF
+}
+
+// open returns the bytes of the page h describes, as its decoder reads them.
+func (h header) open(data []byte) io.Reader {
+	if h.f.kind == "tiff" {
+		return newTIFFView(data, h.ifd.at)
+	}
+	return bytes.NewReader(data)
 }
 
 // Prepare checks data and returns the page to send. Errors are *problem.Error with codes
@@ -164,12 +209,51 @@ type header struct {
 // interrupted: the decode goes on, holding its slot, until its next read of the file or at the
 // latest until it has done the work the decode bounds allow (under two seconds of one core at
 // the default limits, BenchmarkWorstJPEG); nothing after it (shrinking, encoding) is done.
+//
+// An upload of several pages (a TIFF with several directories) is prepared here as its first
+// page; Split counts them and PreparePage prepares each.
 func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
-	h, err := p.inspect(data)
+	return p.PreparePage(ctx, data, 0)
+}
+
+// Split counts the pages of one upload from its headers, without decoding any: the directories
+// of a TIFF, and 1 for any other image (whose checks are left to PreparePage). A caller that
+// limits the pages of a request (OCR_MAX_PAGES) adds the counts up before preparing any page.
+// Errors are *problem.Error: image_unreadable for a TIFF whose chain of directories is damaged,
+// too_many_pages for one of more than MaxTIFFPages.
+func (p *Preparer) Split(ctx context.Context, data []byte) (int, error) {
+	f := lookup(data)
+	switch {
+	case !f.ok() || int64(len(data)) > p.l.MaxBytes:
+		return 1, nil // PreparePage refuses it
+	case f.kind == "pdf":
+		return p.pdfPages(ctx, data)
+	case f.kind == "tiff":
+		pages, err := tiffPages(data)
+		if errors.Is(err, errTIFFPages) {
+			return 0, problem.Errorf(problem.TooManyPages, "the TIFF has more than %d pages; send at most that many per request", MaxTIFFPages)
+		}
+		if err != nil {
+			return 0, unreadable(f, err)
+		}
+		return len(pages), nil
+	}
+	return 1, nil
+}
+
+// PreparePage is Prepare for page i (from 0) of an upload that Split counted; each page of a
+// document is checked against the limits on its own, as if it were an image of its own.
+func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, error) {
+	h, err := p.inspect(data, i)
 	if err != nil {
 		return Page{}, err
 	}
-	if err := p.acquire(ctx); err != nil {
+	weight := h.cost.mem
+	if h.f.kind == "pdf" {
+		weight = p.pdfWeight(len(data))
+	}
+	release, err := p.acquire(ctx, weight)
+	if err != nil {
 		return Page{}, err
 	}
 	type result struct {
@@ -179,7 +263,7 @@ func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
 	done := make(chan result, 1)
 	go func() {
 		page, err := p.convert(ctx, h, data)
-		<-p.sem
+		release()
 		done <- result{page, err}
 	}()
 	select {
@@ -200,7 +284,7 @@ func abandoned(ctx context.Context) error {
 }
 
 // inspect makes every check that the header allows, so that nothing rejected here is decoded.
-func (p *Preparer) inspect(data []byte) (header, error) {
+func (p *Preparer) inspect(data []byte, page int) (header, error) {
 	if len(data) == 0 {
 		return header{}, problem.Errorf(problem.ImageUnreadable, "the file is empty; attach the photo or scan again")
 	}
@@ -211,16 +295,39 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 	if !f.ok() {
 		hint := f.hint
 		if hint == "" {
-			hint = "send each page as a JPEG or PNG image, one image per page"
+			hint = "send each page as a JPEG or PNG image, or the report as a PDF"
 		}
 		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
 	}
-	cfg, err := decodeConfig(f, data)
+	h := header{f: f, orient: 1, page: page}
+	if f.kind == "pdf" { // its pages' sizes are read under the slot, from PDFium
+		return h, nil
+	}
+	if f.kind == "tiff" {
+		pages, err := tiffPages(data)
+		if err != nil {
+			return header{}, unreadable(f, err)
+		}
+		if page >= len(pages) {
+			return header{}, fmt.Errorf("intake: page %d of a TIFF of %d pages", page+1, len(pages))
+		}
+		h.ifd = pages[page]
+		h.orient = h.ifd.orient
+	} else if page != 0 {
+		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
+	}
+	var cfg image.Config
+	var err error
+	if f.kind == "heic" {
+		cfg, h.heif, err = heicConfig(data)
+	} else {
+		cfg, err = decodeConfig(h.f.config, h.open(data))
+	}
 	if err != nil {
 		return header{}, unreadable(f, err)
 	}
-	h := header{f: f, w: cfg.Width, h: cfg.Height, orient: 1, model: cfg.ColorModel}
-	if px := int64(h.w) * int64(h.h); px > int64(p.l.MaxPixels) {
+	h.w, h.h, h.model = cfg.Width, cfg.Height, cfg.ColorModel
+	if px := max(int64(h.w)*int64(h.h), h.heif.largest); px > int64(p.l.MaxPixels) {
 		return header{}, problem.Errorf(problem.ImageTooLarge,
 			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
 			h.w, h.h, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
@@ -229,7 +336,7 @@ func (p *Preparer) inspect(data []byte) (header, error) {
 		return header{}, problem.Errorf(problem.ImageUnreadable,
 			"the image is only %d×%d pixels; each side must be at least %d: send the full-size photo or scan", h.w, h.h, p.l.MinSide)
 	}
-	if h.cost, err = costOf(f, data, cfg); err != nil {
+	if h.cost, err = costOf(h, data, cfg); err != nil {
 		return header{}, unreadable(f, err)
 	}
 	if err := p.bound(h); err != nil {
@@ -269,15 +376,19 @@ func (p *Preparer) bound(h header) error {
 
 // acquire waits for a decoding slot. A request whose deadline passes in the queue is overloaded:
 // the CPU, not the image, is the problem, and a retry later will succeed.
-func (p *Preparer) acquire(ctx context.Context) error {
-	if err := ctx.Err(); err == nil {
+// It takes weight bytes of the decode memory first (all of it at most), then a slot; release
+// gives both back.
+func (p *Preparer) acquire(ctx context.Context, weight int64) (release func(), err error) {
+	weight = min(max(weight, 1), p.l.DecodeMemory)
+	if err := ctx.Err(); err == nil && p.mem.Acquire(ctx, weight) == nil {
 		select {
 		case p.sem <- struct{}{}:
-			return nil
+			return func() { <-p.sem; p.mem.Release(weight) }, nil
 		case <-ctx.Done():
+			p.mem.Release(weight)
 		}
 	}
-	return &problem.Error{
+	return nil, &problem.Error{
 		Code:       problem.Overloaded,
 		Detail:     "the server is busy preparing other images; retry shortly",
 		RetryAfter: time.Second,
@@ -293,6 +404,9 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			err = fmt.Errorf("intake: panic preparing a %s: %v", h.f.kind, r)
 		}
 	}()
+	if h.f.kind == "pdf" {
+		return p.convertPDF(ctx, data, h.page)
+	}
 	// The common case — an upright YCbCr or grey JPEG within the edge, as phones and scanners
 	// write them — goes as its own bytes without being decoded: decoding a 2-megapixel JPEG costs
 	// tens of milliseconds and would change nothing. Its structure is checked instead, by the
@@ -310,12 +424,19 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 		}
 	}
 	dec := h.f.decode
+	if h.f.kind == "heic" { // in its own bounded memory, without a copy of the file
+		dec = func(io.Reader) (image.Image, error) { return decodeHEIC(ctx, data, p.l.MaxDecodeBytes) }
+	}
 	if p.dec != nil {
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r) }
 	}
-	m, err := decodeWith(dec, &ctxReader{ctx: ctx, r: bytes.NewReader(data)})
+	m, err := decodeWith(dec, newCtxReader(ctx, h.open(data)))
 	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
 		return Page{}, abandoned(ctx)
+	}
+	if errors.Is(err, errHEICMemory) {
+		return Page{}, &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
+			"decoding this HEIC needs more than the %s limit of memory (its picture is larger than its header says): export it as JPEG", mib(p.l.MaxDecodeBytes))}
 	}
 	if err != nil {
 		return Page{}, unreadable(h.f, err)
@@ -331,6 +452,10 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			page.BytesOut, page.Stripped = len(out), len(data)-len(out)
 			return page, nil
 		}
+	}
+	if g, ok := m.(*image.Gray); ok && h.ifd.stretch > 1 && m.Bounds() == canvas {
+		m = stretchRows(g, h.ifd.stretch) // a fax in normal mode: its pixels are twice as tall as wide
+		canvas = m.Bounds()
 	}
 	out := render(m, canvas, h.orient, p.l.MaxEdge) // m is garbage from here on
 	var buf bytes.Buffer
@@ -370,9 +495,9 @@ func plain(kind string, m image.Image) bool {
 }
 
 // decodeConfig reads only the header, with the decoder the signature table names.
-func decodeConfig(f format, data []byte) (cfg image.Config, err error) {
+func decodeConfig(config func(io.Reader) (image.Config, error), r io.Reader) (cfg image.Config, err error) {
 	defer recoverInto(&err)
-	return f.config(bytes.NewReader(data))
+	return config(r)
 }
 
 // decode decodes the whole image; for a GIF, the first frame.
@@ -391,7 +516,7 @@ func decodeWith(dec func(io.Reader) (image.Image, error), r io.Reader) (m image.
 // work in the bytes already read, which the decode bounds cap.
 type ctxReader struct {
 	ctx context.Context
-	r   *bytes.Reader
+	r   io.Reader
 }
 
 func (c *ctxReader) Read(b []byte) (int, error) {
@@ -399,6 +524,27 @@ func (c *ctxReader) Read(b []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(b)
+}
+
+// ctxReaderAt is ctxReader for a decoder that reads through ReadAt (x/image/tiff), which it does
+// only when its reader has the method: without it the decoder would copy the whole file first.
+type ctxReaderAt struct {
+	ctxReader
+	ra io.ReaderAt
+}
+
+func (c *ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.ra.ReadAt(b, off)
+}
+
+func newCtxReader(ctx context.Context, r io.Reader) io.Reader {
+	if ra, ok := r.(*io.SectionReader); ok {
+		return &ctxReaderAt{ctxReader{ctx, r}, ra}
+	}
+	return &ctxReader{ctx, r}
 }
 
 // recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they

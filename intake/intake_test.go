@@ -71,14 +71,16 @@ func TestPrepare(t *testing.T) {
 		{name: "CMYK JPEG", data: read(t, "cmyk.jpg"), mime: "image/jpeg", w: 128, h: 96, reencoded: true},
 		{name: "lossless WebP", data: read(t, "bilevel.webp"), mime: "image/jpeg", w: 160, h: 120, reencoded: true},
 		{name: "GIF", data: read(t, "anim.gif"), mime: "image/jpeg", w: 64, h: 64, reencoded: true},
+		{name: "TIFF", data: read(t, "scan.tiff"), mime: "image/jpeg", w: 64, h: 90, reencoded: true},
+		{name: "fax TIFF, its first page", data: read(t, "fax.tiff"), mime: "image/jpeg", w: 864, h: 1100, reencoded: true},
+		{name: "fax in normal mode, rows doubled", data: read(t, "fax-normal.tiff"), mime: "image/jpeg", w: 864, h: 1100, reencoded: true},
+		{name: "BMP", data: read(t, "scan.bmp"), mime: "image/jpeg", w: 64, h: 90, reencoded: true},
 		{name: "scan longer than MaxEdge", data: scan, limits: Limits{MaxEdge: 1000}, mime: "image/jpeg", w: 707, h: 1000, reencoded: true},
 
 		// unsupported_media_type: the detail names the file and what to send.
-		{name: "HEIC", data: read(t, "photo.heic"), code: problem.UnsupportedMediaType, detail: "a HEIC/HEIF image; export it as JPEG"},
-		{name: "PDF", data: read(t, "scan.pdf"), code: problem.UnsupportedMediaType, detail: "the file is a PDF document; send each page as a JPEG or PNG image, one image per page"},
-		{name: "TIFF", data: read(t, "scan.tiff"), code: problem.UnsupportedMediaType, detail: "a TIFF image"},
-		{name: "BMP", data: read(t, "scan.bmp"), code: problem.UnsupportedMediaType, detail: "a BMP image"},
-		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP or GIF image"},
+		{name: "HEIC header only", data: read(t, "photo.heic"), code: problem.ImageUnreadable, detail: "a HEIC/HEIF image but is truncated or corrupt"},
+		{name: "ZIP", data: []byte("PK\x03\x04\x14\x00\x00\x00"), code: problem.UnsupportedMediaType, detail: "the file is a ZIP archive or Office document; send each page as a JPEG or PNG image, or the report as a PDF"},
+		{name: "text", data: []byte("总胆固醇 5.86 mmol/L"), code: problem.UnsupportedMediaType, detail: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image or a PDF"},
 		{name: "JPEG named by extension only", data: []byte("not really\xff\xd8\xff"), code: problem.UnsupportedMediaType},
 
 		// image_unreadable.
@@ -430,8 +432,8 @@ func TestQueue(t *testing.T) {
 	}
 
 	// A header error needs no slot, so it is not queued behind the busy decoders.
-	if _, err := p.Prepare(ctx, read(t, "scan.pdf")); problem.CodeOf(err) != problem.UnsupportedMediaType {
-		t.Fatalf("PDF while busy: got %v", err)
+	if _, err := p.Prepare(ctx, []byte("PK\x03\x04\x14\x00")); problem.CodeOf(err) != problem.UnsupportedMediaType {
+		t.Fatalf("ZIP while busy: got %v", err)
 	}
 }
 
@@ -459,17 +461,17 @@ func TestSniff(t *testing.T) {
 		{"RIFF\x00\x00\x00\x00WEBPVP8 ", "webp", true},
 		{"GIF87a", "gif", true},
 		{"GIF89a", "gif", true},
-		{"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "heic", false},
-		{"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1heic", "heic", false},
+		{"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "heic", true},
+		{"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1heic", "heic", true},
 		{"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf", "avif", false},
 		{"\x00\x00\x00\x1cftypmif1\x00\x00\x00\x00mif1avif", "avif", false}, // AVIF under a generic brand
 		{"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom", "video", false},
 		{"\x00\x00\x00\x14ftypqt  \x00\x00\x00\x00qt  ", "video", false},
-		{"%PDF-1.7\n", "pdf", false},
-		{"\xef\xbb\xbf\n%PDF-1.4", "pdf", false}, // header after junk, as readers allow
-		{"II*\x00\x08\x00\x00\x00", "tiff", false},
-		{"MM\x00*\x00\x00\x00\x08", "tiff", false},
-		{"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00", "bmp", false},
+		{"%PDF-1.7\n", "pdf", true},
+		{"\xef\xbb\xbf\n%PDF-1.4", "pdf", true}, // header after junk, as readers allow
+		{"II*\x00\x08\x00\x00\x00", "tiff", true},
+		{"MM\x00*\x00\x00\x00\x08", "tiff", true},
+		{"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00", "bmp", true},
 		{"BMW is not a bitmap", "", false},
 		{"\xff\x0a\xfa\x7f", "jxl", false},
 		{"PK\x03\x04\x14\x00", "zip", false},

@@ -8,6 +8,8 @@ import (
 	"image/png"
 	"io"
 
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 )
 
@@ -29,7 +31,7 @@ type format struct {
 }
 
 // ok reports whether intake accepts the kind.
-func (f format) ok() bool { return f.decode != nil }
+func (f format) ok() bool { return f.decode != nil || f.kind == "pdf" }
 
 // formats is the one table of what intake recognises, accepted kinds first. Rejected rows exist so
 // that the error can name what was sent; anything matching no row is rejected as unrecognised.
@@ -43,24 +45,28 @@ var formats = []format{
 	{kind: "gif", mime: "image/gif", what: "a GIF image", match: func(b []byte) bool {
 		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
 	}, config: gif.DecodeConfig, decode: gif.Decode},
+	// A TIFF (a fax, a scanner's batch) may hold several pages, each its own directory; see Split.
+	// Models do not read TIFF or BMP, so these are always re-encoded.
+	{kind: "tiff", mime: "image/tiff", what: "a TIFF image", match: func(b []byte) bool {
+		return bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*"))
+	}, config: tiff.DecodeConfig, decode: tiff.Decode},
+	{kind: "bmp", mime: "image/bmp", what: "a BMP image", match: func(b []byte) bool {
+		// "BM" alone is too weak; the two reserved header words are zero in every real BMP.
+		return len(b) >= 14 && bytes.HasPrefix(b, []byte("BM")) && bytes.Equal(b[6:10], []byte{0, 0, 0, 0})
+	}, config: bmp.DecodeConfig, decode: bmp.Decode},
 
 	// An AVIF also lists the generic HEIF brands, so its row comes before heic's.
 	{kind: "avif", what: "an AVIF image", match: ftyp("avif", "avis")},
-	{kind: "heic", what: "a HEIC/HEIF image", match: ftyp(heifBrands...),
-		hint: "export it as JPEG, or set the phone camera to save \"Most Compatible\" photos"},
-	{kind: "video", what: "an MP4/QuickTime video", match: ftyp(), // any other ISO media file
-		hint: "send a still photo of each page as JPEG or PNG, one image per page"},
-	{kind: "pdf", what: "a PDF document", match: func(b []byte) bool {
+	// A PDF is rendered page by page by PDFium (pdf.go); see Split.
+	{kind: "pdf", mime: "application/pdf", what: "a PDF document", match: func(b []byte) bool {
 		// PDF readers accept the header anywhere in the first 1024 bytes.
 		return bytes.Contains(b[:min(len(b), 1024)], []byte("%PDF-"))
 	}},
-	{kind: "tiff", what: "a TIFF image", match: func(b []byte) bool {
-		return bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*"))
-	}},
-	{kind: "bmp", what: "a BMP image", match: func(b []byte) bool {
-		// "BM" alone is too weak; the two reserved header words are zero in every real BMP.
-		return len(b) >= 14 && bytes.HasPrefix(b, []byte("BM")) && bytes.Equal(b[6:10], []byte{0, 0, 0, 0})
-	}},
+	// HEIC/HEIF: its size comes from the container (heif.go), not from a config func.
+	{kind: "heic", mime: "image/heic", what: "a HEIC/HEIF image", match: ftyp(heifBrands...), decode: decodeHEICReader},
+	{kind: "video", what: "an MP4/QuickTime video", match: ftyp(), // any other ISO media file
+		hint: "send a still photo of each page as JPEG or PNG, one image per page"},
+
 	{kind: "jxl", what: "a JPEG XL image", match: func(b []byte) bool {
 		return bytes.HasPrefix(b, []byte("\xff\x0a")) || bytes.HasPrefix(b, []byte("\x00\x00\x00\x0cJXL \r\n\x87\n"))
 	}},
@@ -71,7 +77,7 @@ var formats = []format{
 // are the generic HEIF ones.
 var heifBrands = []string{"heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "mif2"}
 
-var unknown = format{what: "not a JPEG, PNG, WebP or GIF image (its first bytes match none of them)"}
+var unknown = format{what: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image or a PDF (its first bytes match none of them)"}
 
 // lookup returns the row whose signature matches data, or unknown.
 func lookup(data []byte) format {

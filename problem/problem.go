@@ -26,6 +26,7 @@ const (
 	TooManyPages           Code = "too_many_pages"
 	UnsupportedMediaType   Code = "unsupported_media_type"
 	ImageUnreadable        Code = "image_unreadable"
+	DocumentEncrypted      Code = "document_encrypted"
 	InvalidDraft           Code = "invalid_draft"
 	ReplyUnparseable       Code = "reply_unparseable"
 	ModelOutputUnparseable Code = "model_output_unparseable"
@@ -57,9 +58,10 @@ var Codes = []Info{
 	{RequestTimeout, http.StatusRequestTimeout, "Request timeout", "The request body stopped arriving (no progress for OCR_BODY_IDLE_TIMEOUT) or was not all there by the route's deadline. Check the client's network and resend; the connection is closed."},
 	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large", "The request or one image is larger than the configured byte limit. Send a smaller file."},
 	{ImageTooLarge, http.StatusRequestEntityTooLarge, "Image too large", "The image has more pixels than the limit (checked before decoding). Downscale it."},
-	{TooManyPages, http.StatusRequestEntityTooLarge, "Too many pages", "More images than the page limit in one request. Split the report."},
-	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type", "The file is not JPEG, PNG, WebP or GIF (by its bytes). Convert it and resend."},
+	{TooManyPages, http.StatusRequestEntityTooLarge, "Too many pages", "More pages than the page limit in one request (a PDF or TIFF counts each of its pages). Split the report."},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type", "The file is not JPEG, PNG, WebP, GIF, HEIC, TIFF, BMP or PDF (by its bytes). Convert it and resend."},
 	{ImageUnreadable, http.StatusUnprocessableEntity, "Image unreadable", "The image is empty, truncated, corrupt or too small. Retake or re-export it."},
+	{DocumentEncrypted, http.StatusUnprocessableEntity, "Document encrypted", "The PDF needs a password to open. Remove the protection (print it to a new PDF) and resend."},
 	{InvalidDraft, http.StatusUnprocessableEntity, "Invalid draft", "The submitted draft breaks the contract; the detail lists each field. Fix those fields."},
 	{ReplyUnparseable, http.StatusUnprocessableEntity, "Reply unparseable", "The reply sent to /v1/parse holds no usable JSON (often a refusal, which the detail quotes). Send the reply as the model gave it; retrying as is will not help."},
 	{ModelOutputUnparseable, http.StatusBadGateway, "Model output unparseable", "The model's reply held no usable JSON (often a refusal: the image is unreadable to it). Retake the photo or retry later."},

@@ -72,16 +72,27 @@ func Files() ([]File, error) {
 	anim, err := encodeGIF()
 	add("anim.gif", "2-frame GIF: the first frame (black square on white) is used", anim, err)
 
-	add("photo.heic", "a HEIC header (ftyp heic): unsupported_media_type", heic(), nil)
-	add("scan.pdf", "a one-page PDF with no image: unsupported_media_type", pdf(), nil)
+	add("photo.heic", "a HEIC header (ftyp heic) and nothing more: image_unreadable", heic(), nil)
+	add("scan.pdf", "a one-page PDF with nothing on its page: a blank page", pdf(), nil)
 
 	var tb bytes.Buffer
 	err = tiff.Encode(&tb, Report(64, 90), nil)
-	add("scan.tiff", "64×90 TIFF: unsupported_media_type", tb.Bytes(), err)
+	add("scan.tiff", "64×90 grey TIFF from x/image: re-encoded as JPEG", tb.Bytes(), err)
+
+	add("fax.tiff", "a 3-page bilevel fax, hand-written: 864×1100 G4, a thumbnail that is no page, 800×1100 G4, 432×560 uncompressed",
+		FaxTIFF([]FaxPage{
+			{Image: Report(864, 1100), Compression: TIFFG4},
+			{Image: Report(108, 137), Compression: TIFFNone, Thumbnail: true},
+			{Image: Report(800, 1100), Compression: TIFFG4},
+			{Image: Report(432, 560), Compression: TIFFNone},
+		}), nil)
+
+	add("fax-normal.tiff", "a one-page G4 fax in normal mode, 864×550 at 204×98 dpi: shown 864×1100",
+		FaxTIFF([]FaxPage{{Image: Report(864, 550), Compression: TIFFG4, XRes: 204, YRes: 98}}), nil)
 
 	var bb bytes.Buffer
 	err = bmp.Encode(&bb, Report(64, 90))
-	add("scan.bmp", "64×90 BMP: unsupported_media_type", bb.Bytes(), err)
+	add("scan.bmp", "64×90 BMP: re-encoded as JPEG", bb.Bytes(), err)
 
 	add("truncated.jpg", "scan.jpg cut in half: the header reads, the pixels do not", scan[:len(scan)/2], nil)
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 )
 
@@ -169,5 +170,84 @@ func TestScans(t *testing.T) {
 		if got := fmt.Sprintf("%T", m); got != tt.want || m.Bounds() != image.Rect(0, 0, 100, 60) {
 			t.Errorf("%+v: %s of %v", tt, got, m.Bounds())
 		}
+	}
+}
+
+// TestFaxTIFF checks the hand-written TIFF against x/image/tiff: each page, G4 or uncompressed,
+// decodes to the bilevel page it was made from.
+func TestFaxTIFF(t *testing.T) {
+	for _, c := range []int{TIFFNone, TIFFG4} {
+		want := Report(300, 420)
+		data := FaxTIFF([]FaxPage{{Image: want, Compression: c}})
+		m, err := tiff.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("compression %d: %v", c, err)
+		}
+		if m.Bounds() != want.Rect {
+			t.Fatalf("compression %d: bounds %v, want %v", c, m.Bounds(), want.Rect)
+		}
+		for y := range 420 {
+			for x := range 300 {
+				g := color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y
+				if (g < 128) != (want.GrayAt(x, y).Y < 128) {
+					t.Fatalf("compression %d: pixel (%d, %d) is %d, want %d", c, x, y, g, want.GrayAt(x, y).Y)
+				}
+			}
+		}
+	}
+}
+
+var heifEnc = flag.Bool("heif-enc", false, "re-encode the HEIC bases in testdata/documents with heif-enc")
+
+// docs is testdata/documents at the repository root.
+var docs = filepath.Join("..", "..", "..", "testdata", "documents")
+
+// TestHEICBases re-encodes the HEIC bases with -heif-enc; without it, checks they are there.
+func TestHEICBases(t *testing.T) {
+	for _, b := range HEICBases {
+		if *heifEnc {
+			data, err := EncodeHEIC(b.Image(), b.Quality)
+			if err != nil {
+				t.Fatalf("%s: %v", b.Name, err)
+			}
+			if err := os.MkdirAll(docs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(docs, b.Name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(docs, b.Name)); err != nil {
+			t.Errorf("%s: %v (run go test ./intake/internal/gen -run TestHEICBases -heif-enc)", b.Name, err)
+		}
+	}
+}
+
+// TestGoldenDocuments is TestGolden for testdata/documents.
+func TestGoldenDocuments(t *testing.T) {
+	files, err := Documents(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range files {
+		path := filepath.Join(docs, f.Name)
+		if *update {
+			if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: %v (run go test ./intake/internal/gen -run TestGoldenDocuments -update)", f.Name, err)
+			continue
+		}
+		if !bytes.Equal(got, f.Data) {
+			t.Errorf("%s: committed file (%d bytes) differs from the generator's (%d bytes); rerun with -update", f.Name, len(got), len(f.Data))
+		}
+		total += len(got)
+	}
+	if total > 2<<20 {
+		t.Errorf("documents total %d bytes; keep them under 2 MiB", total)
 	}
 }

@@ -1,0 +1,182 @@
+package intake
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// The document benchmarks. cpu-ms/op is the process's CPU time per op (see BenchmarkPrepare);
+// maxrss-MB the process's peak resident memory so far.
+//
+//	go test -bench 'PDF|HEIC' -benchtime 5x -run '^$' ./intake/
+//	go test -bench 'Start' -benchtime 1x -run '^$' ./intake/
+
+func maxRSS() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) / 1024 // KiB on Linux
+}
+
+func cpuLoop(b *testing.B, f func() error) {
+	b.Helper()
+	b.ReportAllocs()
+	start, ok := cpuTime()
+	for b.Loop() {
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if end, _ := cpuTime(); ok {
+		b.ReportMetric(float64(end-start)/1e6/float64(b.N), "cpu-ms/op")
+	}
+	b.ReportMetric(maxRSS(), "maxrss-MB")
+}
+
+// BenchmarkPDFStart is what a process pays once, at its first PDF: compiling PDFium's
+// WebAssembly (a fresh compilation cache each op, as a new process has) and its first instance.
+func BenchmarkPDFStart(b *testing.B) {
+	cpuLoop(b, func() error {
+		pool, err := webassembly.Init(webassembly.Config{MaxTotal: 1, FSConfig: wazero.NewFSConfig(), Stdout: discard{}, Stderr: discard{},
+			RuntimeConfig: wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+				WithCompilationCache(wazero.NewCompilationCache()).WithCloseOnContextDone(pdfEnsure)})
+		if err != nil {
+			return err
+		}
+		inst, err := pool.GetInstanceWithContext(context.Background())
+		if err != nil {
+			return err
+		}
+		inst.Close()
+		return pool.Close()
+	})
+}
+
+// BenchmarkHEICStart is the same for the HEIC decoder.
+func BenchmarkHEICStart(b *testing.B) {
+	cpuLoop(b, func() error {
+		ctx := context.Background()
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache()))
+		defer rt.Close(ctx)
+		code, err := heifCode()
+		if err != nil {
+			return err
+		}
+		_, err = rt.CompileModule(ctx, code)
+		return err
+	})
+}
+
+// BenchmarkPDFPage: one digital page rendered at a 2048-pixel long edge and its text read, in a
+// fresh instance; "render+text" is PDFium's part, "prepare" all of PreparePage (the JPEG
+// encode of the page included). The target for PDFium's part is 60 ms of one core.
+func BenchmarkPDFPage(b *testing.B) {
+	data := readDoc(b, "digital.pdf")
+	p := New(Limits{})
+	if _, err := pdfPool(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("render+text", func(b *testing.B) {
+		cpuLoop(b, func() error {
+			d, err := openPDF(context.Background(), data)
+			if err != nil {
+				return err
+			}
+			defer d.close()
+			page := requests.Page{ByIndex: &requests.PageByIndex{Document: d.doc, Index: 0}}
+			r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: 1447, Height: 2048})
+			if err != nil {
+				return err
+			}
+			defer r.CleanupFunc()
+			_, err = p.pdfText(d, page, r.Result.Image.Bounds())
+			return err
+		})
+	})
+	b.Run("prepare", func(b *testing.B) {
+		cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), data, 0); return err })
+	})
+	b.Run("scanned-page", func(b *testing.B) {
+		scan := readDoc(b, "scanned.pdf")
+		cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), scan, 0); return err })
+	})
+}
+
+// BenchmarkPDFConcurrent prepares 16 digital pages at once (the slots let NumCPU render at a
+// time); maxrss-MB is the process's peak with them.
+func BenchmarkPDFConcurrent(b *testing.B) {
+	data := readDoc(b, "digital.pdf")
+	p := New(Limits{})
+	if _, err := pdfPool(); err != nil {
+		b.Fatal(err)
+	}
+	before := maxRSS()
+	cpuLoop(b, func() error {
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for i := range 16 {
+			wg.Go(func() {
+				if _, err := p.PreparePage(context.Background(), data, i%2); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	})
+	b.ReportMetric(before, "rss-before-MB")
+	b.ReportMetric(float64(runtime.NumCPU()), "slots")
+}
+
+// BenchmarkHEIC prepares the 12-megapixel iPhone-like photo (irot): the target is 1.5 s of one
+// core and 350 MB at the peak; module-MB is the decoder's WebAssembly memory at its peak.
+func BenchmarkHEIC(b *testing.B) {
+	data := readDoc(b, "photo-irot.heic")
+	p := New(Limits{})
+	if _, err := heifModule(); err != nil {
+		b.Fatal(err)
+	}
+	var mem *capped
+	if _, err := decodeHEICProbe(context.Background(), data, p.l.MaxDecodeBytes, &mem); err != nil {
+		b.Fatal(err)
+	}
+	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
+	b.ReportMetric(float64(mem.peak)/(1<<20), "module-MB")
+}
+
+// BenchmarkPDFStartCached is BenchmarkPDFStart with the compiled code in a directory cache
+// that a first op fills: what a restarted process pays with Start(dir).
+func BenchmarkPDFStartCached(b *testing.B) {
+	dir := b.TempDir()
+	start := func() error {
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return err
+		}
+		pool, err := webassembly.Init(webassembly.Config{MaxTotal: 1, FSConfig: wazero.NewFSConfig(), Stdout: discard{}, Stderr: discard{},
+			RuntimeConfig: wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+				WithCompilationCache(cache).WithCloseOnContextDone(pdfEnsure)})
+		if err != nil {
+			return err
+		}
+		inst, err := pool.GetInstanceWithContext(context.Background())
+		if err != nil {
+			return err
+		}
+		inst.Close()
+		return pool.Close()
+	}
+	if err := start(); err != nil {
+		b.Fatal(err)
+	}
+	cpuLoop(b, start)
+}

@@ -1,0 +1,295 @@
+package intake
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"runtime"
+	"sync"
+	_ "unsafe" // for go:linkname
+
+	// The HEIC decoder is libheif and libde265 compiled to WebAssembly, embedded in this package
+	// (pinned in go.mod). Only its WebAssembly module is used, run here by wazero: the package's
+	// own Decode switches to a system libheif.so whenever one can be loaded, with different
+	// behaviour and no bounds, so intake never calls it. Build with -tags nodynamic to leave out
+	// its loader (purego) as well.
+	_ "github.com/gen2brain/heic"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+//go:linkname heifWasm github.com/gen2brain/heic.heifWasm
+var heifWasm []byte
+
+// heifModule is the compiled HEIC decoder, made on first use: compiling costs about a second,
+// once per process.
+var heifModule = sync.OnceValues(func() (*heifRuntime, error) {
+	ctx := context.Background()
+	code, err := heifCode()
+	if err != nil {
+		return nil, err
+	}
+	// Not WithCloseOnContextDone: its checks make the decoder four to six times slower (a
+	// 12-megapixel photo in 4–7 s instead of 0.8–1.4 s). A decode nobody waits for runs on to its
+	// end, holding its slot, like Go's decoders; its memory and pixels are bounded.
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wasmCache()))
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return nil, err
+	}
+	cm, err := rt.CompileModule(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	return &heifRuntime{rt: rt, cm: cm}, nil
+})
+
+// heifCode is the decoder's WebAssembly, unpacked.
+func heifCode() ([]byte, error) {
+	z, err := gzip.NewReader(bytes.NewReader(heifWasm))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(z)
+}
+
+type heifRuntime struct {
+	rt wazero.Runtime
+	cm wazero.CompiledModule
+}
+
+// capped is a WebAssembly memory that cannot grow past max bytes: past it, the module's malloc
+// fails and the decode with it. It is the hard bound on what one decode holds, whatever its
+// headers said (an HEVC stream may declare a larger picture than its container). Where it can,
+// it reserves max bytes of address space once (reserve), so that growing never copies and
+// freeing returns the pages to the system at once; else it grows a slice.
+type capped struct {
+	buf     []byte
+	max     uint64
+	mapped  bool
+	refused bool   // a growth past max was asked for
+	peak    uint64 // the largest size it grew to
+}
+
+func newCapped(initial, max uint64) *capped {
+	c := &capped{max: max}
+	if b := reserve(max); b != nil {
+		c.buf, c.mapped = b, true
+		// Unmapped only once unreachable: wazero's memory holds c while any call may touch it.
+		runtime.AddCleanup(c, release, b)
+	} else {
+		c.buf = make([]byte, 0, min(initial, max))
+	}
+	return c
+}
+
+func (c *capped) Reallocate(size uint64) []byte {
+	if size > c.max {
+		c.refused = true
+		return nil
+	}
+	c.peak = max(c.peak, size)
+	if size <= uint64(cap(c.buf)) {
+		c.buf = c.buf[:size]
+		return c.buf
+	}
+	next := make([]byte, size, min(c.max, max(size, uint64(cap(c.buf))*3/2)))
+	copy(next, c.buf)
+	c.buf = next
+	return c.buf
+}
+
+// Free gives the pages back to the system at once; the mapping goes with c (see newCapped).
+func (c *capped) Free() {
+	if c.mapped {
+		drop(c.buf)
+		c.buf = c.buf[:0]
+		return
+	}
+	c.buf = nil
+}
+
+// errHEICMemory is a decode stopped at the memory bound.
+var errHEICMemory = errors.New("the decoder reached its memory bound")
+
+// decodeHEIC decodes the primary image of a HEIC, upright (libheif applies irot and imir), in a
+// fresh instance of the module whose memory may grow to limit bytes; the instance and its memory
+// are let go of before it returns, and the pixels copied out. ctx ends it at once.
+func decodeHEIC(ctx context.Context, data []byte, limit int64) (image.Image, error) {
+	var mem *capped
+	return decodeHEICProbe(ctx, data, limit, &mem)
+}
+
+// decodeHEICProbe is decodeHEIC that also returns the module's memory, for tests.
+func decodeHEICProbe(ctx context.Context, data []byte, limit int64, memp **capped) (_ image.Image, err error) {
+	hr, err := heifModule()
+	if err != nil {
+		return nil, fmt.Errorf("heic: start: %w", err)
+	}
+	var mem *capped
+	ictx := experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(c, _ uint64) experimental.LinearMemory {
+		mem = newCapped(c, uint64(limit))
+		*memp = mem
+		return mem
+	}))
+	mod, err := hr.rt.InstantiateModule(ictx, hr.cm, wazero.NewModuleConfig().WithName("").WithStdout(io.Discard).WithStderr(io.Discard))
+	if err != nil {
+		return nil, fmt.Errorf("heic: instantiate: %w", err)
+	}
+	defer mod.Close(context.Background())
+	malloc, decode := mod.ExportedFunction("malloc"), mod.ExportedFunction("decode")
+	call := func(f api.Function, args ...uint64) (uint64, error) {
+		r, err := f.Call(ctx, args...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			return 0, err
+		}
+		return r[0], nil
+	}
+	alloc := func(n int) (uint64, error) {
+		p, err := call(malloc, uint64(n))
+		if err == nil && p == 0 {
+			err = errHEICMemory
+		}
+		return p, err
+	}
+	in, err := alloc(len(data))
+	if err != nil {
+		return nil, err
+	}
+	if !mod.Memory().Write(uint32(in), data) {
+		return nil, errors.New("heic: write")
+	}
+	out, err := alloc(20)
+	if err != nil {
+		return nil, err
+	}
+	u32 := func(i uint64) uint32 { v, _ := mod.Memory().ReadUint32Le(uint32(out + 4*i)); return v }
+	args := func(configOnly, dst uint64) []uint64 {
+		return []uint64{in, uint64(len(data)), configOnly, out, out + 4, out + 8, out + 12, out + 16, dst}
+	}
+	if ok, err := call(decode, args(1, 0)...); err != nil || ok == 0 {
+		return nil, heicFailed(err, mem)
+	}
+	w, h, space, chroma := int(u32(0)), int(u32(1)), u32(2), u32(3)
+	rect := image.Rect(0, 0, w, h)
+	var size, ys, cs int
+	var ratio image.YCbCrSubsampleRatio
+	switch space {
+	case heifColorspaceYCbCr:
+		switch chroma {
+		case heifChroma420:
+			ratio = image.YCbCrSubsampleRatio420
+		case heifChroma422:
+			ratio = image.YCbCrSubsampleRatio422
+		case heifChroma444:
+			ratio = image.YCbCrSubsampleRatio444
+		default:
+			return nil, fmt.Errorf("heic: chroma %d", chroma)
+		}
+		_, _, cw, ch := yCbCrSize(rect, ratio)
+		ys, cs = align16(w), align16(cw)
+		size = ys*h + 2*cs*ch
+	case heifColorspaceMonochrome:
+		ys = align16(w)
+		size = ys * h
+	case heifColorspaceRGB:
+		ys = align16(4 * w)
+		size = ys * h
+	default:
+		return nil, fmt.Errorf("heic: colour space %d", space)
+	}
+	dst, err := alloc(size)
+	if err != nil {
+		return nil, heicFailed(err, mem)
+	}
+	if ok, err := call(decode, args(0, dst)...); err != nil || ok == 0 {
+		return nil, heicFailed(err, mem)
+	}
+	view, ok := mod.Memory().Read(uint32(dst), uint32(size))
+	if !ok {
+		return nil, errors.New("heic: read")
+	}
+	pix := bytes.Clone(view) // the module's memory goes with it
+	switch space {
+	case heifColorspaceYCbCr:
+		_, _, _, ch := yCbCrSize(rect, ratio)
+		i0, i1 := ys*h, ys*h+cs*ch
+		return &image.YCbCr{Y: pix[:i0:i0], Cb: pix[i0:i1:i1], Cr: pix[i1:size:size], YStride: ys, CStride: cs, SubsampleRatio: ratio, Rect: rect}, nil
+	case heifColorspaceMonochrome:
+		return &image.Gray{Pix: pix, Stride: ys, Rect: rect}, nil
+	}
+	if u32(4) == 1 {
+		return &image.RGBA{Pix: pix, Stride: ys, Rect: rect}, nil
+	}
+	return &image.NRGBA{Pix: pix, Stride: ys, Rect: rect}, nil
+}
+
+// heicFailed names why a decode failed: the memory bound, the deadline, or the file.
+func heicFailed(err error, mem *capped) error {
+	switch {
+	case mem != nil && mem.refused:
+		return errHEICMemory
+	case err != nil:
+		return err
+	}
+	return errors.New("heic: libheif could not decode the file")
+}
+
+// The values heif.c (gen2brain/heic's glue) reports, from libheif's heif.h.
+const (
+	heifColorspaceYCbCr      = 0
+	heifColorspaceRGB        = 1
+	heifColorspaceMonochrome = 2
+	heifChroma420            = 1
+	heifChroma422            = 2
+	heifChroma444            = 3
+)
+
+func align16(n int) int { return (n + 15) &^ 15 }
+
+// yCbCrSize is image.YCbCr's plane sizes for r and ratio, as the glue lays the planes out.
+func yCbCrSize(r image.Rectangle, ratio image.YCbCrSubsampleRatio) (w, h, cw, ch int) {
+	w, h = r.Dx(), r.Dy()
+	switch ratio {
+	case image.YCbCrSubsampleRatio422:
+		cw, ch = (r.Max.X+1)/2-r.Min.X/2, h
+	case image.YCbCrSubsampleRatio420:
+		cw, ch = (r.Max.X+1)/2-r.Min.X/2, (r.Max.Y+1)/2-r.Min.Y/2
+	default:
+		cw, ch = w, h
+	}
+	return
+}
+
+// The memory a HEIC decode holds per pixel of its primary image: the module's memory peaks at
+// 6.9 bytes a pixel for a 12-megapixel photo, 8.9 when the container turns it (the coded
+// picture, libheif's copy and its turned copy, the glue's output, the file; TestHEICMemoryBound),
+// and the planes copied out of it take 1.5. At the default limits a HEIC of up to 26 megapixels
+// is decoded (an iPhone's 24-megapixel photo is).
+const (
+	heicWasmPerPixel = 10
+	heicCopyPerPixel = 2
+)
+
+// heicCost: the module's memory and the copy of the planes.
+func heicCost(h heifHeader, size int) cost {
+	px := int64(h.w) * int64(h.h)
+	return cost{mem: (heicWasmPerPixel+heicCopyPerPixel)*px + int64(size), what: "HEIC"}
+}
+
+// decodeHEICReader is the format table's decode for HEIC, for callers without a context.
+func decodeHEICReader(r io.Reader) (image.Image, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return decodeHEIC(context.Background(), b, DefaultMemPerPixel*DefaultMaxPixels)
+}

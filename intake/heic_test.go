@@ -1,0 +1,222 @@
+package intake
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gen2brain/heic"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// documents is testdata/documents at the repository root, made by intake/internal/gen.
+var documents = filepath.Join("..", "testdata", "documents")
+
+func readDoc(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(documents, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestHEIC covers HEIC intake: decoded upright as the container turns it, refused from the
+// container's ispe before decoding when too large, stopped at the decoder's memory bound when
+// the coded picture is larger than the container says.
+func TestHEIC(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string
+		limits  Limits
+		code    problem.Code
+		detail  string
+		w, h    int
+		decoded bool // the decoder ran
+	}{
+		{name: "12-megapixel photo with irot", file: "photo-irot.heic", w: 1536, h: 2048, decoded: true},
+		{name: "as the sensor saw it", file: "photo-sideways.heic", w: 2048, h: 1536, decoded: true},
+		{name: "small, irot 1", file: "small-irot.heic", w: 480, h: 640, decoded: true},
+		{name: "ispe over the pixel limit", file: "bomb-ispe.heic", code: problem.ImageTooLarge,
+			detail: "the image is 8192×8192 pixels (67.1 megapixels); the limit is 40.0 megapixels"},
+		{name: "over the memory bound by its ispe", file: "photo-irot.heic", limits: Limits{MaxDecodeBytes: 100 << 20},
+			code: problem.ImageTooLarge, detail: "decoding this 3024×4032 HEIC would take 139.6 MiB of memory; the limit is 100 MiB"},
+		// libheif sizes its buffers from the ispe and libde265 writes the larger picture past them:
+		// the module traps, inside its own memory.
+		{name: "coded picture larger than its ispe", file: "lying-ispe.heic", code: problem.ImageUnreadable, decoded: true},
+		{name: "truncated", file: "truncated.heic", code: problem.ImageUnreadable, decoded: true},
+		{name: "no meta box", file: "", code: problem.ImageUnreadable, detail: "a HEIC/HEIF image but is truncated or corrupt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic")
+			if tt.file != "" {
+				data = readDoc(t, tt.file)
+			}
+			p := New(tt.limits)
+			decoded := false
+			p.dec = func(f format, r io.Reader) (image.Image, error) {
+				decoded = true
+				return decodeHEIC(t.Context(), data, p.l.MaxDecodeBytes)
+			}
+			pg, err := p.Prepare(t.Context(), data)
+			if decoded != tt.decoded {
+				t.Errorf("decoded %v, want %v", decoded, tt.decoded)
+			}
+			if tt.code != "" {
+				pe, ok := err.(*problem.Error)
+				if !ok || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {
+					t.Fatalf("got %v, want %s holding %q", err, tt.code, tt.detail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pg.Width != tt.w || pg.Height != tt.h || pg.MIME != "image/jpeg" || pg.Kind != "heic" || !pg.Reencoded {
+				t.Errorf("got %s %s %d×%d, want a JPEG of %d×%d", pg.Kind, pg.MIME, pg.Width, pg.Height, tt.w, tt.h)
+			}
+		})
+	}
+}
+
+// TestHEICUpright: the iPhone-like photo, stored sideways with irot, comes out as the same
+// upright picture as the JPEG of that photo stored sideways with EXIF orientation 6; turned
+// half way it would not.
+func TestHEICUpright(t *testing.T) {
+	p := New(Limits{MaxEdge: 256})
+	grey := func(data []byte) *image.Gray {
+		pg, err := p.Prepare(t.Context(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := image.NewGray(m.Bounds())
+		for y := range g.Rect.Dy() {
+			for x := range g.Rect.Dx() {
+				g.Set(x, y, color.GrayModel.Convert(m.At(x, y)))
+			}
+		}
+		return g
+	}
+	h, j := grey(readDoc(t, "photo-irot.heic")), grey(read(t, "phone-exif6.jpg"))
+	if h.Rect != j.Rect {
+		t.Fatalf("HEIC %v, JPEG %v", h.Rect, j.Rect)
+	}
+	diff := func(flip bool) int {
+		sum := 0
+		for y := range h.Rect.Dy() {
+			for x := range h.Rect.Dx() {
+				hx, hy := x, y
+				if flip {
+					hx, hy = h.Rect.Dx()-1-x, h.Rect.Dy()-1-y
+				}
+				d := int(h.GrayAt(hx, hy).Y) - int(j.GrayAt(x, y).Y)
+				sum += max(d, -d)
+			}
+		}
+		return sum / (h.Rect.Dx() * h.Rect.Dy())
+	}
+	if same, turned := diff(false), diff(true); same > 12 || turned < 2*same+10 {
+		t.Errorf("mean difference from the upright JPEG %d, turned half way %d: the HEIC is not upright", same, turned)
+	}
+}
+
+// TestHEICEmbedded: intake decodes HEIC only in the embedded WebAssembly module, never through
+// gen2brain/heic's Decode, which switches to a system libheif.so when one loads. The first
+// check is on this machine (the decode ran in the module's capped memory, whatever libheif is
+// installed); the second on the source (nothing in the package calls the library's decoder).
+func TestHEICEmbedded(t *testing.T) {
+	var mem *capped
+	m, err := decodeHEICProbe(t.Context(), readDoc(t, "small.heic"), 256<<20, &mem)
+	if err != nil || m.Bounds().Dx() != 640 {
+		t.Fatalf("decode: %v, %v", m, err)
+	}
+	if mem == nil || mem.peak == 0 {
+		t.Fatalf("the decode did not run in the module's memory")
+	}
+	t.Logf("system libheif: %v; module memory peaked at %d bytes", heic.Dynamic(), mem.peak)
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range []string{"heic.Decode", "heic.DecodeConfig", "heic.Init"} {
+			if strings.HasSuffix(f, "_test.go") {
+				break
+			}
+			if bytes.Contains(src, []byte(call)) {
+				t.Errorf("%s calls %s, which may use a system libheif", f, call)
+			}
+		}
+	}
+}
+
+// TestHEICHeader covers readHEIF on hand-made containers.
+func TestHEICHeader(t *testing.T) {
+	h, err := readHEIF(readDoc(t, "photo-irot.heic"))
+	if err != nil || h.w != 4032 || h.h != 3024 || h.rotate != 3 || h.items != 1 {
+		t.Fatalf("photo-irot: %+v, %v", h, err)
+	}
+	cfg, _, err := heicConfig(readDoc(t, "photo-irot.heic"))
+	if err != nil || cfg.Width != 3024 || cfg.Height != 4032 {
+		t.Fatalf("config %+v, %v; want upright 3024×4032", cfg, err)
+	}
+	small := readDoc(t, "small.heic")
+	for n := range len(small) { // every cut: an error or a size, never a panic
+		readHEIF(small[:n])
+	}
+}
+
+// TestHEICMemoryBound: the module's memory cannot grow past the bound, whatever the file; the
+// decode fails as errHEICMemory, which Prepare answers as image_too_large.
+func TestHEICMemoryBound(t *testing.T) {
+	data := readDoc(t, "photo-irot.heic")
+	var mem *capped
+	_, err := decodeHEICProbe(t.Context(), data, 32<<20, &mem)
+	if !errors.Is(err, errHEICMemory) || mem.peak > 32<<20 {
+		t.Fatalf("got %v, peak %d; want errHEICMemory within 32 MiB", err, mem.peak)
+	}
+	_, err = decodeHEICProbe(t.Context(), data, 256<<20, &mem)
+	if err != nil || mem.peak < 32<<20 {
+		t.Fatalf("got %v, peak %d; want it decoded in more than 32 MiB", err, mem.peak)
+	}
+	t.Logf("a 12-megapixel HEIC peaks at %d bytes of module memory (%.1f a pixel)", mem.peak, float64(mem.peak)/(4032*3024))
+}
+
+// TestHEICGrid reads the iPhone-style grid HEIC that gen2brain/heic tests with (nine 512×512
+// tiles under a 1346×1346 grid item, turned by irot, with EXIF), from the module cache: the
+// size is the grid's, not a tile's, and it decodes whole. Skipped when the go tool cannot find
+// the module.
+func TestHEICGrid(t *testing.T) {
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic"))
+	if err != nil {
+		t.Skip(err)
+	}
+	h, err := readHEIF(data)
+	if err != nil || h.w != 1346 || h.h != 1346 || h.items != 2 {
+		t.Fatalf("header %+v, %v; want the grid's 1346×1346 among 2 ispe", h, err)
+	}
+	pg, err := New(Limits{}).Prepare(t.Context(), data)
+	if err != nil || pg.Width != 1346 || pg.Height != 1346 {
+		t.Fatalf("got %d×%d, %v", pg.Width, pg.Height, err)
+	}
+	t.Logf("irot %d, %d bytes sent", h.rotate, pg.BytesOut)
+}

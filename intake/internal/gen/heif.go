@@ -1,0 +1,120 @@
+package gen
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// HEIC fixtures need an HEVC encoder, which Go has not: the base files are encoded once by
+// libheif's heif-enc (Debian's libheif-examples 1.15.1, x265 inside) and committed, by
+//
+//	go test ./intake/internal/gen -run TestHEICBases -heif-enc
+//
+// and every other HEIC fixture is derived from them here, in Go, by rewriting container boxes
+// (the coded picture is never touched), so TestGolden keeps those exact.
+
+// HEICBase is a file heif-enc makes from a generated image.
+type HEICBase struct {
+	Name    string
+	Image   func() image.Image
+	Quality int
+	Note    string
+}
+
+// HEICBases are the encoded files, in testdata/documents.
+var HEICBases = []HEICBase{
+	{"photo-sideways.heic", func() image.Image { return Stored(Photo(3024, 4032), 6) }, 50,
+		"a 12-megapixel photo stored as the sensor saw it, 4032×3024, no irot (photo-irot.heic adds it)"},
+	{"small.heic", func() image.Image { return Photo(640, 480) }, 50, "a 640×480 photo"},
+	{"square4096.heic", func() image.Image { return Report(4096, 4096) }, 30,
+		"a 4096×4096 page, for lying-ispe.heic"},
+}
+
+// EncodeHEIC runs heif-enc on m.
+func EncodeHEIC(m image.Image, quality int) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "heif")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	in, out := filepath.Join(dir, "in.png"), filepath.Join(dir, "out.heic")
+	var b bytes.Buffer
+	if err := png.Encode(&b, m); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(in, b.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("heif-enc", "-q", fmt.Sprint(quality), "-o", out, in)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("heif-enc: %v: %s", err, msg)
+	}
+	return os.ReadFile(out)
+}
+
+// heifBox is one box found by findBox: where its header starts, where its body starts and ends.
+type heifBox struct{ at, body, end int }
+
+// findBox follows a path of box types from the top of a HEIF file (meta is a full box: its
+// children start after its version and flags).
+func findBox(data []byte, path ...string) (heifBox, bool) {
+	start, end := 0, len(data)
+	var found heifBox
+	for i, typ := range path {
+		ok := false
+		for at := start; at+8 <= end; {
+			size := int(binary.BigEndian.Uint32(data[at:]))
+			if size < 8 || at+size > end {
+				return heifBox{}, false
+			}
+			if string(data[at+4:at+8]) == typ {
+				found, ok = heifBox{at, at + 8, at + size}, true
+				break
+			}
+			at += size
+		}
+		if !ok {
+			return heifBox{}, false
+		}
+		start, end = found.body, found.end
+		if typ == "meta" && i < len(path)-1 {
+			start += 4
+		}
+	}
+	return found, true
+}
+
+// WithISPE rewrites the size in a HEIF file's first ispe property, the coded picture unchanged:
+// a header that lies about the picture.
+func WithISPE(heic []byte, w, h int) []byte {
+	out := bytes.Clone(heic)
+	b, ok := findBox(out, "meta", "iprp", "ipco", "ispe")
+	if !ok {
+		panic("gen: no ispe")
+	}
+	binary.BigEndian.PutUint32(out[b.body+4:], uint32(w))
+	binary.BigEndian.PutUint32(out[b.body+8:], uint32(h))
+	return out
+}
+
+// WithIRot turns the pixi property of a heif-enc file (the last in its ipco, associated with the
+// primary image) into an irot of the given angle (quarter turns anticlockwise), in place: the box
+// keeps its 16 bytes, the angle in the first byte of its body and zeros after it, which readers
+// skip, so no offset in the file moves.
+func WithIRot(heic []byte, angle int) []byte {
+	out := bytes.Clone(heic)
+	b, ok := findBox(out, "meta", "iprp", "ipco", "pixi")
+	if !ok {
+		panic("gen: no pixi")
+	}
+	copy(out[b.at+4:], "irot")
+	clear(out[b.body:b.end])
+	out[b.body] = byte(angle & 3)
+	return out
+}

@@ -1,0 +1,405 @@
+package intake
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
+	pdferr "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// PDFMemory is the most one PDFium instance's WebAssembly memory may grow to: a render holds its
+// bitmap (4 bytes a pixel, 24 MiB at a 2048-pixel long edge) and whatever the page's images and
+// fonts decode to; a page that needs more fails, in its own memory, as unreadable.
+const PDFMemory = DefaultMemPerPixel * DefaultMaxPixels
+
+// pdfEnsure is whether a PDFium call ends when its request does (wazero's CloseOnContextDone).
+// A page's content stream can ask for any amount of work, which no header bounds, so the call
+// must be stoppable: at the deadline the instance is killed and its slot freed at once.
+const pdfEnsure = true
+
+// pdfPool is the process's one PDFium, started on first use: compiling its 6 MB of WebAssembly
+// takes seconds and hundreds of MB once (BenchmarkPDFStart), so never per request. Each use
+// takes a fresh instance (a used one keeps the memory it grew), under the decode slots, with no
+// file system at all (an empty FSConfig: go-pdfium mounts the host's / when given none, and a
+// PDF could then read host files), no output, and memory capped at PDFMemory.
+var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
+	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(
+		func(c, _ uint64) experimental.LinearMemory { return newCapped(c, PDFMemory) }))
+	return webassembly.Init(webassembly.Config{
+		Context:  ctx,
+		MinIdle:  0,
+		MaxIdle:  0,
+		MaxTotal: 2 * runtime.NumCPU(), // the decode slots bound the use; killed ones may linger
+		FSConfig: wazero.NewFSConfig(),
+		RuntimeConfig: wazero.NewRuntimeConfig().
+			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+			WithCompilationCache(wasmCache()).
+			WithCloseOnContextDone(pdfEnsure),
+		Stdout: io.Discard,
+		Stderr: io.Discard,
+	})
+})
+
+// pdfDoc is one opened document in its own instance; close lets go of both.
+type pdfDoc struct {
+	inst  pdfium.Pdfium
+	doc   references.FPDF_DOCUMENT
+	stop  func() bool // the AfterFunc that kills the instance when ctx ends
+	pages int
+}
+
+// openPDF opens data in a fresh instance. The instance is killed when ctx ends, which stops a
+// call in progress. Errors are *problem.Error: document_encrypted, image_unreadable.
+func openPDF(ctx context.Context, data []byte) (*pdfDoc, error) {
+	pool, err := pdfPool()
+	if err != nil {
+		return nil, fmt.Errorf("intake: start PDFium: %w", err)
+	}
+	inst, err := pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, abandoned(ctx)
+		}
+		return nil, fmt.Errorf("intake: PDFium instance: %w", err)
+	}
+	d := &pdfDoc{inst: inst}
+	d.stop = context.AfterFunc(ctx, func() { inst.Kill() })
+	empty := ""
+	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
+	if err != nil {
+		d.close()
+		switch {
+		case ctx.Err() != nil:
+			return nil, abandoned(ctx)
+		case errors.Is(err, pdferr.ErrPassword):
+			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
+				Detail: "the PDF is protected by a password; remove the protection (print it to a new PDF) and send it again"}
+		case errors.Is(err, pdferr.ErrSecurity):
+			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
+				Detail: "the PDF is encrypted in a way that cannot be opened; print it to a new PDF and send it again"}
+		}
+		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err,
+			Detail: "the file starts as a PDF document but is truncated or corrupt; export or download it again"}
+	}
+	d.doc = doc.Document
+	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d.doc})
+	if err != nil || n.PageCount < 1 {
+		d.close()
+		if ctx.Err() != nil {
+			return nil, abandoned(ctx)
+		}
+		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err, Detail: "the PDF has no pages"}
+	}
+	d.pages = n.PageCount
+	return d, nil
+}
+
+func (d *pdfDoc) close() {
+	if d.stop() { // not killed: close in order
+		if d.doc != "" {
+			d.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d.doc})
+		}
+		d.inst.Close()
+	}
+}
+
+// pdfPages counts a PDF's pages, under a decode slot.
+func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
+	release, err := p.acquire(ctx, p.pdfWeight(len(data)))
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	d, err := openPDF(ctx, data)
+	if err != nil {
+		return 0, err
+	}
+	defer d.close()
+	return d.pages, nil
+}
+
+// pdfWeight is what a PDF page is counted at in the decode memory: its render at the long edge
+// twice (PDFium's bitmap and its copy in Go, 4 bytes a pixel each), as much again for PDFium's
+// own state, and the file twice (the instance's copy and its parse). A page at a 2048-pixel
+// long edge counts 67 MB; a digital A4 page peaks at about 25 MB (measured as the process's RSS
+// over a render); the hard bound is the instance's PDFMemory.
+func (p *Preparer) pdfWeight(size int) int64 {
+	return 16*int64(p.l.MaxEdge)*int64(p.l.MaxEdge) + 2*int64(size)
+}
+
+// pdfSize is the pixel size a page is rendered at: its long edge at maxEdge, whatever its size
+// in points (a fixed dpi makes a 12-megapixel photo wrapped in a PDF 27 megapixels at 150 dpi).
+func pdfSize(wpt, hpt float64, maxEdge int) (int, int) {
+	long := math.Max(wpt, hpt)
+	s := float64(maxEdge) / long
+	return max(1, int(math.Round(wpt*s))), max(1, int(math.Round(hpt*s)))
+}
+
+// convertPDF renders page i of a PDF and reads its text layer. It runs under a slot like any
+// decode, in a fresh PDFium instance that ctx's end kills.
+func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, error) {
+	d, err := openPDF(ctx, data)
+	if err != nil {
+		return Page{}, err
+	}
+	defer d.close()
+	if i >= d.pages {
+		return Page{}, fmt.Errorf("intake: page %d of a PDF of %d pages", i+1, d.pages)
+	}
+	page := requests.Page{ByIndex: &requests.PageByIndex{Document: d.doc, Index: i}}
+	fail := func(err error, what string) (Page, error) {
+		if ctx.Err() != nil {
+			return Page{}, abandoned(ctx)
+		}
+		return Page{}, &problem.Error{Code: problem.ImageUnreadable, Err: err,
+			Detail: fmt.Sprintf("page %d of the PDF could not be %s; export or download it again", i+1, what)}
+	}
+	size, err := d.inst.GetPageSize(&requests.GetPageSize{Page: page})
+	if err != nil {
+		return fail(err, "read")
+	}
+	if !(size.Width > 0 && size.Height > 0) || size.Width > 1e6 || size.Height > 1e6 {
+		return fail(fmt.Errorf("page size %g×%g", size.Width, size.Height), "read")
+	}
+	w, h := pdfSize(size.Width, size.Height, p.l.MaxEdge)
+	if w < p.l.MinSide || h < p.l.MinSide {
+		return Page{}, problem.Errorf(problem.ImageUnreadable,
+			"page %d of the PDF is %.0f×%.0f points, a strip too narrow to read at %d pixels", i+1, size.Width, size.Height, p.l.MaxEdge)
+	}
+	if px := int64(w) * int64(h); px > int64(p.l.MaxPixels) || 8*px > p.l.MaxDecodeBytes {
+		return Page{}, problem.Errorf(problem.ImageTooLarge,
+			"page %d of the PDF would render to %d×%d pixels; the limits allow %.1f megapixels", i+1, w, h, float64(p.l.MaxPixels)/1e6)
+	}
+	if scan, orient, ok := p.pdfScan(d, page, size.Width, size.Height); ok {
+		// One JPEG filling the page: it goes through the JPEG path as itself (its own bytes,
+		// stripped, when the page is unturned and within the edge), turned as the page's
+		// /Rotate says, not rendered and re-encoded.
+		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" {
+			h.orient = orient // a PDF shows an image's pixels as stored (its EXIF is no part of it)
+			pg, err := p.convert(ctx, h, scan)
+			if err == nil {
+				pg.Kind, pg.BytesIn = "pdf", len(data)
+				return pg, nil
+			}
+		}
+	}
+	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
+		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT}) // annotations (stamps, filled fields) shown; grey anti-aliasing, not LCD colour fringes
+	if err != nil {
+		return fail(err, "rendered")
+	}
+	m := r.Result.Image
+	if r.CleanupFunc != nil {
+		defer r.CleanupFunc()
+	}
+	text, err := p.pdfText(d, page, m.Bounds())
+	if err != nil {
+		return fail(err, "read")
+	}
+	out := render(m, m.Bounds(), 1, p.l.MaxEdge)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
+		return Page{}, fmt.Errorf("intake: encode: %w", err)
+	}
+	b := out.Bounds()
+	return Page{Kind: "pdf", MIME: "image/jpeg", Data: buf.Bytes(), Width: b.Dx(), Height: b.Dy(),
+		BytesIn: len(data), BytesOut: buf.Len(), Reencoded: true, Text: text}, nil
+}
+
+// pdfScan returns the JPEG of a scanned page and the EXIF orientation that shows it as the page
+// does: a page whose one object is a grey or RGB image stored as a JPEG (DCTDecode alone), placed
+// upright, unmirrored and covering the page; the page's /Rotate becomes the orientation. Anything
+// else (a CMYK JPEG, whose PDF may invert it with /Decode, among them) is rendered.
+func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]byte, int, bool) {
+	rot, err := d.inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page})
+	if err != nil {
+		return nil, 0, false
+	}
+	orient := [4]int{1, 6, 3, 8}[int(rot.PageRotation)&3] // /Rotate turns clockwise, as 6 does
+	if int(rot.PageRotation)&1 == 1 {
+		wpt, hpt = hpt, wpt // the page's size as shown; the image is placed before the turn
+	}
+	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
+	if err != nil || n.Count != 1 {
+		return nil, 0, false
+	}
+	obj, err := d.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: 0})
+	if err != nil {
+		return nil, 0, false
+	}
+	typ, err := d.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj.PageObject})
+	if err != nil || typ.Type != enums.FPDF_PAGEOBJ_IMAGE {
+		return nil, 0, false
+	}
+	fc, err := d.inst.FPDFImageObj_GetImageFilterCount(&requests.FPDFImageObj_GetImageFilterCount{ImageObject: obj.PageObject})
+	if err != nil || fc.Count != 1 {
+		return nil, 0, false
+	}
+	f, err := d.inst.FPDFImageObj_GetImageFilter(&requests.FPDFImageObj_GetImageFilter{ImageObject: obj.PageObject, Index: 0})
+	if err != nil || f.ImageFilter != "DCTDecode" {
+		return nil, 0, false
+	}
+	m, err := d.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj.PageObject})
+	if err != nil || m.Matrix.A <= 0 || m.Matrix.D <= 0 || m.Matrix.B != 0 || m.Matrix.C != 0 ||
+		float64(m.Matrix.A) < 0.9*wpt || float64(m.Matrix.D) < 0.9*hpt {
+		return nil, 0, false
+	}
+	meta, err := d.inst.FPDFImageObj_GetImageMetadata(&requests.FPDFImageObj_GetImageMetadata{ImageObject: obj.PageObject, Page: page})
+	if err != nil {
+		return nil, 0, false
+	}
+	if bpp := meta.ImageMetadata.BitsPerPixel; bpp != 8 && bpp != 24 {
+		return nil, 0, false
+	}
+	switch meta.ImageMetadata.Colorspace {
+	case enums.FPDF_COLORSPACE_DEVICEGRAY, enums.FPDF_COLORSPACE_DEVICERGB, enums.FPDF_COLORSPACE_CALGRAY,
+		enums.FPDF_COLORSPACE_CALRGB, enums.FPDF_COLORSPACE_ICCBASED:
+	default:
+		return nil, 0, false
+	}
+	raw, err := d.inst.FPDFImageObj_GetImageDataRaw(&requests.FPDFImageObj_GetImageDataRaw{ImageObject: obj.PageObject})
+	if err != nil || int64(len(raw.Data)) > p.l.MaxBytes {
+		return nil, 0, false
+	}
+	return raw.Data, orient, true
+}
+
+// pdfText reads a page's text layer as words with their boxes in the pixels of the rendered
+// page (bounds). PDFium gives each character's box in the page's own space (points, y up,
+// before /Rotate); the mapping through the page's box and rotation is done here.
+func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle) ([]Word, error) {
+	t, err := d.inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Chars) == 0 {
+		return nil, nil
+	}
+	bb, err := d.inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
+	if err != nil {
+		return nil, err
+	}
+	rot, err := d.inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page})
+	if err != nil {
+		return nil, err
+	}
+	box := pageBox{l: float64(bb.Rect.Left), b: float64(bb.Rect.Bottom), r: float64(bb.Rect.Right), t: float64(bb.Rect.Top),
+		rotate: int(rot.PageRotation), w: bounds.Dx(), h: bounds.Dy()}
+	var words []Word
+	var cur strings.Builder
+	var at image.Rectangle
+	flush := func() {
+		if cur.Len() > 0 {
+			words = append(words, Word{Text: cur.String(), Box: at})
+		}
+		cur.Reset()
+		at = image.Rectangle{}
+	}
+	for _, c := range t.Chars {
+		s := c.Text
+		if s == "" || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && r != 0xfffe }) < 0 {
+			flush()
+			continue
+		}
+		r := box.pixels(c.PointPosition.Left, c.PointPosition.Bottom, c.PointPosition.Right, c.PointPosition.Top)
+		if cur.Len() > 0 && !sameWord(at, r) { // the next character is elsewhere: a new word
+			flush()
+		}
+		cur.WriteString(s)
+		at = at.Union(r)
+	}
+	flush()
+	return words, nil
+}
+
+// sameWord reports whether the next character r continues the word at: on the same line (their
+// boxes overlap across it) and not far from it (within half the line's height), whichever way
+// the line runs on the rendered page (a turned page runs top to bottom, or right to left).
+func sameWord(at, r image.Rectangle) bool {
+	if at.Empty() {
+		return true
+	}
+	if min(at.Max.Y, r.Max.Y) > max(at.Min.Y, r.Min.Y) { // a line across
+		gap := max(r.Min.X-at.Max.X, at.Min.X-r.Max.X)
+		return gap < max(2, at.Dy()/2)
+	}
+	if min(at.Max.X, r.Max.X) > max(at.Min.X, r.Min.X) { // a line down
+		gap := max(r.Min.Y-at.Max.Y, at.Min.Y-r.Max.Y)
+		return gap < max(2, at.Dx()/2)
+	}
+	return false
+}
+
+// pageBox maps page space (points, y up, before /Rotate) to the pixels of the rendered page.
+type pageBox struct {
+	l, b, r, t float64 // the page's bounding box in page space
+	rotate     int     // quarter turns clockwise, as /Rotate
+	w, h       int     // the rendered page, after rotation
+}
+
+func (p pageBox) pixels(x0, y0, x1, y1 float64) image.Rectangle {
+	pw, ph := p.r-p.l, p.t-p.b
+	// u, v in [0, 1]: across and down the page as shown.
+	at := func(x, y float64) (float64, float64) {
+		switch p.rotate {
+		case 1:
+			return (y - p.b) / ph, (x - p.l) / pw
+		case 2:
+			return (p.r - x) / pw, (y - p.b) / ph
+		case 3:
+			return (p.t - y) / ph, (p.r - x) / pw
+		}
+		return (x - p.l) / pw, (p.t - y) / ph
+	}
+	u0, v0 := at(x0, y0)
+	u1, v1 := at(x1, y1)
+	W, H := float64(p.w), float64(p.h)
+	return image.Rect(int(math.Floor(math.Min(u0, u1)*W)), int(math.Floor(math.Min(v0, v1)*H)),
+		int(math.Ceil(math.Max(u0, u1)*W)), int(math.Ceil(math.Max(v0, v1)*H)))
+}
+
+// Numbers returns the words of a text layer that are numbers as printed, each with its box: a
+// run of ASCII digits with at most one decimal point inside it, cut out of the word around it
+// ("3.50-9.50" gives 3.50 and 9.50, "<0.1" gives 0.1, "10^9/L" gives 10 and 9). A check of the
+// model's values against the page compares each value's digits with these, digit for digit
+// (5.20 is not 5.2: as printed), and uses the box as the value's place on the page.
+func Numbers(text []Word) []Word {
+	var out []Word
+	for _, w := range text {
+		s := w.Text
+		for i := 0; i < len(s); {
+			if s[i] < '0' || s[i] > '9' {
+				i++
+				continue
+			}
+			j, dot := i, false
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && !dot && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+				dot = dot || s[j] == '.'
+				j++
+			}
+			out = append(out, Word{Text: s[i:j], Box: w.Box})
+			i = j
+		}
+	}
+	return out
+}

@@ -1,0 +1,342 @@
+package intake
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// TestPDF covers PDF intake, one document each: split into its pages, each rendered so that its
+// long edge is MaxEdge (turned as its /Rotate says), or sent as the JPEG a scanned page is; the
+// refusals are clear problems.
+func TestPDF(t *testing.T) {
+	type page struct {
+		w, h  int
+		words bool
+		same  bool // the page is the embedded JPEG, byte for byte
+	}
+	tests := []struct {
+		name   string
+		file   string
+		limits Limits
+		pages  []page
+		code   problem.Code
+		detail string
+	}{
+		{name: "digital, two pages", file: "digital.pdf", pages: []page{{1447, 2048, true, false}, {1447, 2048, true, false}}},
+		{name: "scanned: each page its JPEG", file: "scanned.pdf", pages: []page{{620, 877, false, true}, {620, 877, false, true}}},
+		{name: "rotated page", file: "rotated.pdf", pages: []page{{2048, 1447, true, false}}},
+		{name: "scanned, turned by /Rotate", file: "scanned-rotated.pdf", pages: []page{{620, 877, false, false}}},
+		{name: "at a smaller edge", file: "digital.pdf", limits: Limits{MaxEdge: 1000}, pages: []page{{707, 1000, true, false}, {707, 1000, true, false}}},
+		{name: "a blank page", file: "../images/scan.pdf", pages: []page{{1447, 2048, false, false}}},
+		{name: "encrypted", file: "encrypted.pdf", code: problem.DocumentEncrypted, detail: "protected by a password"},
+		{name: "truncated", file: "truncated.pdf", code: problem.ImageUnreadable, detail: "a PDF document but is truncated or corrupt"},
+		{name: "only a header", file: "", code: problem.ImageUnreadable, detail: "a PDF document but is truncated or corrupt"},
+		{name: "render over the pixel limit", file: "digital.pdf", limits: Limits{MaxPixels: 1 << 20},
+			code: problem.ImageTooLarge, detail: "page 1 of the PDF would render to 1447×2048 pixels"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n")
+			if tt.file != "" {
+				data = readDoc(t, tt.file)
+			}
+			p := New(tt.limits)
+			n, err := p.Split(t.Context(), data)
+			if err == nil {
+				var pg Page
+				for i := range n {
+					if pg, err = p.PreparePage(t.Context(), data, i); err != nil {
+						break
+					}
+					if i >= len(tt.pages) {
+						t.Fatalf("page %d of %d expected", i+1, len(tt.pages))
+					}
+					w := tt.pages[i]
+					if pg.Width != w.w || pg.Height != w.h || pg.MIME != "image/jpeg" || pg.Kind != "pdf" || (len(pg.Text) > 0) != w.words {
+						t.Errorf("page %d: %s %s %d×%d, %d words; want a JPEG of %d×%d, words %v", i+1, pg.Kind, pg.MIME, pg.Width, pg.Height, len(pg.Text), w.w, w.h, w.words)
+					}
+					if w.same != bytes.Contains(data, pg.Data) {
+						t.Errorf("page %d: the embedded JPEG as is: %v, want %v", i+1, !w.same, w.same)
+					}
+					if got := checkJPEG(t, pg); got != image.Pt(pg.Width, pg.Height) {
+						t.Errorf("page %d: decodes at %v, says %d×%d", i+1, got, pg.Width, pg.Height)
+					}
+				}
+			}
+			if tt.code == "" {
+				if err != nil || n != len(tt.pages) {
+					t.Fatalf("%d pages, %v; want %d", n, err, len(tt.pages))
+				}
+				return
+			}
+			pe, ok := err.(*problem.Error)
+			if !ok || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {
+				t.Fatalf("got %v, want %s holding %q", err, tt.code, tt.detail)
+			}
+		})
+	}
+}
+
+func checkJPEG(t *testing.T, pg Page) image.Point {
+	t.Helper()
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(pg.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return image.Pt(cfg.Width, cfg.Height)
+}
+
+// TestPDFText: a digital page's text layer holds every value and range the report prints,
+// digit for digit, and each printed word's box, mapped into the pixels of the page as sent, has
+// ink in it: on the upright page and on the page turned by /Rotate.
+func TestPDFText(t *testing.T) {
+	p := New(Limits{})
+	for _, file := range []string{"digital.pdf", "rotated.pdf"} {
+		data := readDoc(t, file)
+		n, err := p.Split(t.Context(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			pg, err := p.PreparePage(t.Context(), data, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nums []string
+			for _, w := range Numbers(pg.Text) {
+				nums = append(nums, w.Text)
+			}
+			for _, r := range gen.LabRows[i] {
+				for _, want := range append([]string{r.Value}, strings.Split(r.Range, "-")...) {
+					if !slices.Contains(nums, want) {
+						t.Errorf("%s page %d: %s not among the numbers %v", file, i+1, want, nums)
+					}
+				}
+			}
+			words := map[string]bool{}
+			for _, w := range pg.Text {
+				words[w.Text] = true
+			}
+			for _, want := range [][]string{{"白细胞计数", "WBC", "10^9/L", "3.50-9.50"}, {"总胆固醇", "TC", "mmol/L", "0.00-5.20"}}[i] {
+				if !words[want] {
+					t.Errorf("%s page %d: no word %q", file, i+1, want)
+				}
+			}
+			m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inked := 0
+			for _, w := range pg.Text {
+				if w.Text[0] >= 0x80 { // STSong-Light is not embedded: its glyphs are not drawn
+					continue
+				}
+				if !ink(m, w.Box) {
+					t.Errorf("%s page %d: no ink in the box %v of %q", file, i+1, w.Box, w.Text)
+				}
+				inked++
+			}
+			if inked < 10 {
+				t.Errorf("%s page %d: %d Latin words checked", file, i+1, inked)
+			}
+			// And no ink where the boxes say there is none: a box moved to the blank right half
+			// of an upright page (or the blank bottom of a turned one) has none.
+			if file == "digital.pdf" {
+				if off := pg.Text[1].Box.Add(image.Pt(0, 1500)); ink(m, off) {
+					t.Errorf("ink at %v, where the page is blank", off)
+				}
+			}
+		}
+	}
+}
+
+// ink reports whether r holds a dark pixel of m.
+func ink(m image.Image, r image.Rectangle) bool {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y < 100 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestPageBox covers the mapping of page space to pixels for each /Rotate, on a 100×200-point
+// page with a box at its top-left corner in page space.
+func TestPageBox(t *testing.T) {
+	tests := []struct {
+		rotate int
+		w, h   int
+		want   image.Rectangle
+	}{
+		{0, 100, 200, image.Rect(0, 0, 10, 20)},
+		{1, 200, 100, image.Rect(180, 0, 200, 10)}, // turned clockwise: the top edge is on the right
+		{2, 100, 200, image.Rect(90, 180, 100, 200)},
+		{3, 200, 100, image.Rect(0, 90, 20, 100)},
+	}
+	for _, tt := range tests {
+		b := pageBox{l: 0, b: 0, r: 100, t: 200, rotate: tt.rotate, w: tt.w, h: tt.h}
+		if got := b.pixels(0, 180, 10, 200); got != tt.want {
+			t.Errorf("rotate %d: got %v, want %v", tt.rotate, got, tt.want)
+		}
+	}
+}
+
+// TestNumbers covers the numbers picked out of a text layer.
+func TestNumbers(t *testing.T) {
+	var text []Word
+	for _, s := range []string{"3.50-9.50", "<0.1", "10^9/L", "5.20", "WBC", "1.2.3", "7.", "↑12.5"} {
+		text = append(text, Word{Text: s})
+	}
+	var got []string
+	for _, w := range Numbers(text) {
+		got = append(got, w.Text)
+	}
+	want := []string{"3.50", "9.50", "0.1", "10", "9", "5.20", "1.2", "3", "7", "12.5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestPDFNoHostFiles: the sandbox PDFium runs in has no file system, so nothing in a PDF can
+// make it read a host file. A PDF written to a host file cannot be opened by its path in the
+// process's pool, while a pool given go-pdfium's default (the host's / mounted) opens it.
+func TestPDFNoHostFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.pdf")
+	if err := os.WriteFile(path, readDoc(t, "digital.pdf"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pdfPool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := pool.GetInstanceWithContext(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	if _, err := inst.OpenDocument(&requests.OpenDocument{FilePath: &path}); err == nil {
+		t.Fatalf("the sandbox opened %s from the host", path)
+	}
+	if testing.Short() {
+		return
+	}
+	// The control: the same module with the host's / mounted reads the file (compiled from the
+	// shared cache, so this costs an instance, not a compilation).
+	host, err := webassembly.Init(webassembly.Config{MaxTotal: 1, Stdout: discard{}, Stderr: discard{},
+		RuntimeConfig: wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+			WithCompilationCache(wasmCache()).WithCloseOnContextDone(pdfEnsure)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	hi, err := host.GetInstanceWithContext(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hi.Close()
+	if _, err := hi.OpenDocument(&requests.OpenDocument{FilePath: &path}); err != nil {
+		t.Fatalf("control: with / mounted, the file does not open either (%v); the test proves nothing", err)
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// heavy is a one-page PDF whose content fills the page n times: work no header tells.
+func heavy(n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%.3f g 0 0 595 842 re f\n", float64(i%100)/100)
+	}
+	return gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: b.String()}}, "")
+}
+
+// TestPDFDeadline: a page whose content takes long to render is stopped when its request ends:
+// the caller is answered with the context's error and the decode slot is free at once, because
+// the instance is killed, not left to finish.
+func TestPDFDeadline(t *testing.T) {
+	p := New(Limits{})
+	p.sem = make(chan struct{}, 1)
+	data := heavy(200_000)
+	if _, err := p.Split(t.Context(), data); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.PreparePage(ctx, data, 0)
+		done <- err
+	}()
+	for len(p.sem) == 0 { // wait for the render to hold its slot
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	// The slot frees when the killed call returns; a render that ran on would hold it for
+	// minutes (200 000 fills of 3 megapixels), so a second page getting it proves the kill.
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel2()
+	if _, err := p.PreparePage(ctx2, readDoc(t, "digital.pdf"), 0); err != nil {
+		t.Fatalf("after the kill: %v", err)
+	}
+}
+
+// TestPDFScanTurned: a scanned page stored sideways on a page turned by /Rotate comes out as the
+// upright picture (its JPEG turned, not rendered), and not the other way up.
+func TestPDFScanTurned(t *testing.T) {
+	pg, err := New(Limits{}).Prepare(t.Context(), readDoc(t, "scanned-rotated.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gen.Photo(620, 877)
+	if m.Bounds() != want.Rect {
+		t.Fatalf("bounds %v, want %v", m.Bounds(), want.Rect)
+	}
+	diff := func(flip bool) int {
+		sum := 0
+		for y := 0; y < 877; y += 3 {
+			for x := 0; x < 620; x += 3 {
+				wx, wy := x, y
+				if flip {
+					wx, wy = 619-x, 876-y
+				}
+				a := int(color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y)
+				b := int(color.GrayModel.Convert(want.At(wx, wy)).(color.Gray).Y)
+				sum += max(a-b, b-a)
+			}
+		}
+		return sum / (207 * 293)
+	}
+	if same, turned := diff(false), diff(true); same > 12 || turned < 2*same+10 {
+		t.Errorf("mean difference from the upright photo %d, turned half way %d", same, turned)
+	}
+}

@@ -1,0 +1,246 @@
+package intake
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"math"
+)
+
+// MaxTIFFPages is the most IFDs a TIFF's chain is followed for. A fax or a scanner's batch has
+// tens of pages; OCR_MAX_PAGES refuses far fewer than this long before, and the walk never costs
+// more than this many small reads.
+const MaxTIFFPages = 1000
+
+// ifd is what intake reads from one TIFF image file directory, beside what x/image/tiff reads.
+type ifd struct {
+	at          int64 // offset of the directory
+	w, h        int
+	compression int
+	rows        int // RowsPerStrip; 0 when absent (one strip)
+	tileW       int
+	tileH       int
+	orient      int // Orientation, 1 when absent
+	reduced     bool
+	// stretch is how many rows each row stands for, when the page's pixels are taller than
+	// wide (a fax in normal mode is 204×98 dpi): YResolution below XResolution by a fifth or
+	// more. 0 or 1: square enough.
+	stretch int
+}
+
+// tiffOrder reads a TIFF header's byte order and the offset of the first directory.
+func tiffOrder(data []byte) (binary.ByteOrder, int64, error) {
+	if len(data) < 8 {
+		return nil, 0, errors.New("short header")
+	}
+	var bo binary.ByteOrder
+	switch string(data[:4]) {
+	case "II*\x00":
+		bo = binary.LittleEndian
+	case "MM\x00*":
+		bo = binary.BigEndian
+	default:
+		return nil, 0, errors.New("not a TIFF header")
+	}
+	return bo, int64(bo.Uint32(data[4:])), nil
+}
+
+// tiffPages follows a TIFF's chain of directories and returns the full-resolution images in
+// order: a directory marked as a reduced-resolution copy (NewSubfileType bit 0, a thumbnail) is
+// not a page. A loop in the chain, or an offset outside the file, is an error: a file that says
+// it goes on but does not is damaged. More than MaxTIFFPages directories is too_many_pages.
+func tiffPages(data []byte) ([]ifd, error) {
+	bo, off, err := tiffOrder(data)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int64]bool{}
+	var pages []ifd
+	for off != 0 {
+		if seen[off] {
+			return nil, errors.New("the chain of directories loops")
+		}
+		if len(seen) == MaxTIFFPages {
+			return nil, errTIFFPages
+		}
+		seen[off] = true
+		d, next, err := readIFD(data, bo, off)
+		if err != nil {
+			return nil, err
+		}
+		if !d.reduced {
+			pages = append(pages, d)
+		}
+		off = next
+	}
+	if len(pages) == 0 {
+		return nil, errors.New("no image directory")
+	}
+	return pages, nil
+}
+
+// errTIFFPages is the walk's one refusal that is not damage.
+var errTIFFPages = fmt.Errorf("the TIFF has more than %d pages", MaxTIFFPages)
+
+// readIFD reads the tags intake needs from the directory at off, and the next one's offset.
+func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
+	if off < 8 || off+2 > int64(len(data)) {
+		return ifd{}, 0, fmt.Errorf("directory offset %d outside the file", off)
+	}
+	n := int64(bo.Uint16(data[off:]))
+	end := off + 2 + 12*n
+	if end+4 > int64(len(data)) {
+		return ifd{}, 0, fmt.Errorf("directory at %d runs past the end of the file", off)
+	}
+	d := ifd{at: off, orient: 1}
+	var xres, yres float64
+	for e := off + 2; e < end; e += 12 {
+		tag, typ, count := bo.Uint16(data[e:]), bo.Uint16(data[e+2:]), bo.Uint32(data[e+4:])
+		if (tag == 282 || tag == 283) && typ == 5 && count == 1 { // X/YResolution, a RATIONAL
+			at := int64(bo.Uint32(data[e+8:]))
+			if at >= 0 && at+8 <= int64(len(data)) {
+				if den := bo.Uint32(data[at+4:]); den != 0 {
+					v := float64(bo.Uint32(data[at:])) / float64(den)
+					if tag == 282 {
+						xres = v
+					} else {
+						yres = v
+					}
+				}
+			}
+			continue
+		}
+		if count != 1 || typ != 3 && typ != 4 {
+			continue // every tag read here is one SHORT or LONG
+		}
+		v := int(bo.Uint32(data[e+8:]))
+		if typ == 3 {
+			v = int(bo.Uint16(data[e+8:]))
+		}
+		switch tag {
+		case 254:
+			d.reduced = v&1 != 0
+		case 256:
+			d.w = v
+		case 257:
+			d.h = v
+		case 259:
+			d.compression = v
+		case 274:
+			if v >= 1 && v <= 8 {
+				d.orient = v
+			}
+		case 278:
+			d.rows = v
+		case 322:
+			d.tileW = v
+		case 323:
+			d.tileH = v
+		}
+	}
+	if xres > 0 && yres > 0 && xres >= 1.2*yres {
+		d.stretch = min(4, int(math.Round(xres/yres)))
+	}
+	return d, int64(bo.Uint32(data[end:])), nil
+}
+
+// stretchRows repeats each row of g n times: a page of tall pixels made square.
+func stretchRows(g *image.Gray, n int) *image.Gray {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	out := image.NewGray(image.Rect(0, 0, w, h*n))
+	for y := range h {
+		row := g.Pix[y*g.Stride : y*g.Stride+w]
+		for k := range n {
+			copy(out.Pix[(y*n+k)*out.Stride:], row)
+		}
+	}
+	return out
+}
+
+// tiffView is a TIFF seen as if the directory at ifd were its first: the header's offset is
+// replaced, nothing is copied. x/image/tiff reads only the first directory, and reads through
+// ReadAt when it can, so the view is how it decodes page n without holding a second copy.
+type tiffView struct {
+	data []byte
+	head [8]byte
+}
+
+func newTIFFView(data []byte, at int64) *io.SectionReader {
+	v := &tiffView{data: data}
+	copy(v.head[:], data[:8])
+	bo, _, _ := tiffOrder(data)
+	bo.PutUint32(v.head[4:], uint32(at))
+	return io.NewSectionReader(v, 0, int64(len(data)))
+}
+
+func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("tiff: negative offset")
+	}
+	if off >= int64(len(v.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, v.data[off:])
+	if off < 8 {
+		copy(p, v.head[off:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// bytesPerPixel is what the image types the x/image decoders return hold per pixel, from the
+// colour model their DecodeConfig names.
+func bytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.GrayModel:
+		return 1
+	case color.Gray16Model:
+		return 2
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 4
+}
+
+// tiffCost: x/image/tiff holds the image at the bytes per pixel of its type (a bilevel fax is
+// grey, a byte per pixel; a fax in normal mode once more for each row it is stretched to), and,
+// for a compressed page, one strip or tile inflated at a time into a buffer it lets grow to 8
+// bytes per pixel of the block whatever the data says (a deflate bomb fills it), which
+// bytes.Buffer may double. For CCITT G3/G4 the decoder writes a bit per pixel and stops at the
+// block's last row, keeping two rows of transitions (its growing buffer may hold the rows three
+// times over). An uncompressed block is read as stored, at most the file.
+func tiffCost(d ifd, cfg image.Config, size int) cost {
+	w, h := int64(cfg.Width), int64(cfg.Height)
+	bw, bh := w, h
+	if d.tileW > 0 && d.tileH > 0 {
+		bw, bh = int64(d.tileW), int64(d.tileH)
+	} else if d.rows > 0 && int64(d.rows) < h {
+		bh = int64(d.rows)
+	}
+	c := cost{mem: w * h * bytesPerPixel(cfg.ColorModel) * int64(max(1, d.stretch)), what: "TIFF"}
+	switch d.compression {
+	case 0, 1: // none
+		c.mem += min(int64(size), bw*bh*8)
+	case 3, 4: // CCITT G3, G4, and the decoder's state of two rows of transitions
+		c.mem += 4*((bw+7)/8)*bh + 64*bw
+	default:
+		c.mem += 2 * bw * bh * 8
+		c.what = "compressed TIFF"
+	}
+	return c
+}
+
+// bmpCost: x/image/bmp holds a paletted image at a byte per pixel and every other at four, and
+// reads one row at a time.
+func bmpCost(cfg image.Config) cost {
+	w, h := int64(cfg.Width), int64(cfg.Height)
+	return cost{mem: w*h*bytesPerPixel(cfg.ColorModel) + 4*w, what: "BMP"}
+}

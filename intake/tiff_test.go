@@ -1,0 +1,237 @@
+package intake
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/image/tiff"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// tiffHeader writes a one-directory little-endian TIFF header: w×h, the given compression and
+// samples (1 for bilevel, 3 for 8-bit RGB), one strip of strip bytes right after the directory.
+// next is the offset of the next directory (0 for none).
+func tiffHeader(w, h, compression, samples int, strip []byte, next uint32) []byte {
+	type tag struct {
+		id, typ uint16
+		v       uint32
+	}
+	bps, photometric := uint32(1), uint32(0)
+	if samples == 3 {
+		bps, photometric = 8, 2
+	}
+	tags := []tag{{256, 4, uint32(w)}, {257, 4, uint32(h)}, {258, 3, bps}, {259, 3, uint32(compression)},
+		{262, 3, photometric}, {273, 4, 0}, {277, 3, uint32(samples)}, {278, 4, uint32(h)}, {279, 4, uint32(len(strip))}}
+	if samples == 3 { // BitsPerSample has three values: point at them
+		tags[2] = tag{258, 3, 0}
+	}
+	le := binary.LittleEndian
+	b := []byte("II*\x00\x08\x00\x00\x00")
+	b = le.AppendUint16(b, uint16(len(tags)))
+	end := 8 + 2 + 12*len(tags) + 4
+	bpsAt := end
+	if samples == 3 {
+		end += 6
+	}
+	for _, t := range tags {
+		b = le.AppendUint16(b, t.id)
+		b = le.AppendUint16(b, t.typ)
+		switch {
+		case t.id == 258 && samples == 3:
+			b = le.AppendUint32(b, 3)
+			b = le.AppendUint32(b, uint32(bpsAt))
+			continue
+		case t.id == 273:
+			t.v = uint32(end)
+		}
+		b = le.AppendUint32(b, 1)
+		if t.typ == 3 {
+			b = le.AppendUint16(b, uint16(t.v))
+			b = le.AppendUint16(b, 0)
+		} else {
+			b = le.AppendUint32(b, t.v)
+		}
+	}
+	b = le.AppendUint32(b, next)
+	if samples == 3 {
+		b = append(b, 8, 0, 8, 0, 8, 0)
+	}
+	return append(b, strip...)
+}
+
+// TestTIFFPages covers Split and PreparePage on the committed fax: its pages come out in order,
+// each re-encoded at its own size, and its thumbnail directory is no page.
+func TestTIFFPages(t *testing.T) {
+	fax := read(t, "fax.tiff")
+	p := New(Limits{})
+	n, err := p.Split(t.Context(), fax)
+	if err != nil || n != 3 {
+		t.Fatalf("Split: %d pages, %v; want 3", n, err)
+	}
+	want := []image.Point{{864, 1100}, {800, 1100}, {432, 560}}
+	for i, w := range want {
+		pg, err := p.PreparePage(t.Context(), fax, i)
+		if err != nil {
+			t.Fatalf("page %d: %v", i+1, err)
+		}
+		if pg.Width != w.X || pg.Height != w.Y || pg.MIME != "image/jpeg" || !pg.Reencoded || pg.Kind != "tiff" {
+			t.Errorf("page %d: %s %d×%d (re-encoded %v, kind %s); want a JPEG of %v", i+1, pg.MIME, pg.Width, pg.Height, pg.Reencoded, pg.Kind, w)
+		}
+	}
+	if _, err := p.PreparePage(t.Context(), fax, 3); err == nil {
+		t.Errorf("page 4 of 3: no error")
+	}
+	if n, err := p.Split(t.Context(), read(t, "scan.jpg")); n != 1 || err != nil {
+		t.Errorf("Split of a JPEG: %d, %v; want 1 page", n, err)
+	}
+}
+
+// TestTIFFChain covers the directory walk's refusals: each is a clear problem before decoding.
+func TestTIFFChain(t *testing.T) {
+	page := tiffHeader(64, 64, 1, 1, make([]byte, 8*64), 0)
+	loop := tiffHeader(64, 64, 1, 1, make([]byte, 8*64), 8) // the next directory is itself
+	outside := tiffHeader(64, 64, 1, 1, make([]byte, 8*64), 1<<30)
+	var many []byte
+	{ // MaxTIFFPages+1 empty directories, chained
+		le := binary.LittleEndian
+		many = []byte("II*\x00\x08\x00\x00\x00")
+		for i := range MaxTIFFPages + 1 {
+			many = le.AppendUint16(many, 0)
+			next := uint32(len(many) + 4)
+			if i == MaxTIFFPages {
+				next = 0
+			}
+			many = le.AppendUint32(many, next)
+		}
+	}
+	tests := []struct {
+		name string
+		data []byte
+		n    int
+		code problem.Code
+	}{
+		{"one page", page, 1, ""},
+		{"a loop", loop, 0, problem.ImageUnreadable},
+		{"a directory outside the file", outside, 0, problem.ImageUnreadable},
+		{"more directories than MaxTIFFPages", many, 0, problem.TooManyPages},
+		{"cut in its directory", page[:20], 0, problem.ImageUnreadable},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := p.Split(t.Context(), tt.data)
+			if n != tt.n || problem.CodeOf(err) != tt.code && !(tt.code == "" && err == nil) {
+				t.Fatalf("got %d pages, %v; want %d, %q", n, err, tt.n, tt.code)
+			}
+		})
+	}
+}
+
+// TestTIFFBounds: a compressed page may inflate to 8 bytes a pixel of its strip whatever its
+// data, so one large strip is refused from the header; a fax page of the same size is not.
+func TestTIFFBounds(t *testing.T) {
+	tests := []struct {
+		name   string
+		data   []byte
+		code   problem.Code
+		detail string
+	}{
+		{name: "deflate RGB in one strip", data: tiffHeader(6000, 6000, 8, 3, []byte("x\x9c"), 0),
+			code: problem.ImageTooLarge, detail: "decoding this 6000×6000 compressed TIFF would take 686.6 MiB of memory"},
+		{name: "LZW bilevel at the pixel limit", data: tiffHeader(6320, 6320, 5, 1, []byte{0x80}, 0),
+			code: problem.ImageTooLarge, detail: "compressed TIFF"},
+		{name: "G4 fax at the pixel limit", data: tiffHeader(6320, 6320, 4, 1, []byte{0}, 0)},
+		{name: "over the pixel limit", data: tiffHeader(7000, 7000, 4, 1, []byte{0}, 0),
+			code: problem.ImageTooLarge, detail: "7000×7000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Limits{})
+			_, err := p.inspect(tt.data, 0)
+			if problem.CodeOf(err) != tt.code && !(tt.code == "" && err == nil) {
+				t.Fatalf("got %v, want %q", err, tt.code)
+			}
+			if pe, ok := err.(*problem.Error); ok && !strings.Contains(pe.Detail, tt.detail) {
+				t.Errorf("detail %q\nwant it to hold %q", pe.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+// TestTIFFAllocation holds tiffCost to what x/image/tiff allocates, page by page of a
+// multi-page file decoded through the view.
+func TestTIFFAllocation(t *testing.T) {
+	var deflate bytes.Buffer
+	if err := tiff.Encode(&deflate, gen.Photo(600, 400), &tiff.Options{Compression: tiff.Deflate}); err != nil {
+		t.Fatal(err)
+	}
+	fax := gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2200), Compression: gen.TIFFG4}, {Image: gen.Report(1000, 1400), Compression: gen.TIFFNone}})
+	tests := []struct {
+		name  string
+		data  []byte
+		page  int
+		loose bool
+	}{
+		{"G4 fax page", fax, 0, false},
+		{"uncompressed fax page 2", fax, 1, false},
+		{"deflate RGB", deflate.Bytes(), 0, true}, // the worst case is 8 bytes a pixel inflated
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := p.inspect(tt.data, tt.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := allocated(func() error {
+				_, err := tiff.Decode(h.open(tt.data))
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			est := h.cost.mem
+			if got > est+1<<20 || !tt.loose && est > 2*got+1<<20 {
+				t.Errorf("allocated %d bytes; the headers said %d", got, est)
+			}
+			t.Logf("allocated %d bytes; the headers said %d", got, est)
+		})
+	}
+}
+
+// TestTIFFView: the view of page n reads as the file with the header pointing at n, byte for byte.
+func TestTIFFView(t *testing.T) {
+	data := gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 64)}, {Image: gen.Report(32, 32)}})
+	pages, err := tiffPages(data)
+	if err != nil || len(pages) != 2 {
+		t.Fatal(pages, err)
+	}
+	got, err := io.ReadAll(newTIFFView(data, pages[1].at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Clone(data)
+	binary.LittleEndian.PutUint32(want[4:], uint32(pages[1].at))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the view differs from the patched file")
+	}
+	if string(data[4:8]) == string(want[4:8]) {
+		t.Fatalf("the test is not testing: page 2 is at the first offset")
+	}
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func() error) (int64, error) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := f()
+	runtime.ReadMemStats(&after)
+	return int64(after.TotalAlloc - before.TotalAlloc), err
+}
