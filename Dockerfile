@@ -15,7 +15,9 @@ COPY . .
 # devel and unknown (ocrdraft version, GET /version, ocrdraft_build_info).
 ARG VERSION=""
 ARG REVISION=""
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
+# nodynamic: the HEIC library would otherwise link a loader for a system libheif (purego), which
+# makes the binary dynamically linked; ocrdraft always uses the embedded WebAssembly build.
+RUN CGO_ENABLED=0 GOOS=linux go build -tags nodynamic -trimpath -buildvcs=false \
     -ldflags="-s -w -X github.com/ocrdraft/ocrdraft/internal/version.version=${VERSION} -X github.com/ocrdraft/ocrdraft/internal/version.revision=${REVISION}" \
     -o /out/ocrdraft ./cmd/ocrdraft
 

@@ -35,12 +35,18 @@ var wasmCache = sync.OnceValue(func() wazero.CompilationCache {
 // it instead of compiling. Call it once, before serving (in the background if the start must
 // not wait); a directory given after the decoders have started is not used.
 func Start(dir string) error {
-	cacheMu.Lock()
-	cacheDir = dir
-	cacheMu.Unlock()
+	UseCache(dir)
 	if _, err := heifModule(); err != nil {
 		return err
 	}
 	_, err := pdfPool()
 	return err
+}
+
+// UseCache sets the directory where compiled WebAssembly is kept across processes, without
+// compiling anything now; it must be called before the first PDF or HEIC upload.
+func UseCache(dir string) {
+	cacheMu.Lock()
+	cacheDir = dir
+	cacheMu.Unlock()
 }

@@ -56,6 +56,9 @@ type config struct {
 	MaxHeaderBytes  int
 	DebugLogReplies bool
 	ReplyExcerpts   bool
+	DecodeMemory    int64
+	WasmCacheDir    string
+	WarmDecoders    bool
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -155,6 +158,27 @@ var settings = []setting{
 	{[]string{"OCR_HEADER_TIMEOUT"}, "header-timeout", server.DefaultHeaderTimeout.String(), "duration", "deadline for a request's headers", duration(func(c *config, d time.Duration) { c.HeaderTimeout = d }), cmdServe},
 	{[]string{"OCR_IDLE_TIMEOUT"}, "idle-timeout", server.DefaultIdleTimeout.String(), "duration", "how long a kept-alive connection may sit idle", duration(func(c *config, d time.Duration) { c.IdleTimeout = d }), cmdServe},
 	{[]string{"OCR_MAX_HEADER_BYTES"}, "max-header-bytes", strconv.Itoa(server.DefaultMaxHeaderBytes), "bytes", "largest request line and headers, in bytes (431 beyond)", positiveInt(func(c *config, n int) { c.MaxHeaderBytes = n }), cmdServe},
+	{[]string{"OCR_DECODE_MEMORY"}, "decode-memory", "", "bytes", "bytes all image and document decodes in progress may hold together, each counted from its headers before it starts; more wait; unset, twice the memory one decode may take (8 bytes per OCR_MAX_PIXELS pixel)", func(c *config, v string) error {
+		if strings.TrimSpace(v) == "" {
+			c.DecodeMemory = 0
+			return nil
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("want a whole number of bytes above 0, got %q", v)
+		}
+		c.DecodeMemory = n
+		return nil
+	}, both},
+	{[]string{"OCR_WASM_CACHE_DIR"}, "wasm-cache-dir", "", "directory", "where the compiled PDF and HEIC decoders (WebAssembly) are kept between runs, so that a start takes 0.2 s instead of 6 s of CPU; unset, they are compiled in memory each run", func(c *config, v string) error { c.WasmCacheDir = v; return nil }, both},
+	{[]string{"OCR_WARM_DECODERS"}, "warm-decoders", "true", "bool", "compile the PDF and HEIC decoders in the background at start, instead of at the first PDF or HEIC upload", func(c *config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		c.WarmDecoders = b
+		return nil
+	}, cmdServe},
 	{[]string{"OCR_REPLY_EXCERPTS"}, "reply-excerpts", "true", "bool", "send the start of an unusable model reply to the caller as a problem's replyExcerpt (report text: never in detail, never logged); false leaves it out", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {

@@ -60,13 +60,13 @@ func TestExtractCLI(t *testing.T) {
 	}
 
 	// A file that is not an image: the problem document, exit 1, no model call.
-	bad := filepath.Join(dir, "report.pdf")
-	os.WriteFile(bad, []byte("%PDF-1.7\n"), 0o644)
+	bad := filepath.Join(dir, "report.docx")
+	os.WriteFile(bad, []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00report.docx"), 0o644)
 	out.Reset()
 	err := run(t.Context(), []string{"extract", bad}, nil, &out, &bytes.Buffer{})
 	var doc struct{ Code string }
 	json.Unmarshal(out.Bytes(), &doc)
 	if !errors.Is(err, errFailed) || doc.Code != "unsupported_media_type" || fake.Calls() != 2 {
-		t.Errorf("pdf: err %v, code %q, calls %d", err, doc.Code, fake.Calls())
+		t.Errorf("docx: err %v, code %q, calls %d", err, doc.Code, fake.Calls())
 	}
 }

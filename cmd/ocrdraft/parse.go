@@ -101,6 +101,8 @@ func (f *finishReason) Type() string { return "reason" }
 func notReply(b []byte) error {
 	kind, ok := intake.Sniff(b)
 	switch {
+	case ok && kind == "pdf":
+		return errors.New("this is a pdf file, not a model's reply: use ocrdraft extract")
 	case ok || strings.HasPrefix(http.DetectContentType(b), "image/"):
 		return errors.New("this is an image, not a model's reply: use ocrdraft extract")
 	case kind != "":

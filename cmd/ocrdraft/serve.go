@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/ocrdraft/ocrdraft"
 	"github.com/ocrdraft/ocrdraft/draft"
@@ -138,6 +139,19 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		at.metrics = mln.Addr().String()
 		log.Info("metrics listening", "addr", at.metrics)
 	}
+	// Only once listening: a start that fails spends nothing on the decoders.
+	if cfg.WarmDecoders {
+		go func() {
+			start := time.Now()
+			if err := intake.Start(cfg.WasmCacheDir); err != nil {
+				log.Warn("the PDF and HEIC decoders did not compile; PDF and HEIC uploads will fail", "err", err)
+				return
+			}
+			log.Info("PDF and HEIC decoders ready", "ms", time.Since(start).Milliseconds(), "cacheDir", cfg.WasmCacheDir)
+		}()
+	} else {
+		intake.UseCache(cfg.WasmCacheDir)
+	}
 	log.Info("listening", "addr", at.api, "version", v.Version)
 	if ready != nil {
 		ready(at)
@@ -231,7 +245,8 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 	return extract.New(extract.Config{
 		Model:       modelcall.New(client, mo),
 		Observer:    obs,
-		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge}),
+		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge, DecodeMemory: cfg.DecodeMemory}),
+		MaxPages:    cfg.MaxPages,
 		Builder:     draft.New(),
 		ModelName:   cfg.Model,
 		OutputMode:  cfg.OutputMode,

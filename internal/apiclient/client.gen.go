@@ -411,9 +411,10 @@ type ClientInterface interface {
 
 	// ExtractDraftWithBody Read a report's page images into a draft
 	//
-	// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-	// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-	// drafts are merged in page order.
+	// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+	// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+	// call; the pages run concurrently and their drafts are merged in page order.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -422,9 +423,10 @@ type ClientInterface interface {
 
 	// ExtractDraft Read a report's page images into a draft
 	//
-	// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-	// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-	// drafts are merged in page order.
+	// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+	// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+	// call; the pages run concurrently and their drafts are merged in page order.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -600,9 +602,10 @@ func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // ExtractDraftWithBody Read a report's page images into a draft
 //
-// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-// drafts are merged in page order.
+// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+// call; the pages run concurrently and their drafts are merged in page order.
 //
 // Takes any type of body and a specified content type.
 //
@@ -621,9 +624,10 @@ func (c *Client) ExtractDraftWithBody(ctx context.Context, contentType string, b
 
 // ExtractDraft Read a report's page images into a draft
 //
-// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-// drafts are merged in page order.
+// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+// call; the pages run concurrently and their drafts are merged in page order.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1184,9 +1188,10 @@ type ClientWithResponsesInterface interface {
 
 	// ExtractDraftWithBodyWithResponse Read a report's page images into a draft
 	//
-	// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-	// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-	// drafts are merged in page order.
+	// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+	// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+	// call; the pages run concurrently and their drafts are merged in page order.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1195,9 +1200,10 @@ type ClientWithResponsesInterface interface {
 
 	// ExtractDraftWithResponse Read a report's page images into a draft
 	//
-	// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-	// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-	// drafts are merged in page order.
+	// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+	// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+	// call; the pages run concurrently and their drafts are merged in page order.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2157,9 +2163,10 @@ func (c *ClientWithResponses) ReadyzHeadWithResponse(ctx context.Context, reqEdi
 
 // ExtractDraftWithBodyWithResponse Read a report's page images into a draft
 //
-// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-// drafts are merged in page order.
+// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+// call; the pages run concurrently and their drafts are merged in page order.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2174,9 +2181,10 @@ func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Conte
 
 // ExtractDraftWithResponse Read a report's page images into a draft
 //
-// One image per page, in page order. The image type is sniffed from its bytes (JPEG, PNG,
-// WebP, GIF). Each page is read by its own model call; the pages run concurrently and their
-// drafts are merged in page order.
+// The files of one report, in page order: images (JPEG, PNG, WebP, GIF, HEIC/HEIF, BMP),
+// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
+// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
+// call; the pages run concurrently and their drafts are merged in page order.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

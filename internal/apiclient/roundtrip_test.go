@@ -476,8 +476,8 @@ func TestProblems(t *testing.T) {
 			}
 			return g, nil
 		}, http.StatusServiceUnavailable, "model_not_configured"},
-		{"a PDF page", func(c context.Context) (got, error) {
-			body, ct := multipartBody(t, []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n"))
+		{"a Word file", func(c context.Context) (got, error) {
+			body, ct := multipartBody(t, []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00report.docx"))
 			res, err := withModel.client.ExtractDraftWithBodyWithResponse(c, ct, body)
 			if err != nil {
 				return got{}, err
