@@ -401,7 +401,9 @@ func TestExtractFailures(t *testing.T) {
 		{name: "too many pages", opts: options{maxPages: 2}, req: func(t *testing.T) *http.Request { return extractReq(t, page, page, page) },
 			status: 413, code: problem.TooManyPages},
 		{name: "image over the byte limit", opts: options{maxBytes: 100}, status: 413, code: problem.PayloadTooLarge},
-		{name: "a ZIP (a Word file)", req: func(t *testing.T) *http.Request { return extractReq(t, []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00report.docx")) },
+		{name: "a ZIP (a Word file)", req: func(t *testing.T) *http.Request {
+			return extractReq(t, []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00report.docx"))
+		},
 			status: 415, code: problem.UnsupportedMediaType},
 		{name: "a truncated PNG", req: func(t *testing.T) *http.Request { return extractReq(t, page[:len(page)/2]) },
 			status: 422, code: problem.ImageUnreadable},
