@@ -247,7 +247,7 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warn(schema.InvalidDate, "checkupDate", "%s is not a calendar date; set to null", quote(s.val))
+			bd.warn(schema.InvalidDate, "checkupDate", "%s %s; set to null", quote(s.val), dateTrouble(s.val))
 		}
 		d.CheckupDate = date
 	}
@@ -590,6 +590,9 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		}
 		ind.ValueNum, ind.ValueText = gen.num, gen.text
 		setUnit(gen.unit)
+	}
+	for _, k := range [...]field{fValueNum, fValueText, fValue, fRefRange, fRefLow, fRefHigh} {
+		setUnit(keyUnit(f[k].key)) // value(mmol/L): a unit printed only in the key
 	}
 
 	// The reference range: refLow and refHigh, each a number or a range string, then a range key.
