@@ -465,8 +465,11 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 		}
 		var f fields
 		f.pick(raw.Members, 1)
-		if v := f[fValue]; f[fIndicators].key == "" && v.val.Kind == parse.Array && len(otherLists([]parse.Member{{Key: "_", Value: v.val}}, 1)) == 1 {
-			f[fIndicators] = v // {"类别": "血常规", "检验结果": [...]}: the result is the group's list
+		for _, k := range [...]field{fValue, fItemName} {
+			if v := f[k]; f[fIndicators].key == "" && v.val.Kind == parse.Array && len(otherLists([]parse.Member{{Key: "_", Value: v.val}}, 1)) == 1 {
+				f[fIndicators] = v // {"类别": "血常规", "检验结果": [...]} or {"組別": …, "項目": [...]}: the group's list
+				f[k] = slot{}
+			}
 		}
 		if sub := f[fIndicators].val; sub.Kind == parse.Array || sub.Kind == parse.Object && !hasResult(&f) {
 			if sub.Kind == parse.Object {

@@ -212,7 +212,7 @@ func pageDrafts(drafts []pageDraft, best Outcome) Outcome {
 	}
 	if missing > 0 {
 		w := schema.WarnDraft(schema.IndicatorDropped, fmt.Sprintf(
-			"the model's reply holds another draft with %d items not in the one read (%s); they were not read: check the report for them",
+			"the model's reply holds another draft with rows not in the one read (%d: %s); they were not read: check the report for them",
 			missing, strings.Join(names, ", ")))
 		w.Params = map[string]string{"count": fmt.Sprint(missing)}
 		best.Warnings = append(slices.Clip(best.Warnings), w)
