@@ -304,7 +304,8 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	}
 }
 
-// pages reads {"pages": [page, page]}, one reply holding several pages' drafts, by merging them
+// pages reads {"pages": [page, page]} or {"page1": page, "page2": page}, one reply holding several
+// pages' drafts, by merging them
 // as separate pages would be (first page's fields, page_conflict, duplicate_indicator), and
 // reports whether it did.
 func (bd *build) pages(members []parse.Member, depth int) bool {
@@ -330,7 +331,27 @@ func (bd *build) pages(members []parse.Member, depth int) bool {
 		bd.draft, bd.warnings = merged.Draft, merged.Warnings
 		return true
 	}
-	return false
+	// {"page1": {…}, "第2页": {…}}: pages keyed by their number.
+	var pages []Page
+	for _, m := range members {
+		if m.Value.Kind != parse.Object || !isPageKey(m.Key) {
+			continue
+		}
+		sub := &build{b: bd.b}
+		sub.draft.Indicators = []schema.OcrIndicator{}
+		sub.root(m.Value, depth+1)
+		res := sub.result()
+		pages = append(pages, Page{Result: &res})
+	}
+	if len(pages) < 2 {
+		return false
+	}
+	merged, err := Merge(pages)
+	if err != nil {
+		return false
+	}
+	bd.draft, bd.warnings = merged.Draft, merged.Warnings
+	return true
 }
 
 // unplaced warns when a draft has no indicators but its object has values under keys that mean

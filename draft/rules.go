@@ -41,13 +41,13 @@ var aliases = []struct {
 	field field
 	keys  []string
 }{
-	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题", "reportName", "报告类型", "reportType", "检验名称", "检查名称", "documentTitle", "labReportTitle", "titleOfReport"}},
+	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题", "reportName", "报告类型", "reportType", "检验名称", "检查名称", "documentTitle", "labReportTitle", "titleOfReport", "panel", "panelName", "testPanel"}},
 	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构", "医疗机构", "检验机构", "送检医院", "institutionName", "facility",
 		"facilityName", "laboratory", "laboratoryName", "labName", "clinic", "clinicName", "medicalCenter", "medicalInstitution", "healthcareFacility",
 		"organization", "organizationName", "performingLab", "performingLaboratory", "医事机构", "院所名称", "检验单位", "检测机构", "单位名称"}},
 	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate", "dateOfReport", "dateOfTest", "dateOfCollection", "reportTime", "检验时间", "报告时间", "采样时间",
 		"collectedDate", "collectedAt", "collectionTime", "dateCollected", "specimenDate", "sampleCollectionDate", "drawDate", "reportedDate", "reportedAt", "dateReported",
-		"resultDate", "examinationDate", "visitDate", "checkDate", "采检日期", "采集时间", "检测日期", "检测时间", "签发日期", "审核日期"}},
+		"resultDate", "examinationDate", "visitDate", "checkDate", "collected", "reported", "采检日期", "采集时间", "检测日期", "检测时间", "签发日期", "审核日期"}},
 	{fReportYear, []string{"reportYear", "year", "年份", "年度"}},
 	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests",
 		"analytes", "parameters", "components", "measurements", "observations", "labTests", "labValues", "testItems", "resultList", "检测结果", "检验项目", "检测项目"}},
@@ -272,8 +272,23 @@ var rangeBrackets = [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", 
 // pageKeys name a list of whole pages in one reply: {"pages": [{…}, {…}]}.
 var pageKeys = []string{"pages", "page", "页面", "页"}
 
-// rangeLabels may stand before a range: 参考值：40-55.
-var rangeLabels = []string{"参考值", "参考范围", "参考区间", "正常值", "正常范围", "Ref", "ref", "Reference", "reference"}
+// isPageKey reports a key that names one page by its number: page1, "Page 2", page_3, 第1页,
+// 第二页, 第2頁 (as the page's draft, beside the others).
+func isPageKey(k string) bool {
+	k = normKey(k)
+	if rest, ok := strings.CutPrefix(k, "page"); ok {
+		return rest != "" && strings.Trim(rest, "0123456789") == ""
+	}
+	if rest, ok := strings.CutPrefix(k, "第"); ok {
+		if n, ok := strings.CutSuffix(rest, "页"); ok && n != "" {
+			return strings.Trim(n, "0123456789一二三四五六七八九十") == ""
+		}
+	}
+	return false
+}
+
+// rangeLabels may stand before a range: 参考值：40-55 (參考值 in Traditional).
+var rangeLabels = []string{"参考值", "参考范围", "参考区间", "正常值", "正常范围", "參考值", "參考範圍", "參考區間", "正常範圍", "Ref", "ref", "Reference", "reference"}
 
 // wrapQuotes are quotes a model sometimes wraps a whole value in: '5.6', "6.2", “阴性”.
 var wrapQuotes = [][2]string{{"'", "'"}, {`"`, `"`}, {"“", "”"}, {"‘", "’"}, {"「", "」"}}
@@ -326,7 +341,45 @@ func isPlaceholder(s string) bool {
 			}
 		}
 	}
-	return isPlaceholderWord(n) || hasXRun(n) || mayHoldMark(s) && containsAny(lexicon.Simplify(s), placeholderMarks)
+	return isPlaceholderWord(n) || hasXRun(n) || isFieldName(n) || mayHoldMark(s) && containsAny(lexicon.Simplify(s), placeholderMarks)
+}
+
+// isFieldName reports a value that is itself the name of a field — a key of the alias table, as
+// a template writes it ("医院名称", "Report Title", "test_name", "檢驗日期") — other than the bounds'
+// and a text result's (low, high, max are words a report may print as a result).
+func isFieldName(s string) bool {
+	if len(s) > 32 {
+		return false
+	}
+	e, ok := keyTable[s]
+	if !ok {
+		var buf [32]byte
+		n := 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case c == ' ' || c == '_' || c == '-':
+				continue
+			case c >= 'A' && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			buf[n] = c
+			n++
+		}
+		if e, ok = keyTable[string(buf[:n])]; !ok {
+			if t := lexicon.Simplify(s); t != s {
+				e, ok = keyTable[t]
+			}
+		}
+	}
+	for _, a := range e {
+		switch a.field {
+		case noField, fIndicators, fRefLow, fRefHigh, fValueText, fValueNum:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // mayHoldMark is a cheap test before placeholderMarks are searched: s holds a character that

@@ -298,13 +298,13 @@ func parseRange(s string, a *arena) (bounds, bool) {
 }
 
 // datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, 20260305,
-// followed by an optional time part (timePattern) that is dropped. Day-first and month-first
+// followed by an optional weekday and time part (timePattern) that are dropped. Day-first and month-first
 // dates are ambiguous and are not read; a month written as a word (monthDate) or in Chinese
 // numerals (二〇二六年三月五日, cnDigits) cannot be misread, and is.
 var (
 	datePattern = regexp.MustCompile(`^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号號]?(.*)$`)
 	compactDate = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(.*)$`)
-	timePattern = regexp.MustCompile(`^(?:[T\s]*(?:上午|下午)?\s*\d{1,2}\s*[:时点]\s*\d{1,2}\s*(?:[:分]\s*(?:\d{1,2}(?:\.\d+)?\s*秒?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	timePattern = regexp.MustCompile(`^(?:\s*[(（]?(?:星期|周|週|礼拜|禮拜)[一二三四五六日天][)）]?|\s*\(?(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)?)?(?:[T\s]*(?:上午|下午)?\s*\d{1,2}\s*[:时点]\s*\d{1,2}\s*(?:[:分]\s*(?:\d{1,2}(?:\.\d+)?\s*秒?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?$`)
 	// ambiguousDate is a numeric date not written year-first: 05/03/2026, 3/5/26, 26-03-05 (a
 	// two-digit year could be the day), 115/03/05 (a three-digit year), 03/05.
 	ambiguousDate = regexp.MustCompile(`^\d{1,3}\s*[-/.]\s*\d{1,2}(?:\s*[-/.]\s*\d{2,4})?(?:\D|$)`)
@@ -393,7 +393,7 @@ func cnDigits(s string) string {
 	b.Grow(len(s))
 	rs := []rune(s)
 	for i := 0; i < len(rs); {
-		if cnDigit(rs[i]) < 0 && rs[i] != '十' {
+		if cnDigit(rs[i]) < 0 && rs[i] != '十' || i > 0 && strings.ContainsRune("期周週拜", rs[i-1]) { // 星期四 is a day of the week
 			b.WriteRune(rs[i])
 			i++
 			continue

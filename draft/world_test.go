@@ -37,6 +37,11 @@ var worldDraftTests = []struct {
 	{name: "English specimen, component and bounds", in: `{"results":[{"specimen":"Serum","component":"Creatinine","measuredValue":0.9,"uom":"mg/dL","lowerLimit":0.6,"upperLimit":1.2},{"specimenType":"Urine","measurement":"pH","reading":"6.0"}]}`,
 		want: `{"indicators":[{"itemName":"Creatinine","itemGroup":"Serum","valueNum":0.9,"unit":"mg/dL","refLow":0.6,"refHigh":1.2},{"itemName":"pH","itemGroup":"Urine","valueNum":6.0}]}`},
 
+	{name: "a panel at the top is the title", in: `{"panel":"Lipid Panel","collected":"2026-03-05","results":[{"test":"LDL","result":"131 mg/dL"}]}`,
+		want: `{"title":"Lipid Panel","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"LDL","valueNum":131,"unit":"mg/dL"}]}`},
+	{name: "Traditional range label", in: `{"indicators":[{"項目":"鈉","結果":"141","單位":"mmol/L","參考值":"參考值：137-147"}]}`,
+		want: `{"indicators":[{"itemName":"鈉","valueNum":141,"unit":"mmol/L","refLow":137,"refHigh":147}]}`},
+
 	// Keys with a label's punctuation, padding or brackets.
 	{name: "label colons and padding", in: `{"标题：":"血脂","医院: ":"协和医院","indicators":[{"项目名称：":"TC","结果: ":"5.6"," unit ":"mmol/L","参考范围:":"<5.2"}]}`,
 		want: `{"title":"血脂","hospital":"协和医院","indicators":[{"itemName":"TC","valueNum":5.6,"unit":"mmol/L","refHigh":5.2}]}`},
@@ -49,6 +54,8 @@ var worldDraftTests = []struct {
 	{name: "Chinese numerals with tens", in: `{"checkupDate":"二〇二五年十二月三十一日"}`, want: `{"checkupDate":"2025-12-31","reportYear":2025}`},
 	{name: "Chinese numerals for month and day only", in: `{"checkupDate":"2026年三月十五日"}`, want: `{"checkupDate":"2026-03-15","reportYear":2026}`},
 	{name: "Chinese numerals, 二十 and a time", in: `{"checkupDate":"二〇二六年二月二十日 上午"}`, want: `{"checkupDate":"2026-02-20","reportYear":2026}`},
+	{name: "weekday after the date", in: `{"checkupDate":"2026年3月5日 星期四"}`, want: `{"checkupDate":"2026-03-05","reportYear":2026}`},
+	{name: "English weekday after a numeric date", in: `{"checkupDate":"2026-03-05 (Thu) 08:30"}`, want: `{"checkupDate":"2026-03-05","reportYear":2026}`},
 	{name: "Traditional 號", in: `{"checkupDate":"2026年3月5號"}`, want: `{"checkupDate":"2026-03-05","reportYear":2026}`},
 	{name: "Minguo year", in: `{"checkupDate":"民國115年3月5日"}`, want: `{"checkupDate":"2026-03-05","reportYear":2026}`},
 	{name: "Chinese numerals without a day keep the year", in: `{"title":"x","checkupDate":"二〇二六年三月"}`, want: `{"title":"x","reportYear":2026}`, warn: []string{"invalid_date"}},
@@ -157,6 +164,9 @@ var worldReplyTests = []struct {
 	{name: "answer without an opening tag", reply: "让我看看。{\"itemName\":\"x\"} 嗯</think>\n{\"title\":\"肝功能\",\"indicators\":[{\"itemName\":\"ALT\",\"valueNum\":41}]}",
 		want: `{"title":"肝功能","indicators":[{"itemName":"ALT","valueNum":41}]}`},
 
+	{name: "template of field names", reply: "无法看清图片。请参考以下格式：\n" + `{"title":"报告名称","hospital":"Hospital Name","checkupDate":"检验日期","indicators":[{"itemName":"检验项目","valueNum":"结果","unit":"单位","refLow":"参考下限","refHigh":"参考上限"}]}`,
+		why: "template"},
+
 	// Two complete drafts, one per page.
 	{name: "one object per page merges as pages", reply: "第1页：\n" + `{"title":"血常规","hospital":"协和医院","checkupDate":"2026-03-05","indicators":[{"itemName":"WBC","valueNum":6.5},{"itemName":"RBC","valueNum":4.5}]}` +
 		"\n第2页：\n" + `{"title":"尿常规","hospital":"协和医院","checkupDate":"2026-03-05","indicators":[{"itemName":"尿蛋白","valueText":"阴性"}]}`,
@@ -166,6 +176,8 @@ var worldReplyTests = []struct {
 		"\n" + `{"title":"血常规","checkupDate":"2026-03-05","indicators":[{"itemName":"WBC","valueNum":6.5},{"itemName":"PLT","valueNum":210}]}`,
 		want: `{"title":"血常规","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"WBC","valueNum":6.5},{"itemName":"PLT","valueNum":210}]}`,
 		warn: []string{"indicator_dropped"}},
+	{name: "pages keyed by number", reply: `{"第1页":{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5}]},"第2页":{"title":"血常规","indicators":[{"itemName":"ALT","valueNum":20}]}}`,
+		want: `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5},{"itemName":"ALT","valueNum":20}]}`},
 	{name: "a correction repeating the rows says nothing", reply: `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5}]}` + "\n更正：\n" + `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":5.6}]}`,
 		want: `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":5.6}]}`},
 }
@@ -229,6 +241,8 @@ func TestIsPlaceholder(t *testing.T) {
 		{"mmol/L", false}, {"x10^9/L", false}, {"Max", false}, {"协和医院", false}, {"【血常规】", false},
 		{"(阴性)", false}, {"<5.0>", false}, {"<0.5", false}, {"阴性(-)", false}, {"Mayo Clinic", false},
 		{"Hemoglobin A1c", false}, {"Daddy", false}, {"MM", false}, {"", false},
+		{"医院名称", true}, {"Report Title", true}, {"test_name", true}, {"檢驗日期", true}, {"Collection Date", true},
+		{"High", false}, {"low", false}, {"Negative", false}, {"U/L", false}, {"阴性", false},
 	} {
 		if got := isPlaceholder(tt.in); got != tt.want {
 			t.Errorf("isPlaceholder(%q) = %v, want %v", tt.in, got, tt.want)
