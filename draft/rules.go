@@ -166,6 +166,9 @@ func trimLabel(k string) string {
 	if c := k[len(k)-1]; c == ':' || c == ' ' || strings.HasSuffix(k, "：") {
 		k = strings.TrimRight(k, ":： \t")
 	}
+	if k == "" {
+		return k
+	}
 	if c := k[0]; c == '[' || c == '<' || c >= 0x80 {
 		for _, br := range keyBrackets {
 			if inner, ok := strings.CutPrefix(k, br[0]); ok {
