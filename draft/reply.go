@@ -237,8 +237,13 @@ func rowName(ind schema.OcrIndicator) string {
 // <报告标题>, [医院名称], XX医院, <单位>), with warning invalid_value. Item names are checked as
 // items are read, and a placeholder name drops its row; dates, as they are read (dateTrouble).
 func scrub(res *schema.Result) {
+	var last [2]string // the last two values found not to be placeholders: groups and units repeat
 	null := func(p **string, i int, field string) {
-		if *p == nil || !isPlaceholder(**p) {
+		if *p == nil || **p == last[0] || **p == last[1] {
+			return
+		}
+		if !isPlaceholder(**p) {
+			last[0], last[1] = **p, last[0]
 			return
 		}
 		path := field

@@ -331,7 +331,7 @@ func isPlaceholder(s string) bool {
 		return len(s) > 2 && !strings.ContainsAny(s, "0123456789")
 	}
 	n := s
-	if c := s[0]; c == '[' || c == '(' || c >= utf8.RuneSelf {
+	if c := s[0]; c == '[' || c == '(' || c == 0xE3 || c == 0xEF { // [ ( or the first byte of 【「《（
 		for _, b := range [][2]string{{"[", "]"}, {"(", ")"}, {"（", "）"}, {"【", "】"}, {"「", "」"}, {"《", "》"}} {
 			if inner, ok := strings.CutPrefix(n, b[0]); ok {
 				if inner, ok = strings.CutSuffix(inner, b[1]); ok {
@@ -344,45 +344,7 @@ func isPlaceholder(s string) bool {
 			}
 		}
 	}
-	return isPlaceholderWord(n) || hasXRun(n) || isFieldName(n) || mayHoldMark(s) && containsAny(lexicon.Simplify(s), placeholderMarks)
-}
-
-// isFieldName reports a value that is itself the name of a field — a key of the alias table, as
-// a template writes it ("医院名称", "Report Title", "test_name", "檢驗日期") — other than the bounds'
-// and a text result's (low, high, max are words a report may print as a result).
-func isFieldName(s string) bool {
-	if len(s) > 32 {
-		return false
-	}
-	e, ok := keyTable[s]
-	if !ok {
-		var buf [32]byte
-		n := 0
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			switch {
-			case c == ' ' || c == '_' || c == '-':
-				continue
-			case c >= 'A' && c <= 'Z':
-				c += 'a' - 'A'
-			}
-			buf[n] = c
-			n++
-		}
-		if e, ok = keyTable[string(buf[:n])]; !ok {
-			if t := lexicon.Simplify(s); t != s {
-				e, ok = keyTable[t]
-			}
-		}
-	}
-	for _, a := range e {
-		switch a.field {
-		case noField, fIndicators, fRefLow, fRefHigh, fValueText, fValueNum:
-		default:
-			return true
-		}
-	}
-	return false
+	return isPlaceholderWord(n) || hasXRun(n) || mayHoldMark(s) && containsAny(lexicon.Simplify(s), placeholderMarks)
 }
 
 // mayHoldMark is a cheap test before placeholderMarks are searched: s holds a character that
@@ -392,7 +354,8 @@ func mayHoldMark(s string) bool {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if strings.ContainsRune("请請填待示样樣例占位＿", r) {
+			switch r {
+			case '请', '請', '填', '待', '示', '样', '樣', '例', '占', '位', '＿':
 				return true
 			}
 			i += size - 1
@@ -413,30 +376,65 @@ func mayHoldMark(s string) bool {
 	return false
 }
 
-// isPlaceholderWord looks a word up in placeholderWords, folding ASCII case without allocating.
+// isPlaceholderWord looks a word up in placeholderTable, folding ASCII case and separators
+// without allocating, and Traditional characters.
 func isPlaceholderWord(s string) bool {
-	if len(s) > 24 {
+	if len(s) > placeholderMax {
 		return false
 	}
-	if placeholderSet[s] {
-		return true
-	}
-	var buf [24]byte
-	changed := false
+	var buf [64]byte
+	n, folded, ascii := 0, false, true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'A' && c <= 'Z' {
+		switch {
+		case c >= '0' && c <= '9' || c == '/' || c == '%':
+			return false // no placeholder word holds a digit: units and numbers end here
+		case c == ' ' || c == '_' || c == '-':
+			folded = true
+			continue
+		case c >= 'A' && c <= 'Z':
 			c += 'a' - 'A'
-			changed = true
+			folded = true
+		case c >= utf8.RuneSelf:
+			ascii = false
 		}
-		buf[i] = c
+		buf[n] = c
+		n++
 	}
-	if changed && placeholderSet[string(buf[:len(s)])] {
+	if placeholderTable[s] || folded && placeholderTable[string(buf[:n])] {
 		return true
 	}
+	if ascii {
+		return false
+	}
 	t := lexicon.Simplify(s)
-	return t != s && placeholderSet[t]
+	return t != s && placeholderTable[t]
 }
+
+// placeholderTable holds placeholderWords and the name of every field as a template writes it —
+// the alias table's keys ("医院名称", "Report Title", "test_name", "检验日期"), folded as normKey
+// does — except the bounds' and a text result's (low, high, max may be printed as a result) and
+// the list's.
+var placeholderTable, placeholderMax = func() (map[string]bool, int) {
+	m := make(map[string]bool)
+	for _, p := range placeholderWords {
+		m[p] = true
+	}
+	for _, a := range aliases {
+		switch a.field {
+		case fIndicators, fRefLow, fRefHigh, fValueText, fValueNum:
+			continue
+		}
+		for _, k := range a.keys {
+			m[k], m[normKey(k)] = true, true
+		}
+	}
+	longest := 0
+	for k := range m {
+		longest = max(longest, len(k))
+	}
+	return m, min(longest+8, 64) // room for the separators folding drops
+}()
 
 // hasXRun reports a run of two or more x (or X) standing apart from other Latin letters: XX医院,
 // xxx, 20XX; never the x of a multiplier (x10^9/L) or a word (Max).
@@ -465,14 +463,6 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
-
-var placeholderSet = func() map[string]bool {
-	m := make(map[string]bool, len(placeholderWords))
-	for _, p := range placeholderWords {
-		m[p] = true
-	}
-	return m
-}()
 
 // personKeys hold the patient's own data: never read for the report's fields.
 var personKeys = []string{"patient", "patientInfo", "患者", "患者信息", "病人", "受检者", "个人信息", "person", "体检者"}
