@@ -47,13 +47,13 @@ var aliases = []struct {
 		"organization", "organizationName", "performingLab", "performingLaboratory", "医事机构", "院所名称", "检验单位", "检测机构", "单位名称"}},
 	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate", "dateOfReport", "dateOfTest", "dateOfCollection", "reportTime", "检验时间", "报告时间", "采样时间",
 		"collectedDate", "collectedAt", "collectionTime", "dateCollected", "specimenDate", "sampleCollectionDate", "drawDate", "reportedDate", "reportedAt", "dateReported",
-		"resultDate", "examinationDate", "visitDate", "checkDate", "collected", "reported", "采检日期", "采集时间", "检测日期", "检测时间", "签发日期", "审核日期"}},
+		"resultDate", "examinationDate", "visitDate", "checkDate", "collected", "reported", "specimenCollected", "collectedOn", "collectionDateTime", "dateTimeCollected", "reportedOn", "采检日期", "采集时间", "检测日期", "检测时间", "签发日期", "审核日期"}},
 	{fReportYear, []string{"reportYear", "year", "年份", "年度"}},
 	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests",
 		"analytes", "parameters", "components", "measurements", "observations", "labTests", "labValues", "testItems", "resultList", "检测结果", "检验项目", "检测项目"}},
 	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test", "检查项目", "检测项目", "化验项目", "项目名", "名称", "中文名称",
 		"analyte", "analyteName", "parameter", "parameterName", "component", "componentName", "measurement", "measurementName", "observation", "observationName",
-		"testItem", "labTest", "assay", "biomarker", "marker", "metric", "检验指标", "检测指标"}},
+		"testItem", "labTest", "assay", "biomarker", "marker", "metric", "testDescription", "testDesc", "description", "testCode", "检验指标", "检测指标"}},
 	{fItemGroup, []string{"itemGroup", "group", "category", "分组", "类别", "groupName", "panel", "组别", "分类", "检查类别",
 		"panelName", "section", "sectionName", "categoryName", "specimen", "specimenType", "sampleType", "profile", "testPanel", "testGroup",
 		"标本", "标本类型", "样本类型", "检体", "组合", "套餐"}},
@@ -311,8 +311,8 @@ var placeholderWords = []string{
 }
 
 // placeholderMarks make a value a template's placeholder wherever they stand in it: a date's
-// pattern (YYYY-MM-DD), a request to fill it in, a blank to write on.
-var placeholderMarks = []string{"YYYY", "yyyy", "MM-DD", "MM/DD", "DD/MM", "DD-MM", "mm-dd", "mm/dd", "dd/mm", "dd-mm", "请填写", "填写", "待填", "示例", "样例", "例如", "占位", "placeholder", "Placeholder", "PLACEHOLDER", "___", "＿＿"}
+// pattern (YYYY-MM-DD), a request to fill it in, a blank to write on, 某某 (so-and-so).
+var placeholderMarks = []string{"YYYY", "yyyy", "MM-DD", "MM/DD", "DD/MM", "DD-MM", "mm-dd", "mm/dd", "dd/mm", "dd-mm", "请填写", "填写", "待填", "示例", "样例", "例如", "占位", "某某", "placeholder", "Placeholder", "PLACEHOLDER", "___", "＿＿"}
 
 // placeholderFieldWords, inside square or round brackets, make the bracketed text a placeholder:
 // [医院名称], (报告日期), [hospital name]; a bracketed word that names no field (【血常规】) is data.
@@ -348,14 +348,14 @@ func isPlaceholder(s string) bool {
 }
 
 // mayHoldMark is a cheap test before placeholderMarks are searched: s holds a character that
-// starts one of them (yy, mm/, dd-, _, the placeholder word, or one of 请填待示样例占位).
+// starts one of them (yy, mm/, dd-, _, the placeholder word, or one of 请填待示样例占位某).
 func mayHoldMark(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			switch r {
-			case '请', '請', '填', '待', '示', '样', '樣', '例', '占', '位', '＿':
+			case '请', '請', '填', '待', '示', '样', '樣', '例', '占', '位', '某', '＿':
 				return true
 			}
 			i += size - 1

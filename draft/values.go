@@ -374,7 +374,7 @@ func dateTrouble(raw parse.Value) string {
 		return "is not a date"
 	case isPlaceholder(s):
 		return "is a placeholder from a format template, not a date"
-	case yearPrefix.MatchString(cnDigits(s)):
+	case yearPrefix.MatchString(cnDigits(s)), func() bool { _, ok := monthYear(s); return ok }():
 		return "has no day: only its year is kept"
 	case ambiguousDate.MatchString(s), shortYearMonthDate(s):
 		return "is ambiguous: a date written day-first or month-first, or with a short year, can be read more than one way (only year-first dates and dates with the month in words are read)"
@@ -531,6 +531,23 @@ func monthDate(s string) (year int, month time.Month, day int, ok bool) {
 	return year, month, day, true
 }
 
+// monthYear reads a month in words and a four-digit year without a day (March 2026, Mar-2026):
+// the year is certain.
+func monthYear(s string) (int, bool) {
+	f := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,.-/", r) })
+	if len(f) != 2 {
+		return 0, false
+	}
+	if monthWord(f[1]) > 0 {
+		f[0], f[1] = f[1], f[0]
+	}
+	if monthWord(f[0]) == 0 || len(f[1]) != 4 || strings.Trim(f[1], "0123456789") != "" {
+		return 0, false
+	}
+	y, _ := strconv.Atoi(f[1])
+	return y, true
+}
+
 // shortYearMonthDate reports a date with its month in words but a year of two digits (05-Mar-26):
 // the 26 could be the day.
 func shortYearMonthDate(s string) bool {
@@ -603,7 +620,11 @@ func yearOf(raw parse.Value) (int, bool) {
 	if raw.Kind != parse.String {
 		return 0, false
 	}
-	m := yearPrefix.FindStringSubmatch(cnDigits(narrow(strings.TrimSpace(raw.Text))))
+	s := narrow(strings.TrimSpace(raw.Text))
+	if y, ok := monthYear(s); ok { // March 2026
+		return y, y >= 1900 && y <= 2100
+	}
+	m := yearPrefix.FindStringSubmatch(cnDigits(s))
 	if m == nil {
 		return 0, false
 	}
