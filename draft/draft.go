@@ -300,7 +300,7 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warnp(schema.InvalidDate, "checkupDate", kv("value", param(s.val)), "%s is not a calendar date; set to null", quote(s.val))
+			bd.warnp(schema.InvalidDate, "checkupDate", kv("value", param(s.val)), "%s %s; set to null", quote(s.val), dateTrouble(s.val))
 		}
 		d.CheckupDate = date
 	}
@@ -357,7 +357,8 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	}
 }
 
-// pages reads {"pages": [page, page]}, one reply holding several pages' drafts, by merging them
+// pages reads {"pages": [page, page]} or {"page1": page, "page2": page}, one reply holding several
+// pages' drafts, by merging them
 // as separate pages would be (first page's fields, page_conflict, duplicate_indicator), and
 // reports whether it did.
 func (bd *build) pages(members []parse.Member, depth int) bool {
@@ -382,7 +383,27 @@ func (bd *build) pages(members []parse.Member, depth int) bool {
 		bd.draft, bd.warnings = merged.Draft, merged.Warnings
 		return true
 	}
-	return false
+	// {"page1": {…}, "第2页": {…}}: pages keyed by their number.
+	var pages []Page
+	for _, m := range members {
+		if m.Value.Kind != parse.Object || !isPageKey(m.Key) {
+			continue
+		}
+		sub := &build{b: bd.b}
+		sub.draft.Indicators = []schema.OcrIndicator{}
+		sub.root(m.Value, depth+1)
+		res := sub.result()
+		pages = append(pages, Page{Result: &res})
+	}
+	if len(pages) < 2 {
+		return false
+	}
+	merged, err := Merge(pages)
+	if err != nil {
+		return false
+	}
+	bd.draft, bd.warnings = merged.Draft, merged.Warnings
+	return true
 }
 
 // unplaced warns when a draft has no indicators but its object has values under keys that mean
@@ -517,8 +538,11 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 		}
 		var f fields
 		f.pick(raw.Members, 1)
-		if v := f[fValue]; f[fIndicators].key == "" && v.val.Kind == parse.Array && len(otherLists([]parse.Member{{Key: "_", Value: v.val}}, 1)) == 1 {
-			f[fIndicators] = v // {"类别": "血常规", "检验结果": [...]}: the result is the group's list
+		for _, k := range [...]field{fValue, fItemName} {
+			if v := f[k]; f[fIndicators].key == "" && v.val.Kind == parse.Array && len(otherLists([]parse.Member{{Key: "_", Value: v.val}}, 1)) == 1 {
+				f[fIndicators] = v // {"类别": "血常规", "检验结果": [...]} or {"組別": …, "項目": [...]}: the group's list
+				f[k] = slot{}
+			}
 		}
 		if sub := f[fIndicators].val; sub.Kind == parse.Array || sub.Kind == parse.Object && !hasResult(&f) {
 			if sub.Kind == parse.Object {
@@ -672,6 +696,9 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		setUnit(gen.unit)
 		rngText = cmp.Or(rngText, gen.rng)
 		flag = joinFlags(flag, gen.flag)
+	}
+	for _, k := range [...]field{fValueNum, fValueText, fValue, fRefRange, fRefLow, fRefHigh} {
+		setUnit(keyUnit(f[k].key)) // value(mmol/L): a unit printed only in the key
 	}
 
 	// The printed mark: a flag column says it; else the mark beside the number.

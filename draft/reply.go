@@ -3,6 +3,8 @@ package draft
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -32,8 +34,14 @@ func (b *Builder) FromReply(reply string, cut bool) (Outcome, error) {
 // with more of title, hospital, date and year, then one that was not cut, then the later one: a
 // model that answers twice corrects itself the second time ("更正：…").
 //
-// A reply with no JSON, or whose best draft holds nothing at all (no indicator and no field), is
-// an error with code model_output_unparseable: a refusal must never become an empty success.
+// Two or more complete drafts (a report's fields and rows each, no pages wrapper: one object per
+// page) are pages when no row repeats between them; see pageDrafts.
+//
+// A placeholder from a format template (<报告标题>, [医院名称], YYYY-MM-DD, XX医院) is never data:
+// it is set to null with a warning, in any field (scrub). A reply with no JSON, or whose best
+// draft holds nothing at all (no indicator and no field) — a refusal, or a template it offered
+// to fill in — is an error with code model_output_unparseable: a refusal must never become a
+// success.
 // Nothing is lost in silence: a reply longer than the service reads warns reply_too_long, and
 // values left unread because reading them would cost too much warn indicator_dropped with their
 // count.
@@ -43,16 +51,22 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		return Outcome{Stage: parse.Failed, TooLong: rd.TooLong, Work: rd.Work}, err
 	}
 	cands := rd.Candidates
+	build := func(v parse.Value) schema.Result {
+		res := b.Build(v)
+		scrub(&res)
+		return res
+	}
 	var joined *schema.Result
 	if last := cands[len(cands)-1]; last.Joined {
 		// Rows written one per line or fence: the list they make wins over any one of them as
 		// soon as it holds two indicators, so the rows need not be built one by one.
-		if res := b.Build(last.Value); len(res.Draft.Indicators) >= 2 {
+		if res := build(last.Value); len(res.Draft.Indicators) >= 2 {
 			cands, joined = cands[len(cands)-1:], &res
 		}
 	}
 	var best Outcome
 	var bestScore [4]int
+	var drafts []pageDraft // complete drafts, for one object per page (see pageDrafts)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return Outcome{Stage: parse.Failed, Work: rd.Work}, fmt.Errorf("draft: reading the reply: %w", err)
@@ -64,25 +78,34 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		case c.Value.IsContainer() && len(c.Value.Members) == 0 && len(c.Value.Elems) == 0:
 			// {} or []: an empty draft, found without building one (a reply may hold thousands)
 		default:
-			res = b.Build(c.Value)
+			res = build(c.Value)
 		}
 		score := [4]int{len(res.Draft.Indicators), fieldCount(res.Draft), boolInt(!c.Truncated), c.Offset}
 		if i == 0 || better(score, bestScore) {
 			best = Outcome{Result: res, Stage: c.Stage, Truncated: c.Truncated}
 			bestScore = score
 		}
+		if joined == nil && len(cands) > 1 && c.Value.Kind == parse.Object && fieldCount(res.Draft) > 0 && slices.ContainsFunc(res.Draft.Indicators, hasValue) {
+			drafts = append(drafts, pageDraft{res, c})
+		}
+	}
+	if len(drafts) >= 2 {
+		best = pageDrafts(drafts, best)
 	}
 	best.TooLong, best.Work = rd.TooLong, rd.Work
 	// A candidate cut at parse.MaxReply was cut by the service, not by the model; only the
 	// finish reason can still say the model stopped early.
 	best.Truncated = cut || best.Truncated && !rd.TooLong
-	if empty(best.Draft) {
+	template := placeholderDrops(best.Warnings)
+	if empty(best.Draft) || template && onlyYear(best.Draft) {
 		why := "the model's reply holds no report data"
 		switch {
 		case rd.TooLong:
 			why = fmt.Sprintf("the model's reply is longer than the %d KB the service reads, and holds no complete item before that", parse.MaxReply>>10)
 		case best.Truncated:
 			why = "the model's reply was cut off before any complete item"
+		case template:
+			why = "the model's reply holds only a format template with placeholders (such as <医院名称> or YYYY-MM-DD), no report data: it did not read the page"
 		case rd.Unread > 0:
 			why = fmt.Sprintf("the model's reply holds no report data that could be read; %d more values were not read: reading them would cost more work than one reply may", rd.Unread)
 		}
@@ -128,4 +151,127 @@ func fieldCount(d schema.OcrDraft) int {
 		n += boolInt(known)
 	}
 	return n
+}
+
+// pageDraft is a complete draft found in a reply, and where.
+type pageDraft struct {
+	res  schema.Result
+	cand parse.Candidate
+}
+
+// pageDrafts decides what two or more complete drafts in one reply are (each with a report
+// field and rows with results, no pages wrapper): a model that wrote one object per page, or one that
+// answered twice. When they lie apart in the reply and no row's name repeats between them, they
+// are different pages and are merged as pages are (Merge: the first page's fields, page_conflict
+// for a differing one, warning paths under pages[i]). Otherwise best, the winner, is kept, and
+// if another holds rows best lacks, warning indicator_dropped names how many and tells the
+// person to check: rows are never lost in silence. A correction that repeats the rows loses
+// nothing, and says nothing.
+func pageDrafts(drafts []pageDraft, best Outcome) Outcome {
+	slices.SortFunc(drafts, func(a, b pageDraft) int { return a.cand.Offset - b.cand.Offset })
+	apart := true
+	seen := map[string]int{}
+	for i, d := range drafts {
+		if i > 0 && d.cand.Offset < drafts[i-1].cand.Offset+drafts[i-1].cand.Len {
+			apart = false // one inside the other: the same text found twice
+		}
+		for _, ind := range d.res.Draft.Indicators {
+			k := rowName(ind)
+			if p, ok := seen[k]; ok && p != i {
+				apart = false
+			}
+			seen[k] = i
+		}
+	}
+	if apart {
+		pages := make([]Page, len(drafts))
+		for i := range drafts {
+			pages[i] = Page{Result: &drafts[i].res}
+		}
+		if merged, err := Merge(pages); err == nil {
+			truncated := slices.ContainsFunc(drafts, func(d pageDraft) bool { return d.cand.Truncated })
+			return Outcome{Result: merged, Stage: drafts[0].cand.Stage, Truncated: truncated}
+		}
+	}
+	have := map[string]bool{}
+	for _, ind := range best.Draft.Indicators {
+		have[rowName(ind)] = true
+	}
+	missing := 0
+	var names []string
+	for _, d := range drafts {
+		for _, ind := range d.res.Draft.Indicators {
+			if k := rowName(ind); !have[k] && hasValue(ind) {
+				have[k] = true
+				missing++
+				if len(names) < 5 {
+					names = append(names, ind.ItemName)
+				}
+			}
+		}
+	}
+	if missing > 0 {
+		w := schema.WarnDraft(schema.IndicatorDropped, fmt.Sprintf(
+			"the model's reply holds another draft with rows not in the one read (%d: %s); they were not read: check the report for them",
+			missing, strings.Join(names, ", ")))
+		w.Params = map[string]string{"count": fmt.Sprint(missing)}
+		best.Warnings = append(slices.Clip(best.Warnings), w)
+	}
+	return best
+}
+
+// hasValue reports a row with a result: a draft's rows count as a page's only when they say
+// something ({"itemName": "x"} alone is an afterthought, not a page).
+func hasValue(ind schema.OcrIndicator) bool { return ind.ValueNum != nil || ind.ValueText != nil }
+
+// rowName identifies a row across drafts by its group and name, case and width folded.
+func rowName(ind schema.OcrIndicator) string {
+	g := ""
+	if ind.ItemGroup != nil {
+		g = *ind.ItemGroup
+	}
+	return strings.ToLower(narrow(g)) + "\x00" + strings.ToLower(narrow(ind.ItemName))
+}
+
+// scrub sets to null every placeholder a format template left in a draft's text (isPlaceholder:
+// <报告标题>, [医院名称], XX医院, <单位>), with warning invalid_value. Item names are checked as
+// items are read, and a placeholder name drops its row; dates, as they are read (dateTrouble).
+func scrub(res *schema.Result) {
+	var last [2]string // the last two values found not to be placeholders: groups and units repeat
+	null := func(p **string, i int, field string) {
+		if *p == nil || **p == last[0] || **p == last[1] {
+			return
+		}
+		if !isPlaceholder(**p) {
+			last[0], last[1] = **p, last[0]
+			return
+		}
+		path := field
+		if i >= 0 {
+			path = itemPath("indicators", i) + "." + field
+		}
+		res.Warnings = append(res.Warnings, schema.Warn(schema.InvalidValue, path,
+			fmt.Sprintf("%q is a placeholder from a format template, not data; set to null", **p)))
+		*p = nil
+	}
+	d := &res.Draft
+	null(&d.Title, -1, "title")
+	null(&d.Hospital, -1, "hospital")
+	for i := range d.Indicators {
+		ind := &d.Indicators[i]
+		null(&ind.ItemGroup, i, "itemGroup")
+		null(&ind.Unit, i, "unit")
+		null(&ind.ValueText, i, "valueText")
+	}
+}
+
+// onlyYear reports a draft whose one known field is its year: beside a template's placeholders,
+// the year is the template's too.
+func onlyYear(d schema.OcrDraft) bool {
+	return len(d.Indicators) == 0 && d.Title == nil && d.Hospital == nil && d.CheckupDate == nil
+}
+
+// placeholderDrops reports whether a draft's warnings say rows or a date were placeholders.
+func placeholderDrops(ws []schema.Warning) bool {
+	return slices.ContainsFunc(ws, func(w schema.Warning) bool { return strings.Contains(w.Message, "placeholder") })
 }

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/ocrdraft/ocrdraft/lexicon"
 )
 
 // This file holds the rules as tables, one per kind, so that a new spelling seen in the field is
@@ -39,20 +42,34 @@ var aliases = []struct {
 	field field
 	keys  []string
 }{
-	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题", "reportName", "报告类型"}},
-	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构", "医疗机构", "检验机构", "送检医院", "institutionName", "facility"}},
-	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate", "dateOfReport", "dateOfTest", "dateOfCollection", "reportTime", "检验时间", "报告时间", "采样时间"}},
-	{fReportYear, []string{"reportYear", "year", "年份"}},
-	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests"}},
-	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test", "检查项目", "检测项目", "化验项目", "项目名", "名称", "中文名称"}},
-	{fItemGroup, []string{"itemGroup", "group", "category", "分组", "类别", "groupName", "panel", "组别", "分类", "检查类别"}},
-	{fValueNum, []string{"valueNum", "numericValue", "valueNumber"}},
-	{fValueText, []string{"valueText", "textValue"}},
-	{fValue, []string{"value", "result", "结果", "检验结果", "测定值", "检测值", "数值", "测定结果", "检测结果", "检查结果", "结果值", "resultValue"}},
-	{fUnit, []string{"unit", "单位", "units", "计量单位"}},
-	{fRefLow, []string{"refLow", "referenceLow", "low", "lower", "min", "参考下限", "下限"}},
-	{fRefHigh, []string{"refHigh", "referenceHigh", "high", "upper", "max", "参考上限", "上限"}},
-	{fRefRange, []string{"refText", "refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval", "正常范围", "正常值", "参考范围值", "参考标准", "referenceValue"}},
+	{fTitle, []string{"title", "标题", "报告名称", "reportTitle", "报告标题", "reportName", "报告类型", "reportType", "检验名称", "检查名称", "documentTitle", "labReportTitle", "titleOfReport", "panel", "panelName", "testPanel"}},
+	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构", "医疗机构", "检验机构", "送检医院", "institutionName", "facility",
+		"facilityName", "laboratory", "laboratoryName", "labName", "clinic", "clinicName", "medicalCenter", "medicalInstitution", "healthcareFacility",
+		"organization", "organizationName", "performingLab", "performingLaboratory", "医事机构", "院所名称", "检验单位", "检测机构", "单位名称"}},
+	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate", "dateOfReport", "dateOfTest", "dateOfCollection", "reportTime", "检验时间", "报告时间", "采样时间",
+		"collectedDate", "collectedAt", "collectionTime", "dateCollected", "specimenDate", "sampleCollectionDate", "drawDate", "reportedDate", "reportedAt", "dateReported",
+		"resultDate", "examinationDate", "visitDate", "checkDate", "collected", "reported", "specimenCollected", "collectedOn", "collectionDateTime", "dateTimeCollected", "reportedOn", "采检日期", "采集时间", "检测日期", "检测时间", "签发日期", "审核日期"}},
+	{fReportYear, []string{"reportYear", "year", "年份", "年度"}},
+	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests",
+		"analytes", "parameters", "components", "measurements", "observations", "labTests", "labValues", "testItems", "resultList", "检测结果", "检验项目", "检测项目"}},
+	{fItemName, []string{"itemName", "name", "item", "indicator", "项目", "项目名称", "检验项目", "指标名称", "indicatorName", "testName", "test", "检查项目", "检测项目", "化验项目", "项目名", "名称", "中文名称",
+		"analyte", "analyteName", "parameter", "parameterName", "component", "componentName", "measurement", "measurementName", "observation", "observationName",
+		"testItem", "labTest", "assay", "biomarker", "marker", "metric", "testDescription", "testDesc", "description", "testCode", "检验指标", "检测指标"}},
+	{fItemGroup, []string{"itemGroup", "group", "category", "分组", "类别", "groupName", "panel", "组别", "分类", "检查类别",
+		"panelName", "section", "sectionName", "categoryName", "specimen", "specimenType", "sampleType", "profile", "testPanel", "testGroup",
+		"标本", "标本类型", "样本类型", "检体", "组合", "套餐"}},
+	{fValueNum, []string{"valueNum", "numericValue", "valueNumber", "numericResult", "resultNumeric", "valueNumeric"}},
+	{fValueText, []string{"valueText", "textValue", "resultText", "textResult", "valueString", "qualitativeResult", "定性结果"}},
+	{fValue, []string{"value", "result", "结果", "检验结果", "测定值", "检测值", "数值", "测定结果", "检测结果", "检查结果", "结果值", "resultValue",
+		"testResult", "measuredValue", "observedValue", "reading", "level", "concentration", "检验值", "检查值", "实测值", "测量值"}},
+	{fUnit, []string{"unit", "单位", "units", "计量单位", "unitOfMeasure", "unitOfMeasurement", "uom", "measurementUnit", "resultUnit", "valueUnit"}},
+	{fRefLow, []string{"refLow", "referenceLow", "low", "lower", "min", "参考下限", "下限",
+		"refMin", "referenceMin", "refLower", "referenceLower", "lowerLimit", "lowerBound", "lowLimit", "normalLow", "rangeLow", "minimum", "参考值下限", "正常下限"}},
+	{fRefHigh, []string{"refHigh", "referenceHigh", "high", "upper", "max", "参考上限", "上限",
+		"refMax", "referenceMax", "refUpper", "referenceUpper", "upperLimit", "upperBound", "highLimit", "normalHigh", "rangeHigh", "maximum", "参考值上限", "正常上限"}},
+	{fRefRange, []string{"refText", "refRange", "referenceRange", "range", "reference", "参考范围", "参考值", "参考区间", "ref", "normalRange", "referenceInterval", "正常范围", "正常值", "参考范围值", "参考标准", "referenceValue",
+		"refInterval", "referenceValues", "refValue", "normalValues", "normalValue", "expectedRange", "biologicalReferenceInterval",
+		"参考值范围", "正常参考值", "正常参考范围", "生物参考区间", "参考"}},
 	{fPrintedFlag, []string{"printedFlag", "flag", "abnormalFlag", "提示", "标志", "异常标志", "异常提示", "结果提示", "abnormal", "h/l", "状态", "flags", "高低"}},
 }
 
@@ -104,12 +121,16 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// normKey folds case and drops separators: "Item_Name", "item-name" and "item name" → "itemname".
+// normKey folds what a key may carry besides its name: padding and a label's colon ("结果: ",
+// "项目名称："), brackets around it (【结果】), an annotation after it (itemName(项目名称), value
+// (mmol/L), result [mg/dL]), Traditional characters (項目名稱 is 项目名称, by OpenCC's table), case
+// and separators ("Item_Name", "item-name" and "item name" → "itemname").
 func normKey(k string) string {
-	k = strings.TrimSpace(k)
-	if i := strings.IndexAny(k, "(（"); i > 0 { // itemName(项目名称): the annotation is not the key
-		k = strings.TrimSpace(k[:i])
+	k = trimLabel(k)
+	if i := strings.IndexAny(k, "(（["); i > 0 { // the annotation is not the key
+		k = trimLabel(k[:i])
 	}
+	k = lexicon.Simplify(k)
 	simple := true
 	for i := 0; i < len(k); i++ {
 		c := k[i]
@@ -133,6 +154,59 @@ func normKey(k string) string {
 		}
 	}
 	return b.String()
+}
+
+// keyBrackets may enclose a whole key, the way a form prints its labels: 【结果】, [单位], 「项目」.
+var keyBrackets = [][2]string{{"【", "】"}, {"[", "]"}, {"「", "」"}, {"<", ">"}, {"《", "》"}, {"〔", "〕"}}
+
+// trimLabel drops a key's padding, a label's trailing colon and brackets around the whole key.
+func trimLabel(k string) string {
+	k = strings.TrimSpace(k)
+	if k == "" {
+		return k
+	}
+	if c := k[len(k)-1]; c == ':' || c == ' ' || strings.HasSuffix(k, "：") {
+		k = strings.TrimRight(k, ":： \t")
+	}
+	if k == "" {
+		return k
+	}
+	if c := k[0]; c == '[' || c == '<' || c >= 0x80 {
+		for _, br := range keyBrackets {
+			if inner, ok := strings.CutPrefix(k, br[0]); ok {
+				if inner, ok = strings.CutSuffix(inner, br[1]); ok {
+					return strings.TrimSpace(inner)
+				}
+			}
+		}
+	}
+	return k
+}
+
+// keyUnitWords are units with no digit, slash or sign, which a key's annotation may hold alone
+// (result(U), 时间(秒)); any other annotation must look like a unit by its characters, so that
+// value(number) or 结果(数值) give no unit.
+var keyUnitWords = []string{"U", "IU", "mIU", "KU", "g", "mg", "ug", "μg", "ng", "pg", "fL", "fl", "pL", "mmHg", "kPa", "s", "sec", "秒", "mEq", "mOsm", "个", "倍", "cm", "mm", "kg"}
+
+// keyUnit is the unit a key prints in brackets after its name ("value(mmol/L)", "结果（μmol/L）",
+// "result [mg/dL]"), or "". The caller uses it only for the keys of a result or a range, and only
+// when the row gives no unit of its own.
+func keyUnit(key string) string {
+	i := strings.IndexAny(key, "(（[")
+	if i <= 0 {
+		return ""
+	}
+	_, size := utf8.DecodeRuneInString(key[i:])
+	inner := key[i+size:]
+	j := strings.IndexAny(inner, ")）]")
+	if j < 0 {
+		return ""
+	}
+	u := strings.TrimSpace(narrow(inner[:j]))
+	if !isUnit(u) || !strings.ContainsAny(u, "/%‰^×*μµ0123456789⁰¹²³⁴⁵⁶⁷⁸⁹") && !slices.Contains(keyUnitWords, u) {
+		return ""
+	}
+	return u
 }
 
 // nullWords are strings that mean "no value" in any field (compared case-insensitively, trimmed).
@@ -195,8 +269,23 @@ var rangeBrackets = [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", 
 // pageKeys name a list of whole pages in one reply: {"pages": [{…}, {…}]}.
 var pageKeys = []string{"pages", "page", "页面", "页"}
 
-// rangeLabels may stand before a range: 参考值：40-55.
-var rangeLabels = []string{"参考值", "参考范围", "参考区间", "正常值", "正常范围", "Ref", "ref", "Reference", "reference"}
+// isPageKey reports a key that names one page by its number: page1, "Page 2", page_3, 第1页,
+// 第二页, 第2頁 (as the page's draft, beside the others).
+func isPageKey(k string) bool {
+	k = normKey(k)
+	if rest, ok := strings.CutPrefix(k, "page"); ok {
+		return rest != "" && strings.Trim(rest, "0123456789") == ""
+	}
+	if rest, ok := strings.CutPrefix(k, "第"); ok {
+		if n, ok := strings.CutSuffix(rest, "页"); ok && n != "" {
+			return strings.Trim(n, "0123456789一二三四五六七八九十") == ""
+		}
+	}
+	return false
+}
+
+// rangeLabels may stand before a range: 参考值：40-55 (參考值 in Traditional).
+var rangeLabels = []string{"参考值", "参考范围", "参考区间", "正常值", "正常范围", "參考值", "參考範圍", "參考區間", "正常範圍", "Ref", "ref", "Reference", "reference"}
 
 // wrapQuotes are quotes a model sometimes wraps a whole value in: '5.6', "6.2", “阴性”.
 var wrapQuotes = [][2]string{{"'", "'"}, {`"`, `"`}, {"“", "”"}, {"‘", "’"}, {"「", "」"}}
@@ -204,35 +293,170 @@ var wrapQuotes = [][2]string{{"'", "'"}, {`"`, `"`}, {"“", "”"}, {"‘", "�
 // timeOfDay words may stand for the time part of a date: 2026年3月5日 上午.
 var timeOfDay = []string{"上午", "下午", "中午", "晚上", "早上", "凌晨", "AM", "PM", "am", "pm"}
 
-// placeholderNames are what a format example puts where an item's name goes. A model that echoes
-// the example before its answer must not have the example's rows read as results.
-var placeholderNames = []string{
-	"string", "str", "text", "name", "itemname", "item", "indicator", "example", "sample", "xxx", "...", "…", "todo",
-	"项目", "项目名称", "指标名称", "名称", "示例", "样例", "检验项目名称",
+// placeholderWords are what a format template puts where a value goes: a field's own name or
+// its type. A model that declines and prints the format for the person to fill in ("您可以按以下格式
+// 手动填写"), or echoes the format before its answer, writes them; they are never data, in any
+// field. Compared whole, case-insensitively, bare or in brackets (<itemName>, [名称]).
+var placeholderWords = []string{
+	"string", "str", "text", "name", "itemname", "item", "indicator", "example", "sample", "xxx", "...", "…", "……", "todo", "tbd",
+	"number", "num", "float", "int", "integer", "decimal", "value", "unit", "title", "hospital", "date", "group", "result",
+	"项目", "项目名称", "指标名称", "名称", "示例", "样例", "检验项目名称", "检验项目", "指标",
+	"标题", "报告标题", "报告名称", "医院", "医院名称", "日期", "检验日期", "报告日期", "数值", "结果", "检验结果", "单位", "分组", "类别", "文本", "内容", "参考范围",
 }
 
-// isPlaceholder reports whether an item name is a placeholder: one of placeholderNames, bare or
-// in brackets (<itemName>, [名称]).
-func isPlaceholder(name string) bool {
-	if len(name) > 24 { // longer than any placeholder, brackets included: most real names
+// placeholderMarks make a value a template's placeholder wherever they stand in it: a date's
+// pattern (YYYY-MM-DD), a request to fill it in, a blank to write on, 某某 (so-and-so).
+var placeholderMarks = []string{"YYYY", "yyyy", "MM-DD", "MM/DD", "DD/MM", "DD-MM", "mm-dd", "mm/dd", "dd/mm", "dd-mm", "请填写", "填写", "待填", "示例", "样例", "例如", "占位", "某某", "placeholder", "Placeholder", "PLACEHOLDER", "___", "＿＿"}
+
+// placeholderFieldWords, inside square or round brackets, make the bracketed text a placeholder:
+// [医院名称], (报告日期), [hospital name]; a bracketed word that names no field (【血常规】) is data.
+var placeholderFieldWords = []string{"名称", "标题", "日期", "数值", "单位", "结果", "医院", "项目", "填", "name", "Name", "title", "Title", "date", "Date", "value", "Value", "unit", "Unit", "hospital", "Hospital"}
+
+// isPlaceholder reports whether a value — an item's name, a title, a hospital, a unit, a text
+// result — is a template's placeholder rather than data: one of placeholderWords, text in angle
+// or curly brackets without a digit (<报告标题>, {hospital}), a field's name in square or round
+// brackets ([医院名称]), a placeholderMarks, or a run of x standing for letters (XX医院, xxx).
+func isPlaceholder(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 96 {
 		return false
 	}
-	n := strings.Trim(strings.TrimSpace(name), "<>[]{}()'\"`") // an ASCII set: the fast Trim
-	for _, b := range [][2]string{{"「", "」"}, {"【", "】"}, {"《", "》"}} {
-		if inner, ok := strings.CutPrefix(n, b[0]); ok {
-			n, _ = strings.CutSuffix(inner, b[1])
+	if first, last := s[0], s[len(s)-1]; first == '<' && last == '>' || first == '{' && last == '}' {
+		return len(s) > 2 && !strings.ContainsAny(s, "0123456789")
+	}
+	n := s
+	if c := s[0]; c == '[' || c == '(' || c == 0xE3 || c == 0xEF { // [ ( or the first byte of 【「《（
+		for _, b := range [][2]string{{"[", "]"}, {"(", ")"}, {"（", "）"}, {"【", "】"}, {"「", "」"}, {"《", "》"}} {
+			if inner, ok := strings.CutPrefix(n, b[0]); ok {
+				if inner, ok = strings.CutSuffix(inner, b[1]); ok {
+					n = strings.TrimSpace(inner)
+					if b[0] != "《" && containsAny(lexicon.Simplify(n), placeholderFieldWords) {
+						return true
+					}
+				}
+				break
+			}
 		}
 	}
-	return placeholderSet[n] || placeholderSet[strings.ToLower(n)]
+	return isPlaceholderWord(n) || hasXRun(n) || mayHoldMark(s) && containsAny(lexicon.Simplify(s), placeholderMarks)
 }
 
-var placeholderSet = func() map[string]bool {
-	m := make(map[string]bool, len(placeholderNames))
-	for _, p := range placeholderNames {
+// mayHoldMark is a cheap test before placeholderMarks are searched: s holds a character that
+// starts one of them (yy, mm/, dd-, _, the placeholder word, or one of 请填待示样例占位某).
+func mayHoldMark(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch r {
+			case '请', '請', '填', '待', '示', '样', '樣', '例', '占', '位', '某', '＿':
+				return true
+			}
+			i += size - 1
+			continue
+		}
+		l := c | 0x20
+		switch {
+		case c == '_':
+			return true
+		case l == 'y' && i+1 < len(s) && s[i+1]|0x20 == 'y':
+			return true
+		case (l == 'm' || l == 'd') && i+2 < len(s) && s[i+1]|0x20 == l && (s[i+2] == '-' || s[i+2] == '/'):
+			return true
+		case l == 'p' && strings.HasPrefix(s[i+1:], "laceholder") || c == 'P' && strings.HasPrefix(s[i+1:], "LACEHOLDER"):
+			return true
+		}
+	}
+	return false
+}
+
+// isPlaceholderWord looks a word up in placeholderTable, folding ASCII case and separators
+// without allocating, and Traditional characters.
+func isPlaceholderWord(s string) bool {
+	if len(s) > placeholderMax {
+		return false
+	}
+	var buf [64]byte
+	n, folded, ascii := 0, false, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9' || c == '/' || c == '%':
+			return false // no placeholder word holds a digit: units and numbers end here
+		case c == ' ' || c == '_' || c == '-':
+			folded = true
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+			folded = true
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+		buf[n] = c
+		n++
+	}
+	if placeholderTable[s] || folded && placeholderTable[string(buf[:n])] {
+		return true
+	}
+	if ascii {
+		return false
+	}
+	t := lexicon.Simplify(s)
+	return t != s && placeholderTable[t]
+}
+
+// placeholderTable holds placeholderWords and the name of every field as a template writes it —
+// the alias table's keys ("医院名称", "Report Title", "test_name", "检验日期"), folded as normKey
+// does — except the bounds' and a text result's (low, high, max may be printed as a result) and
+// the list's.
+var placeholderTable, placeholderMax = func() (map[string]bool, int) {
+	m := make(map[string]bool)
+	for _, p := range placeholderWords {
 		m[p] = true
 	}
-	return m
+	for _, a := range aliases {
+		switch a.field {
+		case fIndicators, fRefLow, fRefHigh, fValueText, fValueNum, fPrintedFlag: // a flag word (abnormal, 提示) is a mark, not a template
+			continue
+		}
+		for _, k := range a.keys {
+			m[k], m[normKey(k)] = true, true
+		}
+	}
+	longest := 0
+	for k := range m {
+		longest = max(longest, len(k))
+	}
+	return m, min(longest+8, 64) // room for the separators folding drops
 }()
+
+// hasXRun reports a run of two or more x (or X) standing apart from other Latin letters: XX医院,
+// xxx, 20XX; never the x of a multiplier (x10^9/L) or a word (Max).
+func hasXRun(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i]|0x20 != 'x' || s[i+1]|0x20 != 'x' {
+			continue
+		}
+		j := i
+		for j < len(s) && s[j]|0x20 == 'x' {
+			j++
+		}
+		if (i == 0 || !isLatinLetter(rune(s[i-1]))) && (j == len(s) || !isLatinLetter(rune(s[j]))) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // personKeys hold the patient's own data: never read for the report's fields.
 var personKeys = []string{"patient", "patientInfo", "患者", "患者信息", "病人", "受检者", "个人信息", "person", "体检者"}

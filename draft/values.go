@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"html"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -676,40 +677,33 @@ func multiplierPrefix(s string) string {
 }
 
 // datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, 20260305,
-// followed by an optional time part (timePattern) that is dropped. Day-first and month-first
-// dates are ambiguous and are not read.
+// followed by an optional weekday and time part (timePattern) that are dropped. Day-first and month-first
+// dates are ambiguous and are not read; a month written as a word (monthDate) or in Chinese
+// numerals (二〇二六年三月五日, cnDigits) cannot be misread, and is.
 var (
-	datePattern = regexp.MustCompile(`^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号]?(.*)$`)
+	datePattern = regexp.MustCompile(`^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号號]?(.*)$`)
 	compactDate = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(.*)$`)
-	timePattern = regexp.MustCompile(`^(?:[T\s]*(?:上午|下午)?\s*\d{1,2}\s*[:时点]\s*\d{1,2}\s*(?:[:分]\s*(?:\d{1,2}(?:\.\d+)?\s*秒?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	timePattern = regexp.MustCompile(`^(?:\s*[(（]?(?:星期|周|週|礼拜|禮拜)[一二三四五六日天][)）]?|\s*\(?(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)?)?(?:[T\s]*(?:上午|下午)?\s*\d{1,2}\s*[:时点]\s*\d{1,2}\s*(?:[:分]\s*(?:\d{1,2}(?:\.\d+)?\s*秒?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	// ambiguousDate is a numeric date not written year-first: 05/03/2026, 3/5/26, 26-03-05 (a
+	// two-digit year could be the day), 115/03/05 (a three-digit year), 03/05.
+	ambiguousDate = regexp.MustCompile(`^\d{1,3}\s*[-/.]\s*\d{1,2}(?:\s*[-/.]\s*\d{2,4})?(?:\D|$)`)
 )
 
-// readDate reads a checkup date. ok is false for a value that is there but is not a real date.
+// readDate reads a checkup date. ok is false for a value that is there but is not a date that
+// can be read with certainty; dateTrouble says why.
 func readDate(raw parse.Value) (d *schema.Date, ok bool) {
-	var s string
-	switch raw.Kind {
-	case parse.Null:
-		return nil, true
-	case parse.String:
-		s = narrow(clean(raw.Text))
-		if isNullWord(s) {
-			return nil, true
-		}
-	case parse.Number:
-		s = raw.Text
-	default:
-		return nil, false
+	s, null, ok := dateString(raw)
+	if null || !ok {
+		return nil, ok
 	}
-	for _, w := range timeOfDay {
-		s = strings.TrimSpace(strings.TrimSuffix(s, w))
-	}
-	if t, ok := englishDate(s); ok {
-		date, err := schema.NewDate(t.Year(), t.Month(), t.Day())
+	if y, mo, day, ok := monthDate(s); ok {
+		date, err := schema.NewDate(y, mo, day)
 		if err != nil {
 			return nil, false
 		}
 		return &date, true
 	}
+	s = cnDigits(s)
 	m := datePattern.FindStringSubmatch(s)
 	if m == nil {
 		m = compactDate.FindStringSubmatch(s)
@@ -727,22 +721,271 @@ func readDate(raw parse.Value) (d *schema.Date, ok bool) {
 	return &date, true
 }
 
-// englishDates are the layouts with the month as a word, which cannot be read day-first by
-// mistake: March 5, 2026; 5 March 2026; Mar 5 2026.
-var englishDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006", "Jan. 2, 2006"}
-
-func englishDate(s string) (time.Time, bool) {
-	// Every layout has a month word, so without a letter none can match; and every time.Parse
-	// that fails allocates its error, seven for each numeric date otherwise.
-	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] >= '0' && s[0] <= '9') || !strings.ContainsFunc(s, isLatinLetter) {
-		return time.Time{}, false
+// dateString is a date value as text to read: narrowed, cleaned, without a time-of-day word.
+// null reports a null or a null word; ok is false for a value no date can be (a list, a bool).
+func dateString(raw parse.Value) (s string, null, ok bool) {
+	switch raw.Kind {
+	case parse.Null:
+		return "", true, true
+	case parse.String:
+		s = narrow(clean(raw.Text))
+		if isNullWord(s) {
+			return "", true, true
+		}
+	case parse.Number:
+		s = raw.Text
+	default:
+		return "", false, false
 	}
-	for _, layout := range englishDates {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
+	for _, w := range timeOfDay {
+		s = strings.TrimSpace(strings.TrimSuffix(s, w))
+	}
+	return s, false, true
+}
+
+// dateTrouble says why a date that is there was not read, for its invalid_date warning: a
+// template's placeholder, a date that can be read more than one way, or no calendar date at all
+// (2026-02-30). Only called for a date readDate refused.
+func dateTrouble(raw parse.Value) string {
+	s, _, ok := dateString(raw)
+	switch {
+	case !ok:
+		return "is not a date"
+	case isPlaceholder(s):
+		return "is a placeholder from a format template, not a date"
+	case yearPrefix.MatchString(cnDigits(s)), func() bool { _, ok := monthYear(s); return ok }():
+		return "has no day: only its year is kept"
+	case ambiguousDate.MatchString(s), shortYearMonthDate(s):
+		return "is ambiguous: a date written day-first or month-first, or with a short year, can be read more than one way (only year-first dates and dates with the month in words are read)"
+	}
+	return "is not a calendar date"
+}
+
+// cnDigits writes a date's Chinese numerals as digits — 二〇二六年三月五日 and 二零二六年三月十五日
+// become 2026年3月5日 and 2026年3月15日 — and a Minguo year (民國115年, Taiwan's calendar) as the
+// Gregorian year. A year's numerals are read digit by digit; a month's or day's with 十 as tens.
+func cnDigits(s string) string {
+	if !strings.ContainsAny(s, "〇○零一二三四五六七八九十民") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		if cnDigit(rs[i]) < 0 && rs[i] != '十' || i > 0 && strings.ContainsRune("期周週拜", rs[i-1]) { // 星期四 is a day of the week
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && (cnDigit(rs[j]) >= 0 || rs[j] == '十') {
+			j++
+		}
+		run := rs[i:j]
+		if t := slices.Index(run, '十'); t >= 0 {
+			tens, ones := 1, 0
+			if t == 1 {
+				tens = cnDigit(run[0])
+			}
+			if t+1 < len(run) {
+				ones = cnDigit(run[t+1])
+			}
+			if t > 1 || len(run) > t+2 || tens < 0 || ones < 0 || slices.Contains(run[t+1:], '十') {
+				b.WriteString(string(run)) // not a number of 1 to 99: left as written
+			} else {
+				b.WriteString(strconv.Itoa(tens*10 + ones))
+			}
+		} else {
+			for _, r := range run {
+				b.WriteByte(byte('0' + cnDigit(r)))
+			}
+		}
+		i = j
+	}
+	s = b.String()
+	for _, era := range []string{"民国", "民國"} {
+		rest, ok := strings.CutPrefix(s, era)
+		if !ok {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		n := 0
+		for n < len(rest) && n < 3 && isDigit(rest[n]) {
+			n++
+		}
+		if y, err := strconv.Atoi(rest[:n]); err == nil && y > 0 && n < len(rest) && !isDigit(rest[n]) {
+			return strconv.Itoa(1911+y) + rest[n:]
 		}
 	}
-	return time.Time{}, false
+	return s
+}
+
+// cnDigit is the value of a Chinese numeral 〇 to 九, or -1.
+func cnDigit(r rune) int {
+	switch r {
+	case '〇', '○', '零':
+		return 0
+	case '一':
+		return 1
+	case '二':
+		return 2
+	case '三':
+		return 3
+	case '四':
+		return 4
+	case '五':
+		return 5
+	case '六':
+		return 6
+	case '七':
+		return 7
+	case '八':
+		return 8
+	case '九':
+		return 9
+	}
+	return -1
+}
+
+// monthWords are the month names and abbreviations a date may be written with, lower case.
+var monthWords = map[string]time.Month{
+	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
+	"jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+
+// weekdayWords may stand before a date written with its month as a word: Thu, 5 March 2026.
+var weekdayWords = []string{"mon", "monday", "tue", "tues", "tuesday", "wed", "wednesday", "thu", "thur", "thurs", "thursday", "fri", "friday", "sat", "saturday", "sun", "sunday"}
+
+// monthDate reads a date with the month as a word, in any order of its parts — 05-Mar-2026,
+// 5 March 2026, March 5, 2026, Mar. 5th 2026, 2026-Mar-05 — and an optional time after it
+// (timeWords): with the month a word and the year four digits, the day cannot be misread. A
+// two-digit year (05-Mar-26) could be the day, and is not read.
+func monthDate(s string) (year int, month time.Month, day int, ok bool) {
+	// Every such date has a month word: without a Latin letter there is none (the common case).
+	if !strings.ContainsFunc(s, isLatinLetter) {
+		return 0, 0, 0, false
+	}
+	rest := s
+	for rest != "" {
+		i := 0
+		for i < len(rest) && strings.IndexByte(" ,.-/", rest[i]) >= 0 {
+			i++
+		}
+		rest = rest[i:]
+		if rest == "" {
+			break
+		}
+		j := 0
+		for j < len(rest) && strings.IndexByte(" ,.-/", rest[j]) < 0 {
+			j++
+		}
+		tok := rest[:j]
+		if strings.IndexByte(tok, ':') >= 0 { // the time: it and all after it
+			if year == 0 || !timeWords(rest) {
+				return 0, 0, 0, false
+			}
+			break
+		}
+		rest = rest[j:]
+		n := 0
+		for n < len(tok) && isDigit(tok[n]) {
+			n++
+		}
+		switch {
+		case n == 4 && n == len(tok) && year == 0:
+			year, _ = strconv.Atoi(tok)
+		case n >= 1 && n <= 2 && day == 0 && (n == len(tok) || isOrdinal(tok[n:])):
+			day, _ = strconv.Atoi(tok[:n])
+		case n == 0 && month == 0 && monthWord(tok) > 0:
+			month = monthWord(tok)
+		case n == 0 && month == 0 && year == 0 && day == 0 && isWeekday(tok):
+		default:
+			return 0, 0, 0, false
+		}
+	}
+	if year == 0 || month == 0 || day == 0 {
+		return 0, 0, 0, false
+	}
+	return year, month, day, true
+}
+
+// monthYear reads a month in words and a four-digit year without a day (March 2026, Mar-2026):
+// the year is certain.
+func monthYear(s string) (int, bool) {
+	f := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,.-/", r) })
+	if len(f) != 2 {
+		return 0, false
+	}
+	if monthWord(f[1]) > 0 {
+		f[0], f[1] = f[1], f[0]
+	}
+	if monthWord(f[0]) == 0 || len(f[1]) != 4 || strings.Trim(f[1], "0123456789") != "" {
+		return 0, false
+	}
+	y, _ := strconv.Atoi(f[1])
+	return y, true
+}
+
+// shortYearMonthDate reports a date with its month in words but a year of two digits (05-Mar-26):
+// the 26 could be the day.
+func shortYearMonthDate(s string) bool {
+	if !strings.ContainsFunc(s, isLatinLetter) {
+		return false
+	}
+	f := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,.-/", r) })
+	months, short := 0, 0
+	for _, t := range f {
+		if monthWord(t) > 0 {
+			months++
+		} else if len(t) <= 2 && strings.Trim(t, "0123456789") == "" {
+			short++
+		}
+	}
+	return len(f) == 3 && months == 1 && short == 2
+}
+
+func monthWord(tok string) time.Month {
+	if len(tok) > 9 {
+		return 0
+	}
+	var buf [9]byte
+	for i := 0; i < len(tok); i++ {
+		buf[i] = tok[i] | 0x20
+	}
+	return monthWords[string(buf[:len(tok)])]
+}
+
+func isWeekday(tok string) bool {
+	for _, w := range weekdayWords {
+		if strings.EqualFold(tok, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isOrdinal(s string) bool {
+	for _, o := range []string{"st", "nd", "rd", "th"} {
+		if strings.EqualFold(s, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// timeWords reports whether s is only a time of day: digits, colons, a fraction, AM/PM, a zone.
+func timeWords(s string) bool {
+	for _, f := range strings.Fields(s) {
+		switch strings.ToUpper(f) {
+		case "AM", "PM", "A.M.", "P.M.", "Z", "UTC", "GMT", "CST", "HKT":
+			continue
+		}
+		if strings.Trim(f, "0123456789:.+-") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func isLatinLetter(r rune) bool { return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' }
@@ -756,7 +999,11 @@ func yearOf(raw parse.Value) (int, bool) {
 	if raw.Kind != parse.String {
 		return 0, false
 	}
-	m := yearPrefix.FindStringSubmatch(narrow(strings.TrimSpace(raw.Text)))
+	s := narrow(strings.TrimSpace(raw.Text))
+	if y, ok := monthYear(s); ok { // March 2026
+		return y, y >= 1900 && y <= 2100
+	}
+	m := yearPrefix.FindStringSubmatch(cnDigits(s))
 	if m == nil {
 		return 0, false
 	}
@@ -777,7 +1024,7 @@ func readYear(raw parse.Value) (y *int, ok bool) {
 		if isNullWord(s) {
 			return nil, true
 		}
-		s = strings.TrimSpace(strings.TrimSuffix(s, "年"))
+		s = strings.TrimSpace(strings.TrimSuffix(cnDigits(s), "年"))
 	default:
 		return nil, false
 	}

@@ -371,3 +371,22 @@ func roundTrip(a *Analyte, v float64, from, to string) bool {
 	back, ok := a.Convert(w, to, from)
 	return ok && math.Abs(back-v) <= 1e-9*math.Max(1, math.Abs(v))
 }
+
+func TestSimplify(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"itemName", "itemName"},
+		{"标题", "标题"},
+		{"標題", "标题"},
+		{"參考範圍", "参考范围"},
+		{"檢驗結果 (mmol/L)", "检验结果 (mmol/L)"},
+		{"陰性", "阴性"},
+	} {
+		if got := Simplify(tc.in); got != tc.want {
+			t.Errorf("Simplify(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { Simplify("项目名称") }); n != 0 {
+		t.Errorf("Simplify of Simplified text allocates %v times", n)
+	}
+}

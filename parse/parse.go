@@ -97,7 +97,8 @@ func Reply(reply string) ([]Candidate, error) {
 // is done, Read returns its error, wrapped.
 func Read(ctx context.Context, reply string) (Reading, error) {
 	r := &reader{ctx: ctx}
-	text := trim(answer(reply))
+	text, unfinished := answer(reply)
+	text = trim(text)
 	rd := Reading{TooLong: len(text) > MaxReply}
 	if rd.TooLong {
 		n := MaxReply
@@ -116,6 +117,9 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		return rd, fmt.Errorf("parse: reading the reply: %w", r.err)
 	}
 	if len(cands) == 0 {
+		if unfinished {
+			return rd, Unparseable(reply, "the model stopped inside its reasoning (an unclosed <think>) and never answered; only its unfinished thinking holds data")
+		}
 		if r.spent {
 			return rd, Unparseable(reply, "the model's reply is too broken to repair within the work one reply may cost")
 		}
@@ -124,16 +128,29 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 	return rd, nil
 }
 
+// reasoningTags are the pairs reasoning models wrap their thinking in (DeepSeek-R1, Qwen3 and
+// QwQ, GLM-4.1V-Thinking <think>; Kimi-VL ◁think▷; others <thinking>, <reasoning>).
+var reasoningTags = [][2]string{
+	{"<think>", "</think>"}, {"<thinking>", "</thinking>"}, {"◁think▷", "◁/think▷"},
+	{"<reasoning>", "</reasoning>"}, {"<|begin_of_thought|>", "<|end_of_thought|>"},
+}
+
 // answer drops what reasoning models write before their answer: the thinking in <think>…</think>
 // (which may hold a draft the model then corrects), and keeps only an <answer>…</answer> when
-// there is one. A reply cut inside its thinking is left as it is.
-func answer(reply string) string {
-	if !strings.Contains(reply, "</think>") && !strings.Contains(reply, "<answer>") {
-		return reply // the common case, found by the fast forward search
+// there is one. The answer is only ever what stands outside the reasoning: after its closing tag,
+// or — when the model stopped inside its reasoning (no closing tag: its token limit, or it never
+// closed it) — before its opening tag, and unfinished is true. A draft the model was still
+// doubting is never its answer.
+func answer(reply string) (text string, unfinished bool) {
+	if !strings.Contains(reply, "think") && !strings.Contains(reply, "reasoning>") && !strings.Contains(reply, "_of_thought") && !strings.Contains(reply, "<answer>") {
+		return reply, false // the common case, found by the fast forward search
 	}
-	if i := strings.LastIndex(reply, "</think>"); i >= 0 {
-		if after := reply[i+len("</think>"):]; strings.ContainsAny(after, "{[") {
-			reply = after
+	for _, t := range reasoningTags {
+		if i := strings.LastIndex(reply, t[1]); i >= 0 {
+			reply = reply[i+len(t[1]):]
+		}
+		if i := strings.Index(reply, t[0]); i >= 0 {
+			reply, unfinished = reply[:i], true
 		}
 	}
 	if _, after, ok := strings.Cut(reply, "<answer>"); ok {
@@ -142,7 +159,7 @@ func answer(reply string) string {
 			reply = inner
 		}
 	}
-	return reply
+	return reply, unfinished
 }
 
 // lineItems joins replies written one flat object per line ({"itemName": "TSH", …} then

@@ -100,6 +100,12 @@ var replyTests = []struct {
 		want: []cand{{`{"b":2}`, Strict, false}}},
 	{name: "the answer tag is kept", in: "<think>{\"a\":1}</think><answer>{\"b\":2}</answer>",
 		want: []cand{{`{"b":2}`, Strict, false}}},
+	{name: "an answer before an unclosed think is kept", in: "{\"b\":2}\n<think>再检查一下 {\"a\":1}",
+		want: []cand{{`{"b":2}`, Strict, false}}},
+	{name: "the answer after a closing tag alone", in: "先看标题 {\"a\":1}\n</think>\n{\"b\":2}",
+		want: []cand{{`{"b":2}`, Strict, false}}},
+	{name: "thinking tags of other models", in: "<thinking>{\"a\":1}</thinking>◁think▷{\"c\":3}◁/think▷{\"b\":2}",
+		want: []cand{{`{"b":2}`, Strict, false}}},
 
 	// Stage 3: repaired.
 	{name: "trailing commas", in: `{"a":1,"b":[1,2,],}`,
@@ -289,6 +295,12 @@ var replyErrorTests = []struct {
 	{name: "bare null", in: "null"},
 	{name: "bare string", in: `"抱歉，无法识别"`},
 	{name: "fenced refusal", in: fence + "\n抱歉，图片太模糊，无法识别\n" + fence},
+
+	// Only reasoning: a draft inside it is not the answer.
+	{name: "unclosed think", in: "<think>草稿 {\"a\":1} 是 ± 还是 +？"},
+	{name: "cut inside think", in: "<think>\n{\"indicators\":[{\"itemName\":\"ALT\",\"valueNum\":4"},
+	{name: "closed think, prose after", in: "<think>{\"a\":1}</think>无法确定，请重新拍摄。"},
+	{name: "unclosed Kimi think", in: "◁think▷{\"a\":1}"},
 }
 
 func TestReplyError(t *testing.T) {
