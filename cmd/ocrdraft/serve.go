@@ -14,6 +14,7 @@ import (
 	"reflect"
 
 	"github.com/ocrdraft/ocrdraft"
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
@@ -289,7 +290,7 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	res, err := svc.Extract(ctx, images, nil)
+	res, err := svc.Extract(ctx, images, nil, check.Context{})
 	if err != nil {
 		return writeProblem(stdout, err)
 	}

@@ -19,6 +19,12 @@ import (
 
 // ExtractRequest defines model for ExtractRequest.
 type ExtractRequest struct {
+	// Context What the caller knows about the patient, for the checks only; never sent to the model.
+	Context *struct {
+		// Sex The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null.
+		Sex *string `json:"sex,omitempty"`
+	} `json:"context,omitempty"`
+
 	// Images One image per page, in order.
 	Images []PageImage `json:"images"`
 }
@@ -165,6 +171,12 @@ type ParseMeta struct {
 
 // ParseRequest defines model for ParseRequest.
 type ParseRequest struct {
+	// Context What the caller knows about the patient, for the checks only.
+	Context *struct {
+		// Sex The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null.
+		Sex *string `json:"sex,omitempty"`
+	} `json:"context,omitempty"`
+
 	// FinishReason The model's finish reason; length means the reply was cut at the token limit.
 	FinishReason *string `json:"finishReason,omitempty"`
 
@@ -279,6 +291,9 @@ type Unauthorized = Problem
 type ExtractDraftMultipartBody struct {
 	// Image One part named "image" per page, in order.
 	Image []openapi_types.File `json:"image"`
+
+	// Sex The patient's sex, male or female, for the checks only (never sent to the model) — a printed range that differs for men and women then gives this sex's bounds; without it such bounds are null.
+	Sex *string `json:"sex,omitempty"`
 }
 
 // ParseReplyTextBody defines parameters for ParseReply.
@@ -466,7 +481,9 @@ type ClientInterface interface {
 	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
 	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+	// values are never changed by them.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -478,7 +495,9 @@ type ClientInterface interface {
 	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
 	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+	// values are never changed by them.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -697,7 +716,9 @@ func (c *Client) ParseReplyWithTextBody(ctx context.Context, body ParseReplyText
 // The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 // impossible date or a broken length rule is 422 invalid_draft listing every field. A
 // missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+// values are never changed by them.
 //
 // Takes any type of body and a specified content type.
 //
@@ -719,7 +740,9 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 // The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 // impossible date or a broken length rule is 422 invalid_draft listing every field. A
 // missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+// values are never changed by them.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1223,7 +1246,9 @@ type ClientWithResponsesInterface interface {
 	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
 	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+	// values are never changed by them.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1235,7 +1260,9 @@ type ClientWithResponsesInterface interface {
 	// The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 	// impossible date or a broken length rule is 422 invalid_draft listing every field. A
 	// missing key reads as null. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning).
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+	// values are never changed by them.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2218,7 +2245,9 @@ func (c *ClientWithResponses) ParseReplyWithTextBodyWithResponse(ctx context.Con
 // The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 // impossible date or a broken length rule is 422 invalid_draft listing every field. A
 // missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+// values are never changed by them.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2236,7 +2265,9 @@ func (c *ClientWithResponses) ValidateDraftWithBodyWithResponse(ctx context.Cont
 // The draft is held to the contract: a wrong type, an unknown key, a nameless indicator, an
 // impossible date or a broken length rule is 422 invalid_draft listing every field. A
 // missing key reads as null. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning).
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); a confirmed draft's
+// values are never changed by them.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
