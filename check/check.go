@@ -154,6 +154,11 @@ func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {
 		}
 		r.a, r.u = a, u
 	}
+	if r.u != nil && !isUnit(unit) && len(r.a.Units) > 1 {
+		// No unit printed, and the analyte has several (a ratio or a %, HCT in % or L/L): which
+		// one the number is in cannot be told, so nothing converts it.
+		r.u = nil
+	}
 	if r.u == nil && isUnit(unit) {
 		// The name may mean another section's item that is measured in this unit (T in ℃ is
 		// a temperature, P in 次/分 a pulse): then the row is that item.

@@ -104,6 +104,8 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "HbA1c 58 mmol/mol", rows: []schema.OcrIndicator{in("HbA1c", "mmol/mol", "58", "", "")}},
 		{name: "cholesterol 230 mg/dL", rows: []schema.OcrIndicator{in("Cholesterol", "mg/dL", "230", "", "200", flag(schema.FlagHigh))}},
 		{name: "SG 1.020", rows: []schema.OcrIndicator{in("比重", "", "1.020", "1.003", "1.030", group("尿常规"))}},
+		{name: "f/t PSA 23 with its % not printed", rows: []schema.OcrIndicator{in("fPSA/tPSA", "", "23", "25", ""), in("HCT", "", "44", "", ""), in("tPSA", "ng/mL", "1.82", "", ""), in("fPSA", "ng/mL", "0.41", "", "")}},
+		{name: "HCT 0.44 with no unit", rows: []schema.OcrIndicator{in("HCT", "", "0.44", "", "")}},
 	},
 	schema.RangeImplausible: {
 		{name: "glucose 70–110 beside mmol/L", rows: []schema.OcrIndicator{in("空腹血糖", "mmol/L", "5.6", "70", "110")}, want: []string{"range_implausible indicators[0].refLow"}},
@@ -141,6 +143,7 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "spellings", rows: []schema.OcrIndicator{in("GLU", "mmol/l", "5.1", "", ""), in("Cr", "umol/L", "80", "", ""), in("WBC", "10*9/L", "6", "", ""), in("MCV", "fl", "90", "", "")}},
 		{name: "no unit, a dash", rows: []schema.OcrIndicator{in("INR", "-", "1.0", "", "")}},
 		{name: "a word value", rows: []schema.OcrIndicator{in("HBsAg", "mmol/L", "阴性", "", "")}},
+		{name: "a spelling no analyte has", rows: []schema.OcrIndicator{in("PT", "sec", "12.1", "", ""), in("心率", "次/分钟", "72", "", ""), in("ALT", "units per litre", "30", "", "")}},
 	},
 	schema.DuplicateRow: {
 		{name: "the same item twice with different values", rows: []schema.OcrIndicator{in("总胆固醇", "mmol/L", "5.2", "", "", group("血脂")), in("甘油三酯", "mmol/L", "1.2", "", "", group("血脂")), in("总胆固醇", "mmol/L", "4.8", "", "", group("血脂"))}, want: []string{"duplicate_row indicators[2].valueNum"}},

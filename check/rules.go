@@ -125,19 +125,33 @@ func rangeImplausible(s *state) {
 }
 
 // unitUnexpected (unit_unexpected): a number with a printed unit that the analyte is not
-// measured in, under any of the spellings the lexicon folds (μ/u, ×10^9/L or 10*9/L). The name
-// is first tried in every section (row.load), so that T in ℃ is a temperature and not a
-// testosterone in the wrong unit. A unit with no letter or digit (-, /) is no unit.
+// measured in, under any of the spellings the lexicon folds (μ/u, ×10^9/L or 10*9/L), and that
+// is a unit the lexicon knows for some other analyte (g/L beside cholesterol, mmol/L beside
+// ALT): a spelling the lexicon lacks (sec, 次/分钟) is not the person's problem. The name is first
+// tried in every section (row.load), so that T in ℃ is a temperature and not a testosterone in
+// the wrong unit. A unit with no letter or digit (-, /) is no unit.
 func unitUnexpected(s *state) {
 	for i := range s.rows {
 		r := &s.rows[i]
-		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) {
+		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) ||
+			!s.knownUnit(*r.ind.Unit) {
 			continue
 		}
 		p := facts(r.ind)
 		p["expectedUnit"] = unitNames(r.a)
 		s.warn(i, "unit", "unknown", p)
 	}
+}
+
+// knownUnit reports whether some analyte of the lexicon is measured in u. It walks the whole
+// lexicon, which only a row in an unexpected unit costs.
+func (s *state) knownUnit(u string) bool {
+	for _, a := range s.lex.Analytes() {
+		if _, ok := a.Unit(u); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // maxTenfoldSpread bounds the analytes the tenfold test applies to: those whose lexicon limits
