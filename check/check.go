@@ -15,6 +15,7 @@ package check
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ocrdraft/ocrdraft/lexicon"
@@ -79,7 +80,9 @@ func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
 	if d == nil || len(d.Indicators) == 0 {
 		return nil
 	}
-	s := &state{d: d, ctx: ctx, lex: lexicon.Default()}
+	s := states.Get().(*state)
+	defer s.release()
+	s.d, s.ctx, s.lex = d, ctx, lexicon.Default()
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
 	} else {
@@ -97,6 +100,15 @@ func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
 		r.Check(s)
 	}
 	return s.out
+}
+
+// states reuses the per-Run state (32 rows, 2.7 KB): a Run then allocates only its warnings.
+var states = sync.Pool{New: func() any { return new(state) }}
+
+// release clears s of the draft's pointers and puts it back.
+func (s *state) release() {
+	*s = state{}
+	states.Put(s)
 }
 
 // state is one Run: the draft, each indicator as the checks see it, and the warnings so far.
