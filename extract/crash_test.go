@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"context"
+	"github.com/ocrdraft/ocrdraft/check"
 	"net/http"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestUpstreamCounts(t *testing.T) {
 			}
 			m := metrics.New()
 			s := extract.New(extract.Config{Model: modelcall.New(c, modelcall.Options{Observer: m}), Prep: anyPage{}, Observer: m})
-			res, err := s.Extract(t.Context(), [][]byte{[]byte("page 1"), []byte("page 2")}, nil)
+			res, err := s.Extract(t.Context(), [][]byte{[]byte("page 1"), []byte("page 2")}, nil, check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,6 @@
 // Package extract reads a report: it checks and normalises each page image, asks the model about
-// each page concurrently, reads each reply into a draft, and merges the pages. It owns the small
+// each page concurrently, reads each reply into a draft, merges the pages, and runs the review
+// checks (package check) on the merged draft. It owns the small
 // interfaces it needs from the model client and the image intake, so tests use fakes.
 package extract
 
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
@@ -189,7 +191,10 @@ type Response struct {
 // hands — a smaller page prepared from a larger upload at once, then each page when its model
 // request has carried it or the retry memory has taken it over — and whatever is left when it
 // returns.
-func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hold) (Response, error) {
+//
+// who is what the caller knows about the patient (the sex, to pick a printed range); it is used
+// only by the checks, never sent to the model nor logged.
+func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hold, who check.Context) (Response, error) {
 	start := time.Now()
 	defer held.Close()
 	if len(images) == 0 {
@@ -289,6 +294,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 			meta.FinishReason = m.FinishReason
 		}
 	}
+	merged.Warnings = append(merged.Warnings, check.Run(&merged.Draft, who)...)
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"github.com/ocrdraft/ocrdraft/check"
 	"net/http"
 	"runtime"
 	"strings"
@@ -92,7 +93,7 @@ func TestPagesRunConcurrently(t *testing.T) {
 		seen = append(seen, p)
 		mu.Unlock()
 	})})
-	res, err := s.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, nil)
+	res, err := s.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, nil, check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestExtract(t *testing.T) {
 			for _, p := range tt.pages {
 				images = append(images, []byte(p))
 			}
-			res, err := s.Extract(t.Context(), images, nil)
+			res, err := s.Extract(t.Context(), images, nil, check.Context{})
 			if len(m.reqs) != tt.calls {
 				t.Errorf("model calls = %d, want %d", len(m.reqs), tt.calls)
 			}
@@ -257,7 +258,7 @@ func TestReask(t *testing.T) {
 		}
 		return reply(`[{"itemName":"TC","valueNum":5.6}]`), nil
 	}}
-	if _, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p")}, nil); err != nil {
+	if _, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p")}, nil, check.Context{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.reqs) != 2 || m.reqs[0].Retry != "" || m.reqs[1].Previous != "Sure! Here you go." || m.reqs[1].Retry == "" {
@@ -295,7 +296,7 @@ func TestRetryMemory(t *testing.T) {
 		images, page := upload(size)
 		done := make(chan error, 1)
 		go func() {
-			_, err := svc.Extract(t.Context(), images, held)
+			_, err := svc.Extract(t.Context(), images, held, check.Context{})
 			done <- err
 		}()
 		<-arrived
@@ -359,7 +360,7 @@ func TestSentOnceIsNotRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: 1, MaxAttempts: 3})
-		_, err = svc.Extract(t.Context(), [][]byte{[]byte("page")}, nil)
+		_, err = svc.Extract(t.Context(), [][]byte{[]byte("page")}, nil, check.Context{})
 		if code := problem.CodeOf(err); code != tt.code || f.Calls() != 1 {
 			t.Errorf("want %s: got %v after %d calls, want 1 call", tt.code, err, f.Calls())
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -94,7 +95,7 @@ func TestDocuments(t *testing.T) {
 			for i, u := range tt.uploads {
 				images[i] = []byte(u)
 			}
-			res, err := New(Config{Model: m, Prep: prep, MaxPages: tt.max}).Extract(t.Context(), images, nil)
+			res, err := New(Config{Model: m, Prep: prep, MaxPages: tt.max}).Extract(t.Context(), images, nil, check.Context{})
 			if tt.code != "" {
 				pe, ok := err.(*problem.Error)
 				if !ok || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {
@@ -146,7 +147,7 @@ func TestDocumentShares(t *testing.T) {
 				}
 				return reply(`{"indicators":[{"itemName":"` + strings.TrimSpace(page) + `","valueNum":1}]}`), nil
 			}}
-			res, err := New(Config{Model: m, Prep: &fakeDocs{pad: pad}, Concurrency: 1}).Extract(t.Context(), [][]byte{doc}, held)
+			res, err := New(Config{Model: m, Prep: &fakeDocs{pad: pad}, Concurrency: 1}).Extract(t.Context(), [][]byte{doc}, held, check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,14 +181,14 @@ func TestFaxPagesInOrder(t *testing.T) {
 		}
 		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + `","valueNum":1}]}`), nil
 	}}
-	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}), MaxPages: 3}).Extract(t.Context(), [][]byte{fax}, nil)
+	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}), MaxPages: 3}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := names(res.Draft); got != "864,800,432" {
 		t.Errorf("pages by width %s, want 864,800,432", got)
 	}
-	_, err = New(Config{Model: m, Prep: intake.New(intake.Limits{}), MaxPages: 2}).Extract(t.Context(), [][]byte{fax}, nil)
+	_, err = New(Config{Model: m, Prep: intake.New(intake.Limits{}), MaxPages: 2}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
 	if problem.CodeOf(err) != problem.TooManyPages || len(m.reqs) != 3 {
 		t.Errorf("3 pages over a limit of 2: %v after %d calls; want too_many_pages and no new call", err, len(m.reqs))
 	}
@@ -216,7 +217,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + "x" + strconv.Itoa(cfg.Height) + `","valueNum":1}]}`), nil
 	}}
 	prep := intake.New(intake.Limits{})
-	res, err := New(Config{Model: m, Prep: prep, MaxPages: 10}).Extract(t.Context(), [][]byte{photo, doc("digital.pdf"), doc("rotated.pdf")}, nil)
+	res, err := New(Config{Model: m, Prep: prep, MaxPages: 10}).Extract(t.Context(), [][]byte{photo, doc("digital.pdf"), doc("rotated.pdf")}, nil, check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 		{"bomb-ispe.heic", problem.ImageTooLarge},
 		{"truncated.heic", problem.ImageUnreadable},
 	} {
-		_, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), [][]byte{photo, doc(tt.file)}, nil)
+		_, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), [][]byte{photo, doc(tt.file)}, nil, check.Context{})
 		if problem.CodeOf(err) != tt.code {
 			t.Errorf("%s: got %v, want %s", tt.file, err, tt.code)
 		}

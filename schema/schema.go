@@ -94,6 +94,14 @@ const (
 	UnitConflict          WarningCode = "unit_conflict"
 	OutputInterrupted     WarningCode = "output_interrupted"
 	ReplyTooLong          WarningCode = "reply_too_long"
+	// The review checks (package check): something the model may have misread.
+	FlagMismatch       WarningCode = "flag_mismatch"
+	ValueImplausible   WarningCode = "value_implausible"
+	RangeImplausible   WarningCode = "range_implausible"
+	UnitUnexpected     WarningCode = "unit_unexpected"
+	DuplicateRow       WarningCode = "duplicate_row"
+	InconsistentValues WarningCode = "inconsistent_values"
+	RangeSexSpecific   WarningCode = "range_sex_specific"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -112,6 +120,13 @@ var WarningCodes = []struct {
 	{UnitConflict, "A value was written with a unit other than the item's unit; the item's unit was kept: check which is right."},
 	{OutputInterrupted, "The model stopped for a reason other than the end of its answer or the token limit (the endpoint's content filter, a tool call); what it wrote was kept, but items may be missing."},
 	{ReplyTooLong, "The model's reply was longer than the service reads; only its start was read, and the items after that point are missing."},
+	{FlagMismatch, "The abnormality mark printed beside a result (↑, ↓) disagrees with the value and the range: check the value, the range and the mark on the report."},
+	{ValueImplausible, "A value cannot be right for this item in its unit (beyond what any patient's sample shows, or ten times beyond its range: a lost or added decimal point): check the value and the unit."},
+	{RangeImplausible, "A reference range does not fit the item's unit, or is printed in another unit than the value; in that case its bounds were set to null and the range kept as printed: check the range and the unit."},
+	{UnitUnexpected, "A unit that this item is not measured in: check the unit, or whether the item's name was read right."},
+	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
+	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
+	{RangeSexSpecific, "The printed range differs for men and women: without the patient's sex its bounds were set to null (the range is kept as printed); with it, the bounds that apply were taken: check the sex and the bounds."},
 }
 
 // Warn returns a warning with a path.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft"
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -22,7 +23,7 @@ import (
 // endpoint would, three are rate limited. Only those model codes may make a 5xx.
 type fakeExtractor struct{}
 
-func (fakeExtractor) Extract(ctx context.Context, images [][]byte, held *budget.Hold) (extract.Response, error) {
+func (fakeExtractor) Extract(ctx context.Context, images [][]byte, held *budget.Hold, _ check.Context) (extract.Response, error) {
 	defer held.Close()
 	switch len(images) {
 	case 2:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/parse"
@@ -32,7 +33,7 @@ func (s *Server) extract(c echo.Context) error {
 	defer held.Close() // Extract gives it back as it goes; this covers every other way out
 	// The context alone does not stop a blocked read: the body's read deadlines (guardBody)
 	// end one trickling in, or stalled, so it cannot keep its share of the upload memory.
-	images, err := s.images(c)
+	images, who, err := s.images(c)
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func (s *Server) extract(c echo.Context) error {
 	}
 	held.Give(held.Held() - size) // the body around the images is read and gone
 	c.Set(ctxPages, len(images))
-	res, err := s.cfg.Extractor.Extract(c.Request().Context(), images, held)
+	res, err := s.cfg.Extractor.Extract(c.Request().Context(), images, held, who)
 	if err != nil {
 		return err
 	}
@@ -52,8 +53,8 @@ func (s *Server) extract(c echo.Context) error {
 }
 
 // images reads the page images of a request, multipart or JSON, enforcing the page count and the
-// per-image size while reading.
-func (s *Server) images(c echo.Context) ([][]byte, error) {
+// per-image size while reading, and the caller's context (the patient's sex) for the checks.
+func (s *Server) images(c echo.Context) ([][]byte, check.Context, error) {
 	mt, params, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	switch mt {
 	case "multipart/form-data":
@@ -61,9 +62,28 @@ func (s *Server) images(c echo.Context) ([][]byte, error) {
 	case "application/json":
 		return s.jsonImages(c)
 	default:
-		return nil, problem.Errorf(problem.UnsupportedMediaType,
+		return nil, check.Context{}, problem.Errorf(problem.UnsupportedMediaType,
 			"send multipart/form-data with one image part per page, or application/json {\"images\": [{\"data\": \"<base64>\"}]}; got %q", mt)
 	}
+}
+
+// RequestContext is what the caller knows about the patient. It is used only by the checks, to
+// pick the printed reference range that applies; it never reaches the model or a log.
+type RequestContext struct {
+	Sex string `json:"sex,omitempty" desc:"The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null."`
+}
+
+// maxSexField bounds the multipart sex field read: "female" and some spaces.
+const maxSexField = 32
+
+// checkContext turns the caller's context into the checks'; the value is never echoed, so that
+// it cannot reach a log through the problem's detail.
+func checkContext(sex string) (check.Context, error) {
+	sx, ok := check.ParseSex(sex)
+	if !ok {
+		return check.Context{}, problem.Errorf(problem.InvalidRequest, "sex must be male, female or empty")
+	}
+	return check.Context{Sex: sx}, nil
 }
 
 // uploadBuffer is the read buffer in front of a multipart body. mime/multipart reads through a
@@ -71,9 +91,10 @@ func (s *Server) images(c echo.Context) ([][]byte, error) {
 // (256 for a 1 MB photo; with this, a few dozen).
 const uploadBuffer = 64 << 10
 
-func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, error) {
+func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, check.Context, error) {
+	var who check.Context
 	if boundary == "" {
-		return nil, problem.Errorf(problem.InvalidRequest, "the multipart body cannot be read: Content-Type has no boundary")
+		return nil, who, problem.Errorf(problem.InvalidRequest, "the multipart body cannot be read: Content-Type has no boundary")
 	}
 	mr := multipart.NewReader(bufio.NewReaderSize(c.Request().Body, uploadBuffer), boundary)
 	var images [][]byte
@@ -83,31 +104,46 @@ func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, err
 			break
 		}
 		if err != nil {
-			return nil, bodyErr(err, "the multipart body is malformed")
+			return nil, who, bodyErr(err, "the multipart body is malformed")
 		}
-		if part.FormName() != "image" {
+		switch part.FormName() {
+		case "image":
+		case "sex":
+			b, err := io.ReadAll(io.LimitReader(part, maxSexField+1))
+			if err != nil {
+				return nil, who, bodyErr(err, "the sex part cannot be read")
+			}
+			if len(b) > maxSexField {
+				return nil, who, problem.Errorf(problem.InvalidRequest, "sex must be male, female or empty")
+			}
+			if who, err = checkContext(string(b)); err != nil {
+				return nil, who, err
+			}
+			continue
+		default:
 			_, _ = io.Copy(io.Discard, part) // other fields are ignored
 			continue
 		}
 		if len(images) == s.cfg.MaxPages {
-			return nil, extract.TooManyPages(s.cfg.MaxPages)
+			return nil, who, extract.TooManyPages(s.cfg.MaxPages)
 		}
 		// The body's size bounds the part's; with one image it is a close fit.
 		data, err := intake.ReadAllSized(part, s.cfg.MaxImageBytes, c.Request().ContentLength)
 		if err != nil {
-			return nil, bodyErr(err, "the image part cannot be read")
+			return nil, who, bodyErr(err, "the image part cannot be read")
 		}
 		images = append(images, data)
 	}
 	if len(images) == 0 {
-		return nil, problem.Errorf(problem.InvalidRequest, "no part named \"image\": send one image part per page")
+		return nil, who, problem.Errorf(problem.InvalidRequest, "no part named \"image\": send one image part per page")
 	}
-	return images, nil
+	return images, who, nil
 }
 
 // ExtractRequest is the JSON form of /v1/extract.
 type ExtractRequest struct {
-	Images []PageImage `json:"images" desc:"One image per page, in order."`
+	Images  []PageImage     `json:"images" desc:"One image per page, in order."`
+	Context *RequestContext `json:"context,omitempty" desc:"What the caller knows about the patient, for the checks only; never sent to the model."`
 }
 
 // PageImage is one page of an ExtractRequest.
@@ -115,28 +151,35 @@ type PageImage struct {
 	Data string `json:"data" format:"byte" desc:"The image as base64 (a data: URL is accepted too). Its type is sniffed from its bytes."`
 }
 
-func (s *Server) jsonImages(c echo.Context) ([][]byte, error) {
+func (s *Server) jsonImages(c echo.Context) ([][]byte, check.Context, error) {
 	var req ExtractRequest
+	var who check.Context
 	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
-		return nil, bodyErr(err, "the JSON body is malformed")
+		return nil, who, bodyErr(err, "the JSON body is malformed")
+	}
+	if req.Context != nil {
+		var err error
+		if who, err = checkContext(req.Context.Sex); err != nil {
+			return nil, who, err
+		}
 	}
 	if len(req.Images) == 0 {
-		return nil, problem.Errorf(problem.InvalidRequest, "images is empty: send one {\"data\": \"<base64>\"} per page")
+		return nil, who, problem.Errorf(problem.InvalidRequest, "images is empty: send one {\"data\": \"<base64>\"} per page")
 	}
 	if len(req.Images) > s.cfg.MaxPages {
-		return nil, extract.TooManyPages(s.cfg.MaxPages)
+		return nil, who, extract.TooManyPages(s.cfg.MaxPages)
 	}
 	images := make([][]byte, len(req.Images))
 	for i, im := range req.Images {
 		b, err := decodeImage(im.Data, s.cfg.MaxImageBytes)
 		if err != nil {
 			err.Detail = fmt.Sprintf("images[%d].data %s", i, err.Detail)
-			return nil, err
+			return nil, who, err
 		}
 		images[i] = b
 		req.Images[i].Data = "" // let the base64 text go
 	}
-	return images, nil
+	return images, who, nil
 }
 
 // bodyErr keeps a size error's code (the body limit or the image limit) and calls anything else
@@ -161,8 +204,9 @@ func bodyErr(err error, what string) error {
 
 // ParseRequest is the JSON form of /v1/parse.
 type ParseRequest struct {
-	Reply        string `json:"reply" desc:"The model's reply, verbatim."`
-	FinishReason string `json:"finishReason,omitempty" desc:"The model's finish reason; length means the reply was cut at the token limit."`
+	Reply        string          `json:"reply" desc:"The model's reply, verbatim."`
+	FinishReason string          `json:"finishReason,omitempty" desc:"The model's finish reason; length means the reply was cut at the token limit."`
+	Context      *RequestContext `json:"context,omitempty" desc:"What the caller knows about the patient, for the checks only."`
 }
 
 // ParseMeta tells how a replayed reply was read.
@@ -179,9 +223,9 @@ type ParseResponse struct {
 	Meta     ParseMeta        `json:"meta"`
 }
 
-// parse handles POST /v1/parse: a captured model reply in, the draft out, no model call. A
-// reply it cannot read is the caller's text, so reply_unparseable (422), not the 502 of a
-// model's reply.
+// parse handles POST /v1/parse: a captured model reply in, the draft out, checked as
+// /v1/extract's is, no model call. A reply it cannot read is the caller's text, so
+// reply_unparseable (422), not the 502 of a model's reply.
 func (s *Server) parse(c echo.Context) error {
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if mt != "application/json" && mt != "text/plain" && mt != "" {
@@ -201,6 +245,12 @@ func (s *Server) parse(c echo.Context) error {
 		}
 	}
 	b = nil
+	var who check.Context
+	if req.Context != nil {
+		if who, err = checkContext(req.Context.Sex); err != nil {
+			return err
+		}
+	}
 	// The read checks the context between pieces: the route's deadline bounds it too.
 	out, err := s.cfg.Builder.FromReplyContext(c.Request().Context(), req.Reply, req.FinishReason == "length")
 	if err != nil {
@@ -210,6 +260,7 @@ func (s *Server) parse(c echo.Context) error {
 		}
 		return err
 	}
+	out.Warnings = append(out.Warnings, check.Run(&out.Draft, who)...)
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
 		Draft: out.Draft, Warnings: nonNil(out.Warnings),
@@ -217,7 +268,8 @@ func (s *Server) parse(c echo.Context) error {
 	})
 }
 
-// validate handles POST /v1/validate: a confirmed draft in, normalised out, or invalid_draft.
+// validate handles POST /v1/validate: a confirmed draft in, normalised out with the same review
+// warnings as a fresh draft (checked as confirmed: nothing in it is changed), or invalid_draft.
 func (s *Server) validate(c echo.Context) error {
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if mt != "application/json" {
@@ -232,7 +284,7 @@ func (s *Server) validate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res.Warnings = nonNil(res.Warnings)
+	res.Warnings = nonNil(append(res.Warnings, check.Run(&res.Draft, check.Context{Confirmed: true})...))
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
 	return c.JSON(http.StatusOK, res)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
@@ -32,8 +33,8 @@ import (
 // Extractor reads a report's page images into a draft.
 type Extractor interface {
 	// Extract reads images, which it takes over, and gives back held's bytes as the pages
-	// leave its hands (see extract.Service.Extract).
-	Extract(ctx context.Context, images [][]byte, held *budget.Hold) (extract.Response, error)
+	// leave its hands (see extract.Service.Extract); who is for the checks only.
+	Extract(ctx context.Context, images [][]byte, held *budget.Hold, who check.Context) (extract.Response, error)
 }
 
 // Config is what the server needs. Zero limits take their defaults.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -24,12 +25,14 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	finish := finishReason("stop")
+	var who sexFlag
+	fs.Var(&who, "sex", "the patient's sex, male or female, for the checks only: a printed range that differs for men and women then gives this sex's bounds (default none: such bounds are null)")
 	fs.Var(&finish, "finish-reason", "the model's finish reason: "+strings.Join(finishReasons, ", ")+" or empty; length means the reply was cut at the token limit (default stop)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: ocrdraft parse [flags] FILE...
 
-Read captured model replies (- reads stdin) into drafts, as POST /v1/parse does, without a model
-call. One file prints indented JSON; several print one line each, in order. Exit 1 if any failed.
+Read captured model replies (- reads stdin) into drafts and check them, as POST /v1/parse does,
+without a model call. One file prints indented JSON; several print one line each, in order. Exit 1 if any failed.
 `)
 		printFlags(fs)
 	}
@@ -66,6 +69,7 @@ call. One file prints indented JSON; several print one line each, in order. Exit
 			doc = problem.From(err)
 			failed = true
 		} else {
+			out.Warnings = append(out.Warnings, check.Run(&out.Draft, check.Context{Sex: check.Sex(who)})...)
 			doc = out.Result
 		}
 		if err := writeJSON(stdout, doc, fs.NArg() == 1); err != nil {
@@ -77,6 +81,22 @@ call. One file prints indented JSON; several print one line each, in order. Exit
 	}
 	return nil
 }
+
+// sexFlag is -sex: male, female or empty.
+type sexFlag string
+
+func (f *sexFlag) String() string { return string(*f) }
+
+func (f *sexFlag) Set(v string) error {
+	sx, ok := check.ParseSex(v)
+	if !ok {
+		return errors.New("want male, female or empty")
+	}
+	*f = sexFlag(sx)
+	return nil
+}
+
+func (f *sexFlag) Type() string { return "sex" }
 
 // finishReasons are the finish reasons an OpenAI-compatible endpoint reports.
 var finishReasons = []string{"stop", "length", "content_filter", "tool_calls", "function_call"}

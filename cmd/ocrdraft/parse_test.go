@@ -105,3 +105,18 @@ func TestParseCLI(t *testing.T) {
 		}
 	})
 }
+
+// TestParseSex: -sex takes male or female, for the checks; anything else is a usage error.
+func TestParseSex(t *testing.T) {
+	const reply = "../../testdata/replies/qwen-units-in-values.txt"
+	for _, sex := range []string{"male", "female", ""} {
+		var out, errOut bytes.Buffer
+		if err := run(t.Context(), []string{"parse", "-sex", sex, reply}, nil, &out, &errOut); err != nil {
+			t.Errorf("-sex %q: %v (%s)", sex, err, errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"parse", "-sex", "m", reply}, nil, &out, &errOut); !errors.Is(err, errUsage) {
+		t.Errorf("-sex m: %v, want a usage error", err)
+	}
+}

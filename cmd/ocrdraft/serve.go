@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft"
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
@@ -313,7 +314,7 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	res, err := svc.Extract(ctx, images, nil)
+	res, err := svc.Extract(ctx, images, nil, check.Context{})
 	if err != nil {
 		return writeProblem(stdout, err)
 	}

@@ -19,6 +19,12 @@ import (
 
 // ExtractRequest defines model for ExtractRequest.
 type ExtractRequest struct {
+	// Context What the caller knows about the patient, for the checks only; never sent to the model.
+	Context *struct {
+		// Sex The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null.
+		Sex *string `json:"sex,omitempty"`
+	} `json:"context,omitempty"`
+
 	// Images One image per page, in order.
 	Images []PageImage `json:"images"`
 }
@@ -165,6 +171,12 @@ type ParseMeta struct {
 
 // ParseRequest defines model for ParseRequest.
 type ParseRequest struct {
+	// Context What the caller knows about the patient, for the checks only.
+	Context *struct {
+		// Sex The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null.
+		Sex *string `json:"sex,omitempty"`
+	} `json:"context,omitempty"`
+
 	// FinishReason The model's finish reason; length means the reply was cut at the token limit.
 	FinishReason *string `json:"finishReason,omitempty"`
 
@@ -279,6 +291,9 @@ type Unauthorized = Problem
 type ExtractDraftMultipartBody struct {
 	// Image One part named "image" per page, in order.
 	Image []openapi_types.File `json:"image"`
+
+	// Sex The patient's sex, male or female, for the checks only (never sent to the model) — a printed range that differs for men and women then gives this sex's bounds; without it such bounds are null.
+	Sex *string `json:"sex,omitempty"`
 }
 
 // ParseReplyTextBody defines parameters for ParseReply.
@@ -470,9 +485,10 @@ type ClientInterface interface {
 	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon.
+	// lexicon, and the review warnings never change a confirmed draft's values.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -486,9 +502,10 @@ type ClientInterface interface {
 	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon.
+	// lexicon, and the review warnings never change a confirmed draft's values.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -711,9 +728,10 @@ func (c *Client) ParseReplyWithTextBody(ctx context.Context, body ParseReplyText
 // printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 // invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 // given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon.
+// lexicon, and the review warnings never change a confirmed draft's values.
 //
 // Takes any type of body and a specified content type.
 //
@@ -737,9 +755,10 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 // printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 // invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 // given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon.
+// lexicon, and the review warnings never change a confirmed draft's values.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1247,9 +1266,10 @@ type ClientWithResponsesInterface interface {
 	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon.
+	// lexicon, and the review warnings never change a confirmed draft's values.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1263,9 +1283,10 @@ type ClientWithResponsesInterface interface {
 	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+	// model's reply (a reversed reference range is swapped, with a warning), with the same
+	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon.
+	// lexicon, and the review warnings never change a confirmed draft's values.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2252,9 +2273,10 @@ func (c *ClientWithResponses) ParseReplyWithTextBodyWithResponse(ctx context.Con
 // printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 // invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 // given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon.
+// lexicon, and the review warnings never change a confirmed draft's values.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2274,9 +2296,10 @@ func (c *ClientWithResponses) ValidateDraftWithBodyWithResponse(ctx context.Cont
 // printedFlag other than high, low or abnormal, or a broken length or range rule is 422
 // invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning); refLow and refHigh
+// model's reply (a reversed reference range is swapped, with a warning), with the same
+// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
 // given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon.
+// lexicon, and the review warnings never change a confirmed draft's values.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

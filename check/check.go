@@ -1,0 +1,324 @@
+// Package check judges a merged draft with the lexicon: it finds what the model may have
+// misread (a value no patient can have, a range of another unit, HDL above total cholesterol, a
+// printed ↑ beside a normal value) and tells the person confirming exactly where to look.
+//
+// It never reads a reply (package draft does) and never changes a value, with two exceptions,
+// both about a range that is not this value's: a range printed in another unit than the value,
+// and a range that differs for men and women when the caller did not say which applies. Then
+// the bounds are set to null and refText is kept as printed (see Rules).
+//
+// Every check is one row of Rules, with its warning code and its own test cases; a new check is
+// one row and one test case. Thresholds are chosen so that false alarms stay rare (a false
+// alarm costs the person's trust as much as a miss) and are documented on each row's func.
+package check
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ocrdraft/ocrdraft/lexicon"
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// Context is what the caller knows about the patient and the draft. It is used only by code,
+// to pick the printed range that applies; it never reaches the prompt, the model or a log.
+type Context struct {
+	// Sex is "male", "female" or "" (unknown).
+	Sex Sex
+	// Confirmed marks a draft a person has confirmed (/v1/validate): the checks warn as for a
+	// fresh draft but change nothing, because the bounds the person kept are theirs.
+	Confirmed bool
+}
+
+// Sex is the patient's sex as the caller states it.
+type Sex string
+
+// The sexes a caller can state; "" is unknown.
+const (
+	Male   Sex = "male"
+	Female Sex = "female"
+)
+
+// ParseSex reads a caller's sex: male, female or empty (case and spaces ignored); ok is false
+// for anything else, which the caller should reject rather than guess.
+func ParseSex(s string) (Sex, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return "", true
+	case "male":
+		return Male, true
+	case "female":
+		return Female, true
+	}
+	return "", false
+}
+
+// Rule is one check: the code it warns with and the function that looks.
+type Rule struct {
+	Code  schema.WarningCode
+	Check func(*state)
+}
+
+// Rules is the one table of checks, in the order they run. The two rows that may null a range
+// run first, so that the rows after them judge values against the bounds that apply.
+var Rules = []Rule{
+	{schema.RangeSexSpecific, sexSpecific},
+	{schema.RangeImplausible, rangeImplausible},
+	{schema.UnitUnexpected, unitUnexpected},
+	{schema.ValueImplausible, valueImplausible},
+	{schema.FlagMismatch, flagMismatch},
+	{schema.DuplicateRow, duplicateRow},
+	{schema.InconsistentValues, inconsistentValues},
+}
+
+// Run checks d and returns the warnings for the person confirming it, in the order of Rules
+// and, within a rule, of the indicators. Paths index d.Indicators. It changes d only as the
+// package doc says, and not at all when ctx.Confirmed.
+func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
+	if d == nil || len(d.Indicators) == 0 {
+		return nil
+	}
+	s := states.Get().(*state)
+	defer s.release()
+	s.d, s.ctx, s.lex = d, ctx, lexicon.Default()
+	if len(d.Indicators) <= len(s.buf) {
+		s.rows = s.buf[:len(d.Indicators)]
+	} else {
+		s.rows = make([]row, len(d.Indicators))
+	}
+	for i := range d.Indicators {
+		r := &s.rows[i]
+		r.load(s.lex, &d.Indicators[i])
+		if r.a != nil {
+			s.seen |= bit(r.a)
+		}
+	}
+	for _, r := range Rules {
+		s.code = r.Code
+		r.Check(s)
+	}
+	return s.out
+}
+
+// states reuses the per-Run state (32 rows, 2.7 KB): a Run then allocates only its warnings.
+var states = sync.Pool{New: func() any { return new(state) }}
+
+// release clears s of the draft's pointers and puts it back.
+func (s *state) release() {
+	*s = state{}
+	states.Put(s)
+}
+
+// state is one Run: the draft, each indicator as the checks see it, and the warnings so far.
+type state struct {
+	d    *schema.OcrDraft
+	ctx  Context
+	lex  *lexicon.Lexicon
+	rows []row
+	code schema.WarningCode // the rule running
+	out  []schema.Warning
+	seen uint64 // bit(a) of every analyte in rows: most relations are ruled out by it
+	buf  [32]row
+}
+
+// bit is an analyte's bit in state.seen.
+func bit(a *lexicon.Analyte) uint64 {
+	h := uint64(uintptr(unsafe.Pointer(a)))
+	h ^= h >> 7
+	return 1 << ((h * 0x9E3779B97F4A7C15) >> 58)
+}
+
+// row is one indicator looked up once: its analyte and unit, and its numbers as floats.
+type row struct {
+	ind  *schema.OcrIndicator
+	name string           // ItemName without surrounding space
+	a    *lexicon.Analyte // nil: not a known analyte
+	u    *lexicon.Unit    // nil: no unit printed that the analyte knows
+	v    float64
+	hasV bool
+	// rangeBad: range_implausible found the bounds wrong; later rules do not judge by them.
+	rangeBad bool
+	// The bounds as floats, read once (loadBounds again after a rule changes them).
+	lo, hi       float64
+	hasLo, hasHi bool
+}
+
+func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {
+	r.ind = ind
+	r.name = trimName(ind.ItemName)
+	if ind.ValueNum != nil {
+		r.v, r.hasV = num(ind.ValueNum)
+	}
+	r.loadBounds()
+	unit := str(ind.Unit)
+	if ind.Analyte != nil {
+		if a, ok := l.Analyte(*ind.Analyte); ok {
+			r.a = a
+			r.u, _ = a.Unit(unit)
+		}
+	}
+	if r.a == nil {
+		a, u, ok := l.Find(str(ind.ItemGroup), ind.ItemName, unit)
+		if !ok {
+			return
+		}
+		r.a, r.u = a, u
+	}
+	if r.u != nil && !isUnit(unit) && len(r.a.Units) > 1 {
+		// No unit printed, and the analyte has several (a ratio or a %, HCT in % or L/L): which
+		// one the number is in cannot be told, so nothing converts it.
+		r.u = nil
+	}
+	if r.u == nil && isUnit(unit) {
+		// The name may mean another section's item that is measured in this unit (T in ℃ is
+		// a temperature, P in 次/分 a pulse): then the row is that item.
+		for _, sec := range l.Sections() {
+			if b, bu, ok := l.Find(sec.Name, ind.ItemName, unit); ok && bu != nil {
+				r.a, r.u = b, bu
+				return
+			}
+		}
+	}
+}
+
+// bounds returns the row's reference bounds as floats.
+func (r *row) bounds() (lo, hi float64, hasLo, hasHi bool) { return r.lo, r.hi, r.hasLo, r.hasHi }
+
+// setBounds changes the indicator's bounds (the two exceptions to "never change a value").
+func (r *row) setBounds(lo, hi *schema.Decimal) {
+	r.ind.RefLow, r.ind.RefHigh = lo, hi
+	r.loadBounds()
+}
+
+func (r *row) loadBounds() {
+	r.lo, r.hi, r.hasLo, r.hasHi = 0, 0, false, false
+	if r.ind.RefLow != nil {
+		r.lo, r.hasLo = num(r.ind.RefLow)
+	}
+	if r.ind.RefHigh != nil {
+		r.hi, r.hasHi = num(r.ind.RefHigh)
+	}
+}
+
+// warn adds a warning of the running rule about field of indicator i, its message from the
+// rule's text for reason (messages.go) filled from params.
+func (s *state) warn(i int, field, reason string, params map[string]string) {
+	ind := &s.d.Indicators[i]
+	path := "indicators[" + strconv.Itoa(i) + "]"
+	if field != "" {
+		path += "." + field
+	}
+	if params == nil {
+		params = map[string]string{}
+	}
+	params["itemName"] = ind.ItemName
+	s.out = append(s.out, schema.Warning{
+		Code:    s.code,
+		Path:    &path,
+		Page:    ind.Page,
+		Message: Message(s.code, reason, params),
+		Params:  params,
+	})
+}
+
+// facts returns the params every message about a row may speak of: its value, unit and range
+// as printed, those that are present.
+func facts(ind *schema.OcrIndicator) map[string]string {
+	p := make(map[string]string, 8)
+	if ind.ValueNum != nil {
+		p["value"] = ind.ValueNum.String()
+	} else if ind.ValueText != nil {
+		p["value"] = *ind.ValueText
+	}
+	if ind.Unit != nil {
+		p["unit"] = *ind.Unit
+	}
+	if ind.RefLow != nil {
+		p["refLow"] = ind.RefLow.String()
+	}
+	if ind.RefHigh != nil {
+		p["refHigh"] = ind.RefHigh.String()
+	}
+	if ind.RefText != nil {
+		p["refText"] = *ind.RefText
+	}
+	return p
+}
+
+// pow10 holds the powers of ten a float64 represents exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// num is d as a float, without allocating. A canonical literal of at most 15 digits is an exact
+// integer divided by an exact power of ten, which is correctly rounded; others go to strconv.
+func num(d *schema.Decimal) (float64, bool) {
+	lit := d.String()
+	neg := lit[0] == '-'
+	s := lit
+	if neg {
+		s = s[1:]
+	}
+	var m uint64
+	digits, scale, dot := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			dot = true
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				scale++
+			}
+		default:
+			digits = 99
+		}
+	}
+	if digits > 15 || scale >= len(pow10) {
+		f, err := strconv.ParseFloat(lit, 64)
+		return f, err == nil
+	}
+	f := float64(m) / pow10[scale]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// trimName is s without the spaces a name may carry around it (ASCII, ideographic, no-break),
+// cheaply: strings.TrimSpace decodes every rune of a Chinese name.
+func trimName(s string) string {
+	for {
+		switch {
+		case strings.HasPrefix(s, " "), strings.HasPrefix(s, "\t"), strings.HasPrefix(s, "\n"):
+			s = s[1:]
+		case strings.HasPrefix(s, "\u3000"):
+			s = s[3:]
+		case strings.HasPrefix(s, "\u00a0"):
+			s = s[2:]
+		case strings.HasSuffix(s, " "), strings.HasSuffix(s, "\t"), strings.HasSuffix(s, "\n"):
+			s = s[:len(s)-1]
+		case strings.HasSuffix(s, "\u3000"):
+			s = s[:len(s)-3]
+		case strings.HasSuffix(s, "\u00a0"):
+			s = s[:len(s)-2]
+		default:
+			return s
+		}
+	}
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// format writes a computed figure (a limit, a sum) for a message: at most 4 significant
+// digits, never in exponent form (1e+05 means nothing to the person confirming).
+func format(f float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 4, 64), 64)
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}

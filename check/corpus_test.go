@@ -1,0 +1,48 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocrdraft/ocrdraft/draft"
+)
+
+// corpusMisreads are the warnings the checks give on the captured replies of testdata/replies
+// read by draft: each a real misread in that reply, or a range by sex that needs the patient's
+// sex. Any other warning there is a false alarm.
+var corpusMisreads = map[string]string{
+	// Ranges printed for men and women, read without a sex: bounds left empty, on purpose.
+	"ev-gemini-english-flag-column.txt": "range_sex_specific indicators[1].refText",
+	"ev-gpt4o-evidence-fields.txt":      "range_sex_specific indicators[1].refText",
+	// 98 mg/dL written beside the item's mmol/L: the draft says 98 mmol/L.
+	"field-gpt4o-unit-conflict.txt": "value_implausible indicators[0].valueNum",
+	// 1.2 mg/dL beside the item's μmol/L: the draft says 1.2 μmol/L.
+	"field-qwen25vl-mistake-unit-in-valuenum.txt": "value_implausible indicators[5].valueNum",
+}
+
+// TestCorpus runs the checks on every captured reply as draft reads it.
+func TestCorpus(t *testing.T) {
+	files, err := filepath.Glob("../testdata/replies/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no replies", err)
+	}
+	b := draft.New()
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := b.FromReply(string(raw), strings.HasSuffix(f, ".length.txt"))
+		if err != nil {
+			continue
+		}
+		name := filepath.Base(f)
+		for _, w := range Run(&out.Draft, Context{}) {
+			if got := string(w.Code) + " " + *w.Path; got != corpusMisreads[name] {
+				t.Errorf("%s: %s: %s", name, got, w.Message)
+			}
+		}
+	}
+}

@@ -1,0 +1,544 @@
+package check
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ocrdraft/ocrdraft/lexicon"
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// sexSpecific (range_sex_specific): refText gives different bounds for men and women
+// ("男：40-50；女：35-45", "4.3-5.8(男) 3.8-5.1(女)", "M 13-17 F 12-15"). Without a sex the bounds
+// are set to null (they belong to one sex or the other, and a value judged against the wrong one
+// is wrongly flagged); with one, that sex's printed bounds are taken and params.sex says so. A
+// range that gives one sex two bounds (age bands) is left alone: no sex settles it. On a
+// confirmed draft it only warns when the bounds kept are neither sex's.
+func sexSpecific(s *state) {
+	for i := range s.rows {
+		ind := s.rows[i].ind
+		if ind.RefText == nil {
+			continue
+		}
+		m, f, ok := sexRanges(*ind.RefText)
+		if !ok || m.equal(f) {
+			continue
+		}
+		p := facts(ind)
+		switch {
+		case s.ctx.Confirmed:
+			if (ind.RefLow == nil && ind.RefHigh == nil) || m.is(ind) || f.is(ind) {
+				continue
+			}
+			s.warn(i, "refLow", "confirmed", p)
+		case s.ctx.Sex == "":
+			s.rows[i].setBounds(nil, nil)
+			s.warn(i, "refText", "unknown", p)
+		default:
+			b := m
+			if s.ctx.Sex == Female {
+				b = f
+			}
+			s.rows[i].setBounds(b.lo.ptr(), b.hi.ptr())
+			delete(p, "refLow")
+			delete(p, "refHigh")
+			if ind.RefLow != nil {
+				p["refLow"] = ind.RefLow.String()
+			}
+			if ind.RefHigh != nil {
+				p["refHigh"] = ind.RefHigh.String()
+			}
+			p["sex"] = string(s.ctx.Sex)
+			s.warn(i, "refLow", "chosen", p)
+		}
+	}
+}
+
+// rangeImplausible (range_implausible), for a known analyte whose unit the lexicon knows:
+//   - refText ends in another unit of the analyte than the value's ("70-110 mg/dL" beside
+//     mmol/L), with a factor between them (not U/L beside IU/L): the bounds are not this
+//     value's and are set to null, refText kept;
+//   - the bounds are 3× or more off the lexicon's reference range in the value's unit (on the
+//     geometric mean of the bounds' ratios, so one lab's narrower range does not count) and
+//     within 1.6× of it in another of the analyte's units (glucose 70–110 beside mmol/L: 18×
+//     off, and mg/dL fits): the range or the unit was misread. Kept as printed;
+//   - an analyte without a lexicon range: a bound beyond the physiological limits in the unit
+//     (an HDL range of 40–60 beside mmol/L, whose limit is 10). Kept as printed.
+func rangeImplausible(s *state) {
+	for i := range s.rows {
+		r := &s.rows[i]
+		ind := r.ind
+		if r.a == nil || r.u == nil || r.u.Factor == 0 {
+			continue
+		}
+		if ind.RefText != nil {
+			if tail := unitTail(*ind.RefText); tail != "" {
+				if ru, ok := r.a.Unit(tail); ok && ru != r.u && ru.Factor != 0 && !near(ru.Factor/r.u.Factor, 1, 0.01) {
+					p := facts(ind)
+					p["refUnit"] = tail
+					if !s.ctx.Confirmed {
+						r.setBounds(nil, nil)
+					}
+					r.rangeBad = true
+					s.warn(i, "refText", "other_unit", p)
+					continue
+				}
+			}
+		}
+		lo, hi, hasLo, hasHi := r.bounds()
+		if !hasLo && !hasHi {
+			continue
+		}
+		if rl, rh, ok := r.u.Ref(); ok {
+			if own := fit(lo, hi, hasLo, hasHi, rl, rh); own >= 3 {
+				var best *lexicon.Unit
+				bestFit := 1.6
+				for k := range r.a.Units {
+					w := &r.a.Units[k]
+					if w == r.u || w.Factor == 0 || near(w.Factor/r.u.Factor, 1, 0.01) {
+						continue
+					}
+					wl, wh, _ := w.Ref()
+					if d := fit(lo, hi, hasLo, hasHi, wl, wh); d > 0 && d <= bestFit {
+						best, bestFit = w, d
+					}
+				}
+				if best != nil {
+					p := facts(ind)
+					p["expectedUnit"] = best.Name
+					r.rangeBad = true
+					s.warn(i, "refLow", "fits_other_unit", p)
+					continue
+				}
+			}
+		}
+		if ll, lh, ok := r.u.Limits(); ok {
+			if (hasHi && hi > lh) || (hasLo && lo > lh) || (hasHi && hi > 0 && hi < ll) {
+				p := facts(ind)
+				p["limitLow"], p["limitHigh"] = format(ll), format(lh)
+				r.rangeBad = true
+				s.warn(i, "refLow", "limits", p)
+			}
+		}
+	}
+}
+
+// unitUnexpected (unit_unexpected): a number with a printed unit that the analyte is not
+// measured in, under any of the spellings the lexicon folds (μ/u, ×10^9/L or 10*9/L), and that
+// is a unit the lexicon knows for some other analyte (g/L beside cholesterol, mmol/L beside
+// ALT): a spelling the lexicon lacks (sec, 次/分钟) is not the person's problem. The name is first
+// tried in every section (row.load), so that T in ℃ is a temperature and not a testosterone in
+// the wrong unit. A unit with no letter or digit (-, /) is no unit.
+func unitUnexpected(s *state) {
+	for i := range s.rows {
+		r := &s.rows[i]
+		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) ||
+			!s.knownUnit(*r.ind.Unit) {
+			continue
+		}
+		p := facts(r.ind)
+		p["expectedUnit"] = unitNames(r.a)
+		s.warn(i, "unit", "unknown", p)
+	}
+}
+
+// knownUnit reports whether some analyte of the lexicon is measured in u. It walks the whole
+// lexicon, which only a row in an unexpected unit costs.
+func (s *state) knownUnit(u string) bool {
+	for _, a := range s.lex.Analytes() {
+		if _, ok := a.Unit(u); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTenfoldSpread bounds the analytes the tenfold test applies to: those whose lexicon limits
+// lie within 30× of their reference range on that side (electrolytes, proteins, lipids, glucose,
+// urea, the blood count indices …). Enzymes, markers, hormones and inflammation markers are
+// 100× beyond their range in real patients (ALT in hepatitis, CRP in sepsis), so for them only
+// the limits speak.
+const maxTenfoldSpread = 30
+
+// valueImplausible (value_implausible), for a known analyte's number:
+//   - outside the lexicon's physiological limits in its unit (cholesterol 586 mmol/L); with no
+//     unit printed, outside the limits in every unit the analyte has. A urine specific gravity
+//     of 1020 (1,020 read with a thousands comma) is such a value, and the message says so;
+//   - 10× or more above the printed upper bound, or at most a tenth of the printed lower bound,
+//     for an analyte whose own variation is narrower than that (maxTenfoldSpread): a lost or
+//     added decimal point (586 beside 3.1–5.2 with no unit). Not when the range itself was
+//     found wrong (range_implausible), which would say the same thing twice.
+func valueImplausible(s *state) {
+	for i := range s.rows {
+		r := &s.rows[i]
+		if r.a == nil || !r.hasV || r.a.Kind == lexicon.Qual {
+			continue
+		}
+		var ll, lh float64
+		ok := false
+		if r.u != nil {
+			ll, lh, ok = r.u.Limits()
+		} else if !isUnit(str(r.ind.Unit)) {
+			ll, lh, ok = anyLimits(r.a)
+		}
+		if ok && (r.v < ll || r.v > lh) {
+			p := facts(r.ind)
+			p["limitLow"], p["limitHigh"] = format(ll), format(lh)
+			reason := "limits"
+			if r.v == math.Trunc(r.v) && lh < 10 && r.v/1000 >= ll && r.v/1000 <= lh {
+				reason = "decimal_comma"
+				p["suggested"] = strconv.FormatFloat(r.v/1000, 'f', 3, 64)
+			}
+			s.warn(i, "valueNum", reason, p)
+			continue
+		}
+		if r.rangeBad {
+			continue
+		}
+		lo, hi, hasLo, hasHi := r.bounds()
+		cl, ch, okL := r.a.Canonical().Limits()
+		rl, rh, okR := r.a.Canonical().Ref()
+		if !okL || !okR {
+			continue
+		}
+		times := 0.0
+		switch {
+		case hasHi && hi > 0 && r.v >= 10*hi && rh > 0 && ch/rh <= maxTenfoldSpread:
+			times = r.v / hi
+		case hasLo && lo > 0 && r.v >= 0 && r.v <= lo/10 && cl > 0 && rl/cl <= maxTenfoldSpread:
+			if r.v == 0 {
+				times = math.Inf(1)
+			} else {
+				times = lo / r.v
+			}
+		}
+		if times > 0 {
+			p := facts(r.ind)
+			p["times"] = format(math.Floor(math.Min(times, 1e6)))
+			s.warn(i, "valueNum", "tenfold", p)
+		}
+	}
+}
+
+// flagMismatch (flag_mismatch): a printed ↑ beside a value below the upper bound (or, with a
+// lower bound only, below it), a printed ↓ beside a value above the lower bound (or above the
+// upper bound only). A value equal to the bound is not a mismatch: labs flag on the unrounded
+// value, and the printed one rounds to the bound. A mark with no direction (*, 异常) is not
+// judged: reports use it for footnotes too.
+func flagMismatch(s *state) {
+	for i := range s.rows {
+		r := &s.rows[i]
+		f := r.ind.PrintedFlag
+		if f == nil || !r.hasV || r.rangeBad {
+			continue
+		}
+		lo, hi, hasLo, hasHi := r.bounds()
+		bad := false
+		switch *f {
+		case schema.FlagHigh:
+			bad = (hasHi && r.v < hi) || (!hasHi && hasLo && r.v < lo)
+		case schema.FlagLow:
+			bad = (hasLo && r.v > lo) || (!hasLo && hasHi && r.v > hi)
+		}
+		if bad {
+			p := facts(r.ind)
+			p["printedFlag"] = string(*f)
+			s.warn(i, "valueNum", string(*f), p)
+		}
+	}
+}
+
+// timeSeries are group words of tests that print one item at several times (OGTT, insulin
+// release): the same name with different values is their point, not a duplicate.
+var timeSeries = []string{"糖耐量", "耐量", "释放", "釋放", "OGTT", "ogtt", "曲线", "曲線", "小时", "min", "分钟"}
+
+// duplicateRow (duplicate_row): two rows of one page with the same name, group and unit, both
+// numbers, and different values: a neighbouring row read twice, or a model looping. Not across
+// units (中性粒细胞 in % and in ×10^9/L is a pair), not for words (a dipstick 阴性 beside a
+// sediment count), not in a time-series test (timeSeries). Each later row warns once, naming
+// the first.
+func duplicateRow(s *state) {
+	for j := 1; j < len(s.rows); j++ {
+		b := s.rows[j].ind
+		if b.ValueNum == nil {
+			continue
+		}
+		name := s.rows[j].name
+		for i := 0; i < j; i++ {
+			a := s.rows[i].ind
+			if a.ValueNum == nil || s.rows[i].name != name || !samePtr(a.ItemGroup, b.ItemGroup) ||
+				!samePage(a.Page, b.Page) || !sameUnit(a.Unit, b.Unit) || a.ValueNum.Equal(*b.ValueNum) || inTimeSeries(b.ItemGroup) {
+				continue
+			}
+			p := facts(b)
+			p["otherValue"] = a.ValueNum.String()
+			p["otherPath"] = "indicators[" + strconv.Itoa(i) + "]"
+			s.warn(j, "valueNum", "values", p)
+			break
+		}
+	}
+}
+
+// Tolerances of inconsistentValues, beyond the rounding of the printed numbers (half a unit of
+// each one's last digit): definitions computed by the lab (IBIL = TBIL − DBIL, MCH = HGB/RBC)
+// hold within rounding, analyser counts (WBC and its parts) within a few per cent.
+const (
+	partTol    = 0.02 // a part may exceed its whole by 2 %
+	sumTol     = 0.05 // a sum may differ from its whole by 5 %
+	ratioTol   = 0.10 // a ratio may differ from its parts' by 10 %
+	percentTol = 5.0  // a differential may add up to 100 ± 5 (immature cells, bands)
+)
+
+// skipRelation are lexicon relations that real assays break: CK-MB activity by immuno-
+// inhibition exceeds total CK when macro-CK is present.
+var skipRelation = map[string]bool{"ck_mb": true}
+
+// inconsistentValues (inconsistent_values) holds values against lexicon.Relations, in
+// canonical units: a part above its whole (HDL-C above TC, DBIL above TBIL, ALB above TP), a
+// sum (TP = ALB + GLB) or a ratio (A/G = ALB/GLB, MCH = HGB/RBC) off beyond the tolerances
+// above, a five-part differential adding up to 100 ± more than 5. An analyte printed twice with
+// different values is left out: which one is meant cannot be told.
+func inconsistentValues(s *state) {
+	for _, rel := range s.lex.Relations() {
+		if len(rel.Parts) == 1 && skipRelation[rel.Parts[0].Key] || !s.mayHave(rel) {
+			continue
+		}
+		w := -1
+		if rel.Whole != nil {
+			if w = s.find(rel.Whole); w < 0 {
+				continue
+			}
+		}
+		var parts [8]int
+		if len(rel.Parts) > len(parts) {
+			continue
+		}
+		missing := false
+		for k, a := range rel.Parts {
+			if parts[k] = s.find(a); parts[k] < 0 {
+				missing = true
+				break
+			}
+		}
+		if missing {
+			continue
+		}
+		ps := parts[:len(rel.Parts)]
+		switch rel.Kind {
+		case lexicon.Part:
+			pv, wv := s.canon(ps[0]), s.canon(w)
+			if pv > wv*(1+partTol)+s.ulp(ps[0])+s.ulp(w) {
+				p := facts(s.rows[ps[0]].ind)
+				p["wholeName"] = s.rows[w].ind.ItemName
+				p["wholeValue"] = s.rows[w].ind.ValueNum.String()
+				p["wholePath"] = "indicators[" + strconv.Itoa(w) + "]"
+				s.warn(ps[0], "valueNum", "part", p)
+			}
+		case lexicon.Sum:
+			sum, tol := 0.0, s.ulp(w)
+			for _, k := range ps {
+				sum += s.canon(k)
+				tol += s.ulp(k)
+			}
+			wv := s.canon(w)
+			if math.Abs(wv-sum) > sumTol*math.Abs(wv)+tol {
+				s.related(w, ps, "sum", sum)
+			}
+		case lexicon.Ratio:
+			a, b := s.canon(ps[0]), s.canon(ps[1])
+			if b <= 0 || a < 0 {
+				continue
+			}
+			want := rel.Scale * a / b
+			rt := s.ulp(ps[0])/math.Max(a, 1e-12) + s.ulp(ps[1])/b
+			if math.Abs(s.canon(w)-want) > want*(ratioTol+rt)+s.ulp(w) {
+				s.related(w, ps, "ratio", want)
+			}
+		case lexicon.Percent:
+			sum, tol := 0.0, 0.0
+			for _, k := range ps {
+				sum += s.canon(k)
+				tol += s.ulp(k)
+			}
+			if math.Abs(sum-100) > percentTol+tol {
+				p := map[string]string{"sum": format(sum), "partNames": names(s, ps)}
+				s.warn(ps[0], "valueNum", "percent", p)
+			}
+		}
+	}
+}
+
+// mayHave reports whether every analyte of rel may be in the draft (state.seen).
+func (s *state) mayHave(rel lexicon.Relation) bool {
+	if rel.Whole != nil && s.seen&bit(rel.Whole) == 0 {
+		return false
+	}
+	for _, a := range rel.Parts {
+		if s.seen&bit(a) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// related warns on whole w that it is not what its parts ps make (want, canonical).
+func (s *state) related(w int, ps []int, reason string, want float64) {
+	r := &s.rows[w]
+	p := facts(r.ind)
+	if v, ok := r.u.FromCanonical(want); ok {
+		p["expected"] = format(v)
+	}
+	p["partNames"] = names(s, ps)
+	s.warn(w, "valueNum", reason, p)
+}
+
+func names(s *state, ps []int) string {
+	var b strings.Builder
+	for n, k := range ps {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.rows[k].ind.ItemName)
+		b.WriteByte(' ')
+		b.WriteString(s.rows[k].ind.ValueNum.String())
+	}
+	return b.String()
+}
+
+// find returns the one row of analyte a with a number in a convertible unit, or -1 when there
+// is none or several with different values.
+func (s *state) find(a *lexicon.Analyte) int {
+	at := -1
+	for i := range s.rows {
+		r := &s.rows[i]
+		if r.a != a || !r.hasV || r.u == nil || r.u.Factor == 0 {
+			continue
+		}
+		if at >= 0 && s.canon(at) != s.canon(i) {
+			return -1
+		}
+		if at < 0 {
+			at = i
+		}
+	}
+	return at
+}
+
+// canon is row i's value in its analyte's canonical unit.
+func (s *state) canon(i int) float64 {
+	v, _ := s.rows[i].u.ToCanonical(s.rows[i].v)
+	return v
+}
+
+// ulp is half a unit of the last printed digit of row i's value, in canonical units: what
+// rounding may have moved it.
+func (s *state) ulp(i int) float64 {
+	lit := s.rows[i].ind.ValueNum.String()
+	h := 0.5
+	if _, frac, ok := strings.Cut(lit, "."); ok {
+		h = 0.5 * math.Pow10(-len(frac))
+	}
+	v, _ := s.rows[i].u.ToCanonical(h)
+	return v
+}
+
+// fit is how far printed bounds are from a reference range: the geometric mean of the bounds'
+// ratios to it, over the bounds that both have above zero, folded above 1 (2 means twice or
+// half); 0 when no bound compares.
+func fit(lo, hi float64, hasLo, hasHi bool, rl, rh float64) float64 {
+	g, n := 1.0, 0
+	if hasLo && lo > 0 && rl > 0 {
+		g *= lo / rl
+		n++
+	}
+	if hasHi && hi > 0 && rh > 0 {
+		g *= hi / rh
+		n++
+	}
+	switch n {
+	case 0:
+		return 0
+	case 2:
+		g = math.Sqrt(g)
+	}
+	if g < 1 {
+		g = 1 / g
+	}
+	return g
+}
+
+// anyLimits is the widest span of the analyte's limits over its units: a value outside it is
+// impossible in whatever unit it was meant.
+func anyLimits(a *lexicon.Analyte) (lo, hi float64, ok bool) {
+	for k := range a.Units {
+		l, h, has := a.Units[k].Limits()
+		if !has {
+			continue
+		}
+		if !ok || l < lo {
+			lo = l
+		}
+		if !ok || h > hi {
+			hi = h
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}
+
+func near(x, want, tol float64) bool { return math.Abs(x-want) <= tol*math.Abs(want) }
+
+// isUnit reports whether a printed unit says anything: a letter, a digit, % or a symbol unit.
+func isUnit(u string) bool {
+	for _, c := range u {
+		if c == '-' || c == '/' || c == ' ' || c == '—' || c == '.' || c == '　' {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func unitNames(a *lexicon.Analyte) string {
+	var b strings.Builder
+	for k, u := range a.Units {
+		if k == 4 {
+			b.WriteString(" …")
+			break
+		}
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		if u.Name == "" {
+			b.WriteString("no unit")
+			continue
+		}
+		b.WriteString(u.Name)
+	}
+	return b.String()
+}
+
+func inTimeSeries(g *string) bool {
+	if g == nil {
+		return false
+	}
+	for _, w := range timeSeries {
+		if strings.Contains(*g, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func samePtr(a, b *string) bool {
+	return str(a) == str(b)
+}
+
+func samePage(a, b *int) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func sameUnit(a, b *string) bool {
+	return strings.EqualFold(strings.TrimSpace(str(a)), strings.TrimSpace(str(b)))
+}
