@@ -185,8 +185,22 @@ func From(err error) Document {
 	if len(d.Errors) > MaxFields {
 		d.Errors, d.Omitted = d.Errors[:MaxFields:MaxFields], len(d.Errors)-MaxFields
 	}
+	copied := false
+	for j, f := range d.Errors {
+		if len(f.Path) <= MaxFieldText && len(f.Message) <= MaxFieldText {
+			continue
+		}
+		if !copied { // never write into the caller's list
+			d.Errors, copied = append([]Field(nil), d.Errors...), true
+		}
+		d.Errors[j] = Field{Path: cut(f.Path, MaxFieldText), Message: cut(f.Message, MaxFieldText)}
+	}
 	return d
 }
+
+// MaxFieldText bounds a field problem's path and message in bytes: a message may quote the
+// caller's value (a 100 000-digit year), which the list must not echo whole.
+const MaxFieldText = 300
 
 // cut shortens s to at most max bytes, at a character boundary, marking the cut with "…".
 func cut(s string, max int) string {

@@ -80,3 +80,16 @@ func TestFromCapsDetail(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldTextCapped: a field problem that quotes a huge value is cut, as detail is.
+func TestFieldTextCapped(t *testing.T) {
+	huge := "reportYear 1" + strings.Repeat("0", 100000) + " is out of range"
+	fields := []Field{{Path: "reportYear", Message: huge}, {Path: "title", Message: "ok"}}
+	d := From(&Error{Code: InvalidDraft, Detail: "d", Fields: fields})
+	if len(d.Errors[0].Message) > MaxFieldText || d.Errors[1].Message != "ok" {
+		t.Errorf("messages %d bytes and %q", len(d.Errors[0].Message), d.Errors[1].Message)
+	}
+	if fields[0].Message != huge {
+		t.Error("From changed the caller's list")
+	}
+}

@@ -86,6 +86,11 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return res, err
 	}
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		// go-openai would read a 3xx as a chat completion; it is a redirect, never followed.
+		res.Body.Close()
+		return nil, &redirected{status: res.StatusCode, to: res.Header.Get("Location")}
+	}
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
 	if ok && res.ContentLength > d.max {
 		res.Body.Close()
@@ -119,6 +124,16 @@ func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
 		io.Reader
 		io.Closer
 	}{r, body}
+}
+
+// redirected is the error for an upstream answer that is a redirect (see noRedirects).
+type redirected struct {
+	status int
+	to     string // Location, for the log only
+}
+
+func (e *redirected) Error() string {
+	return fmt.Sprintf("redirect %d to %q, not followed", e.status, e.to)
 }
 
 // tooLarge is the error for an upstream answer of more than limit bytes.
@@ -237,6 +252,7 @@ type failure struct {
 // own timeout ran out (the caller's context was checked before and is still alive).
 func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 	var (
+		redir  *redirected
 		bigErr *tooLarge
 		apiErr *openai.APIError
 		reqErr *openai.RequestError
@@ -247,6 +263,14 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 		zipErr flate.CorruptInputError
 	)
 	switch {
+	case errors.As(err, &redir):
+		// Not retried: it would redirect again. Where it points is for the log, not the caller.
+		return failure{
+			code: problem.ModelUnavailable, what: "model endpoint failed",
+			reason:   fmt.Sprintf("it answered %d, a redirect, which is never followed: set OCR_MODEL_BASE_URL to the endpoint itself", redir.status),
+			cause:    c.scrub(err),
+			upstream: &problem.Upstream{Status: redir.status, Reason: c.clip("redirect to "+redir.to, maxReason)},
+		}
 	case errors.As(err, &bigErr):
 		// Not retried: the endpoint would most likely answer the same again, at the same cost.
 		reason := "its answer was larger than " + size(bigErr.limit)

@@ -247,6 +247,7 @@ func New(cfg Config) (*Client, error) {
 		t.MaxResponseHeaderBytes = maxHeaderBytes
 		hc = &http.Client{Transport: t}
 	}
+	hc = noRedirects(hc)
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = doer{hc: hc, max: cfg.MaxReplyBytes}
@@ -494,4 +495,15 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// noRedirects returns a copy of hc that never follows a redirect. Go's client would replay a
+// 307 or 308 with its body, the page image, to wherever Location points, and keep the
+// Authorization header when only the port differs: an upstream, or a proxy in its path, must
+// not be able to send a patient's report and our key to another address. A redirect is
+// answered as the upstream failing.
+func noRedirects(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
 }
