@@ -67,6 +67,7 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	var best Outcome
 	var bestScore [4]int
 	var drafts []pageDraft // complete drafts, for one object per page (see pageDrafts)
+	var parts []pageDraft  // every value with rows, for rows split over several (see chunks)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return Outcome{Stage: parse.Failed, Work: rd.Work}, fmt.Errorf("draft: reading the reply: %w", err)
@@ -88,9 +89,15 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		if joined == nil && len(cands) > 1 && c.Value.Kind == parse.Object && fieldCount(res.Draft) > 0 && slices.ContainsFunc(res.Draft.Indicators, hasValue) {
 			drafts = append(drafts, pageDraft{res, c})
 		}
+		if joined == nil && len(cands) > 1 && slices.ContainsFunc(res.Draft.Indicators, hasValue) {
+			parts = append(parts, pageDraft{res, c})
+		}
 	}
-	if len(drafts) >= 2 {
+	switch {
+	case len(drafts) >= 2:
 		best = pageDrafts(drafts, best)
+	case len(parts) >= 2:
+		best = chunks(parts, best)
 	}
 	best.TooLong, best.Work = rd.TooLong, rd.Work
 	// A candidate cut at parse.MaxReply was cut by the service, not by the model; only the
@@ -193,13 +200,19 @@ func pageDrafts(drafts []pageDraft, best Outcome) Outcome {
 			return Outcome{Result: merged, Stage: drafts[0].cand.Stage, Truncated: truncated}
 		}
 	}
+	return withMissing(best, drafts)
+}
+
+// withMissing is best with one indicator_dropped warning counting the rows of the other values
+// that best lacks, if any.
+func withMissing(best Outcome, others []pageDraft) Outcome {
 	have := map[string]bool{}
 	for _, ind := range best.Draft.Indicators {
 		have[rowName(ind)] = true
 	}
 	missing := 0
 	var names []string
-	for _, d := range drafts {
+	for _, d := range others {
 		for _, ind := range d.res.Draft.Indicators {
 			if k := rowName(ind); !have[k] && hasValue(ind) {
 				have[k] = true
@@ -218,6 +231,70 @@ func pageDrafts(drafts []pageDraft, best Outcome) Outcome {
 		best.Warnings = append(slices.Clip(best.Warnings), w)
 	}
 	return best
+}
+
+// chunks decides what several JSON values with rows are when at most one has a report's fields:
+// one list the model split (a fence per row or per few rows, a draft and then "其余项目" as a
+// list). When they lie apart in the reply, no row's name repeats between them, none carries a
+// warning with a path (whose index would have to be rebased) and only the first has any of the
+// report's keys (title, hospital, date, year — even null: an echoed format example has them),
+// their rows are joined in order, with the first one's fields. Otherwise best is kept, and the rows it lacks are
+// counted in one indicator_dropped warning, as pageDrafts does: rows are never lost in silence.
+func chunks(parts []pageDraft, best Outcome) Outcome {
+	slices.SortFunc(parts, func(a, b pageDraft) int { return a.cand.Offset - b.cand.Offset })
+	join, withFields := true, -1
+	seen := map[string]int{}
+	for i, p := range parts {
+		if i > 0 && p.cand.Offset < parts[i-1].cand.Offset+parts[i-1].cand.Len {
+			join = false
+		}
+		if reportKeys(p.cand.Value) {
+			// Only the first value may be the report's own (a draft, then "其余项目" as a list).
+			// A later one with the report's keys is a second answer, or the answer after an
+			// echoed format example, whose rows must never be taken for the report's.
+			if i > 0 {
+				join = false
+			}
+			withFields = i
+		}
+		for _, w := range p.res.Warnings {
+			if w.Path != nil {
+				join = false
+			}
+		}
+		for _, ind := range p.res.Draft.Indicators {
+			k := rowName(ind)
+			if q, ok := seen[k]; ok && q != i {
+				join = false
+			}
+			seen[k] = i
+		}
+	}
+	if !join {
+		return withMissing(best, parts)
+	}
+	var out schema.Result
+	if withFields >= 0 {
+		out.Draft = parts[withFields].res.Draft
+	}
+	out.Draft.Indicators = nil
+	for _, p := range parts {
+		out.Draft.Indicators = append(out.Draft.Indicators, p.res.Draft.Indicators...)
+		out.Warnings = append(out.Warnings, p.res.Warnings...)
+	}
+	truncated := slices.ContainsFunc(parts, func(d pageDraft) bool { return d.cand.Truncated })
+	return Outcome{Result: out, Stage: parts[0].cand.Stage, Truncated: truncated}
+}
+
+// reportKeys reports an object with any of a report's own keys, null or not.
+func reportKeys(v parse.Value) bool {
+	for _, m := range v.Members {
+		switch fieldOf(m.Key, 0) {
+		case fTitle, fHospital, fCheckupDate, fReportYear:
+			return true
+		}
+	}
+	return false
 }
 
 // hasValue reports a row with a result: a draft's rows count as a page's only when they say

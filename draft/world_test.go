@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -265,4 +266,45 @@ func TestNormKey(t *testing.T) {
 		}
 	}
 	var _ = schema.InvalidDate
+}
+
+// TestRowsSplitOverValues: rows a model spread over several JSON values are all kept, joined in
+// order when that is safe, else counted in a warning; never dropped in silence.
+func TestRowsSplitOverValues(t *testing.T) {
+	fence := func(v string) string { return "```json\n" + v + "\n```\n" }
+	var many strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&many, "```json\n{\"indicators\":[{\"itemName\":\"项目%d\",\"valueNum\":%d,\"unit\":\"U/L\"}]}\n```\n", i, i+1)
+	}
+	tests := []struct {
+		name  string
+		reply string
+		rows  int
+		warn  bool // an indicator_dropped counting the rows not kept
+	}{
+		{"a fence per row, each a little draft", many.String(), 40, false},
+		{"two lists in two fences", fence(`{"indicators":[{"itemName":"钾","valueNum":4.1},{"itemName":"钠","valueNum":140}]}`) +
+			fence(`{"indicators":[{"itemName":"ALT","valueNum":20},{"itemName":"AST","valueNum":22}]}`), 4, false},
+		{"a draft, then the rest as a list", `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.1}]}` + "\n其余项目：\n" +
+			`[{"itemName":"RBC","valueNum":4.5},{"itemName":"PLT","valueNum":210}]`, 3, false},
+		{"an answer after an echoed example is never joined", fence(`{"title":null,"hospital":null,"indicators":[{"itemName":"总胆固醇","valueNum":5.2}]}`) +
+			fence(`{"title":"肝功能","hospital":"华西医院","indicators":[{"itemName":"ALT","valueNum":19},{"itemName":"AST","valueNum":22}]}`), 2, true},
+		{"the same row twice is a correction, not two rows", fence(`{"indicators":[{"itemName":"钾","valueNum":4.1}]}`) +
+			"更正：\n" + fence(`{"indicators":[{"itemName":"钾","valueNum":4.4},{"itemName":"钠","valueNum":140}]}`), 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := New().FromReply(tt.reply, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropped := false
+			for _, w := range out.Warnings {
+				dropped = dropped || w.Code == schema.IndicatorDropped
+			}
+			if len(out.Draft.Indicators) != tt.rows || dropped != tt.warn {
+				t.Errorf("%d rows, dropped warning %v; want %d, %v: %s", len(out.Draft.Indicators), dropped, tt.rows, tt.warn, warningDump(out.Warnings))
+			}
+		})
+	}
 }
