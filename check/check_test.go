@@ -108,7 +108,12 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "HCT 0.44 with no unit", rows: []schema.OcrIndicator{in("HCT", "", "0.44", "", "")}},
 	},
 	schema.RangeImplausible: {
-		{name: "glucose 70–110 beside mmol/L", rows: []schema.OcrIndicator{in("空腹血糖", "mmol/L", "5.6", "70", "110")}, want: []string{"range_implausible indicators[0].refLow"}},
+		{name: "glucose 70–110 beside mmol/L: bounds null", rows: []schema.OcrIndicator{in("空腹血糖", "mmol/L", "5.6", "70", "110")}, want: []string{"range_implausible indicators[0].refLow"},
+			after: func(t *testing.T, d *schema.OcrDraft) {
+				if ind := d.Indicators[0]; ind.RefLow != nil || ind.RefHigh != nil {
+					t.Errorf("bounds %v %v: want null: they are not the value's", ind.RefLow, ind.RefHigh)
+				}
+			}},
 		{name: "refText in mg/dL beside mmol/L: bounds null", rows: []schema.OcrIndicator{in("GLU", "mmol/L", "5.6", "70", "110", ref("70-110 mg/dL"))}, want: []string{"range_implausible indicators[0].refText"},
 			after: func(t *testing.T, d *schema.OcrDraft) {
 				if ind := d.Indicators[0]; ind.RefLow != nil || ind.RefHigh != nil || *ind.RefText != "70-110 mg/dL" {

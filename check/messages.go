@@ -25,7 +25,7 @@ var texts = []text{
 	{schema.ValueImplausible, "tenfold", "{itemName}: {value} is {times} times beyond its range {range}, more than this item ever varies. Check the value (a decimal point lost or added) and the range."},
 
 	{schema.RangeImplausible, "other_unit", "{itemName}: the range {refText} is printed in {refUnit}, but the value is in {unit}; its bounds do not apply to the value and were left empty. Check the value's unit and the range."},
-	{schema.RangeImplausible, "fits_other_unit", "{itemName}: the range {range} does not fit {unit}; it looks like a range in {expectedUnit}. Check the unit and the range."},
+	{schema.RangeImplausible, "fits_other_unit", "{itemName}: the range {range} does not fit {unit}; it looks like a range in {expectedUnit}, so its bounds were left empty. Check the unit and the range."},
 	{schema.RangeImplausible, "limits", "{itemName}: the range {range} is outside anything possible in {unit} ({limitLow}–{limitHigh}). Check the range and the unit."},
 
 	{schema.UnitUnexpected, "unknown", "{itemName}: {unit} is not a unit this item is measured in (expected {expectedUnit}). Check the unit, and that the item's name was read right."},

@@ -62,7 +62,9 @@ func sexSpecific(s *state) {
 //   - the bounds are 3× or more off the lexicon's reference range in the value's unit (on the
 //     geometric mean of the bounds' ratios, so one lab's narrower range does not count) and
 //     within 1.6× of it in another of the analyte's units (glucose 70–110 beside mmol/L: 18×
-//     off, and mg/dL fits): the range or the unit was misread. Kept as printed;
+//     off, and mg/dL fits): a range in another unit, without its unit printed. As for the first
+//     case the bounds are not this value's (a client comparing 5.4 with 70 would call it low):
+//     set to null, refText kept;
 //   - an analyte without a lexicon range: a bound beyond the physiological limits in the unit
 //     (an HDL range of 40–60 beside mmol/L, whose limit is 10). Kept as printed.
 func rangeImplausible(s *state) {
@@ -107,6 +109,9 @@ func rangeImplausible(s *state) {
 				if best != nil {
 					p := facts(ind)
 					p["expectedUnit"] = best.Name
+					if !s.ctx.Confirmed {
+						r.setBounds(nil, nil)
+					}
 					r.rangeBad = true
 					s.warn(i, "refLow", "fits_other_unit", p)
 					continue

@@ -122,7 +122,7 @@ var WarningCodes = []struct {
 	{ReplyTooLong, "The model's reply was longer than the service reads; only its start was read, and the items after that point are missing."},
 	{FlagMismatch, "The abnormality mark printed beside a result (↑, ↓) disagrees with the value and the range: check the value, the range and the mark on the report."},
 	{ValueImplausible, "A value cannot be right for this item in its unit (beyond what any patient's sample shows, or ten times beyond its range: a lost or added decimal point): check the value and the unit."},
-	{RangeImplausible, "A reference range does not fit the item's unit, or is printed in another unit than the value; in that case its bounds were set to null and the range kept as printed: check the range and the unit."},
+	{RangeImplausible, "A reference range is in another unit than the value (printed with that unit, or fitting it and not the value's): its bounds were set to null and the range kept as printed; or a range is beyond anything possible in its unit. Check the range and the unit."},
 	{UnitUnexpected, "A unit that this item is not measured in: check the unit, or whether the item's name was read right."},
 	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
 	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
