@@ -134,7 +134,7 @@ func normKey(k string) string {
 	simple := true
 	for i := 0; i < len(k); i++ {
 		c := k[i]
-		if c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == ' ' {
+		if c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == ' ' || c == '.' {
 			simple = false
 			break
 		}
@@ -146,7 +146,7 @@ func normKey(k string) string {
 	b.Grow(len(k))
 	for _, r := range k {
 		switch {
-		case r == '_' || r == '-' || r == ' ':
+		case r == '_' || r == '-' || r == ' ' || r == '.':
 		case r >= 'A' && r <= 'Z':
 			b.WriteRune(r + 'a' - 'A')
 		default:

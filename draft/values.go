@@ -44,7 +44,10 @@ func readValue(raw parse.Value, a *arena) value {
 		if isNullWord(s) {
 			return value{}
 		}
-		if d, unit, flag, ok := numberWithUnit(s); ok {
+		d, unit, flag, ok := numberWithUnit(s)
+		// A unit that swallowed a bracketed range ("1.33mmol/L（0.56-1.70）", no space) is the
+		// unit and the range: split below rather than keep mmol/L(0.56-1.70) as the unit.
+		if ok && !strings.ContainsAny(unit, "([【") {
 			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
 		}
 		if t, f := cutMarks(narrow(s)); strings.IndexByte(t, ' ') > 0 || strings.ContainsAny(t, "(（[【") {
@@ -53,6 +56,9 @@ func readValue(raw parse.Value, a *arena) value {
 					return value{num: a.dec(d), unit: unit, flag: joinFlags(f, flag), rng: rng, src: s}
 				}
 			}
+		}
+		if ok { // a bracket in the unit that is not a range: the unit as printed (U/L(37℃))
+			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
 		}
 		if f, ok := markOnly(narrow(s)); ok { // "↑" alone: the mark of a number given elsewhere
 			return value{flag: f, text: a.str(s)}

@@ -308,3 +308,29 @@ func TestRowsSplitOverValues(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldOutMisses: shapes a held-out evaluation found read wrong: a unit glued to its range
+// with no space, and a label key with a dot.
+func TestHeldOutMisses(t *testing.T) {
+	out, err := New().FromReply(`{"indicators":[{"项目":"甘油三酯","结果":"1.33mmol/L（0.56-1.70）"},
+		{"test":"Creatinine","result":"88","units":"umol/L","Ref. Range:":"59-104"}]}`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := func(i int) string {
+		ind := out.Draft.Indicators[i]
+		return fmt.Sprintf("%v %s %v-%v %s", ind.ValueNum, str(ind.Unit), ind.RefLow, ind.RefHigh, str(ind.RefText))
+	}
+	for i, want := range []string{"1.33 mmol/L 0.56-1.70 0.56-1.70", "88 umol/L 59-104 59-104"} {
+		if g := got(i); g != want {
+			t.Errorf("row %d: %s, want %s", i, g, want)
+		}
+	}
+}
+
+func str(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
