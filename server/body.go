@@ -40,6 +40,8 @@ type body struct {
 	idle  time.Duration
 	limit time.Time // the whole body's deadline
 	what  string    // the limit's name, for the detail
+	start time.Time
+	rate  int64 // bytes a second the body must average once idle has passed since start
 
 	reads int   // calls to Read: the first one sends a 100 Continue the caller may wait for
 	n     int64 // bytes read
@@ -64,8 +66,11 @@ func (b *body) Read(p []byte) (int, error) {
 		_ = b.rc.SetReadDeadline(time.Time{})
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		detail := fmt.Sprintf("the request body made no progress for %v", b.idle)
-		if !time.Now().Before(b.limit) {
+		switch now := time.Now(); {
+		case !now.Before(b.limit):
 			detail = fmt.Sprintf("the request body was not all there by the %s", b.what)
+		case b.rate > 0 && !now.Before(b.slowBy()):
+			detail = fmt.Sprintf("the request body arrived slower than %d KiB/s", b.rate>>10)
 		}
 		err = &problem.Error{Code: problem.RequestTimeout, Detail: detail + "; the connection is closed", Err: err}
 		b.err = err
@@ -75,12 +80,27 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// deadline is the next read's: idle from now, but never past the limit.
+// deadline is the next read's: idle from now, but never past the limit, nor past the moment
+// the bytes read so far fall below the minimum rate.
 func (b *body) deadline() time.Time {
-	if d := time.Now().Add(b.idle); d.Before(b.limit) {
-		return d
+	d := time.Now().Add(b.idle)
+	if b.rate > 0 {
+		d = minTime(d, b.slowBy())
 	}
-	return b.limit
+	return minTime(d, b.limit)
+}
+
+// slowBy is when the body, at the bytes read so far, falls below its minimum rate: after a
+// grace of idle, each rate bytes buy one more second.
+func (b *body) slowBy() time.Time {
+	return b.start.Add(b.idle + time.Duration(float64(b.n)/float64(b.rate)*float64(time.Second)))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // failed is what a read returns once the body has ended.
@@ -116,6 +136,7 @@ func (s *Server) guardBody(next echo.HandlerFunc) echo.HandlerFunc {
 		b := &body{
 			ReadCloser: r.Body, rc: http.NewResponseController(c.Response()),
 			idle: s.cfg.BodyIdleTimeout, limit: time.Now().Add(limit), what: what,
+			start: time.Now(), rate: s.cfg.MinBodyRate,
 		}
 		// Even a route that never reads the body has net/http read up to 256 KB of it after
 		// the handler, to keep the connection; this bounds that read too.

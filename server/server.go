@@ -75,7 +75,12 @@ type Config struct {
 	// read and discarded after the answer (at most MaxRequestBytes of it) so that a caller
 	// that sends the whole body before reading sees the answer; see refuseBody.
 	BodyIdleTimeout time.Duration
-	DrainTimeout    time.Duration
+	// MinBodyRate (default 16 KiB/s) is the slowest a request body may arrive on average, after
+	// a first BodyIdleTimeout of grace: a body trickling in a byte every few seconds makes
+	// progress, and without a rate it would hold its /v1/extract turn (taken before the body)
+	// for the whole request deadline; 32 such sockets would shut real callers out.
+	MinBodyRate  int64
+	DrainTimeout time.Duration
 
 	// The connection's limits, for HTTPServer: the request's headers must all be in within
 	// HeaderTimeout (default 10s) and hold at most MaxHeaderBytes (default 64 KiB; net/http
@@ -130,6 +135,7 @@ const (
 	DefaultUploadMemory    = 64 << 20
 	DefaultTextTimeout     = 10 * time.Second
 	DefaultBodyIdleTimeout = 5 * time.Second
+	DefaultMinBodyRate     = 16 << 10
 	DefaultDrainTimeout    = 10 * time.Second
 	DefaultHeaderTimeout   = 10 * time.Second
 	DefaultIdleTimeout     = 2 * time.Minute
@@ -186,6 +192,9 @@ func New(cfg Config) *Server {
 	}
 	cfg.TextTimeout = orDefault(cfg.TextTimeout, DefaultTextTimeout)
 	cfg.BodyIdleTimeout = orDefault(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout)
+	if cfg.MinBodyRate <= 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
 	cfg.DrainTimeout = orDefault(cfg.DrainTimeout, DefaultDrainTimeout)
 	cfg.HeaderTimeout = orDefault(cfg.HeaderTimeout, DefaultHeaderTimeout)
 	cfg.IdleTimeout = orDefault(cfg.IdleTimeout, DefaultIdleTimeout)

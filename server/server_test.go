@@ -120,6 +120,7 @@ type options struct {
 	uploadMemory    int64 // bytes of bodies read at once; 0 leaves the default
 	noReplyExcerpts bool
 	bodyIdle        time.Duration
+	minBodyRate     int64
 	drain           time.Duration
 	textInFlight    int
 	maxRequest      int64 // bytes of a whole /v1/extract body
@@ -142,6 +143,7 @@ func newEnv(t testing.TB, o options) *env {
 		APIKeys:         o.apiKeys,
 		ModelName:       "test-vl",
 		BodyIdleTimeout: o.bodyIdle,
+		MinBodyRate:     o.minBodyRate,
 		DrainTimeout:    o.drain,
 		TextInFlight:    o.textInFlight,
 		MaxRequestBytes: o.maxRequest,

@@ -50,6 +50,7 @@ type config struct {
 	TextInFlight    int
 	TextTimeout     time.Duration
 	BodyIdleTimeout time.Duration
+	MinBodyRate     int64
 	DrainTimeout    time.Duration
 	HeaderTimeout   time.Duration
 	IdleTimeout     time.Duration
@@ -153,6 +154,7 @@ var settings = []setting{
 		return positiveInt(func(c *config, n int) { c.TextInFlight = n })(c, v)
 	}, cmdServe},
 	{[]string{"OCR_TEXT_TIMEOUT"}, "text-timeout", server.DefaultTextTimeout.String(), "duration", "deadline of a /v1/parse or /v1/validate request, its body included", duration(func(c *config, d time.Duration) { c.TextTimeout = d }), cmdServe},
+	{[]string{"OCR_BODY_MIN_RATE"}, "body-min-rate", strconv.Itoa(server.DefaultMinBodyRate), "bytes", "slowest average rate, in bytes a second, a request body may arrive at once OCR_BODY_IDLE_TIMEOUT has passed; slower is 408 request_timeout (a body trickled a byte at a time would otherwise hold its /v1/extract turn to the deadline)", positiveInt(func(c *config, n int) { c.MinBodyRate = int64(n) }), cmdServe},
 	{[]string{"OCR_BODY_IDLE_TIMEOUT"}, "body-idle-timeout", server.DefaultBodyIdleTimeout.String(), "duration", "longest a request body may make no progress before 408 request_timeout and a closed connection, on every route", duration(func(c *config, d time.Duration) { c.BodyIdleTimeout = d }), cmdServe},
 	{[]string{"OCR_DRAIN_TIMEOUT"}, "drain-timeout", server.DefaultDrainTimeout.String(), "duration", "how long the rest of a refused body (up to OCR_MAX_REQUEST_BYTES) is read and discarded after the answer, so the caller sees it", duration(func(c *config, d time.Duration) { c.DrainTimeout = d }), cmdServe},
 	{[]string{"OCR_HEADER_TIMEOUT"}, "header-timeout", server.DefaultHeaderTimeout.String(), "duration", "deadline for a request's headers", duration(func(c *config, d time.Duration) { c.HeaderTimeout = d }), cmdServe},

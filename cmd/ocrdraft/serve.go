@@ -100,6 +100,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		TextInFlight:    cfg.TextInFlight,
 		TextTimeout:     cfg.TextTimeout,
 		BodyIdleTimeout: cfg.BodyIdleTimeout,
+		MinBodyRate:     cfg.MinBodyRate,
 		DrainTimeout:    cfg.DrainTimeout,
 		HeaderTimeout:   cfg.HeaderTimeout,
 		IdleTimeout:     cfg.IdleTimeout,
