@@ -150,7 +150,7 @@ func (p *printed) addLit(s string, signed bool, box image.Rectangle) {
 
 // read finds the numbers of a text layer.
 func read(words []intake.Word) *printed {
-	p := &printed{words: words, at: make(map[numKey]int, 2*len(words))}
+	p := &printed{words: words, at: make(map[numKey]int, 2*len(words)), seen: make([]place, 0, 2*len(words))}
 	for wi, w := range words {
 		s := halfWidth(w.Text)
 		// A minus printed as a word of its own signs the number that starts the next word.
@@ -229,19 +229,26 @@ func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
 	return at, true
 }
 
-// nameBox is the box of the one word that is the row's name (or holds it: 白细胞计数(WBC)).
+// nameBox is the box of the one word that is the row's name, or else of the one that holds it
+// (白细胞计数(WBC)).
 func (p *printed) nameBox(name string) (image.Rectangle, bool) {
 	if name == "" {
 		return image.Rectangle{}, false
 	}
-	var at image.Rectangle
-	n := 0
+	var is, holds image.Rectangle
+	nIs, nHolds := 0, 0
 	for _, w := range p.words {
-		if strings.Contains(w.Text, name) {
-			at, n = w.Box, n+1
+		switch {
+		case w.Text == name:
+			is, nIs = w.Box, nIs+1
+		case strings.Contains(w.Text, name):
+			holds, nHolds = w.Box, nHolds+1
 		}
 	}
-	return at, n == 1
+	if nIs > 0 {
+		return is, nIs == 1
+	}
+	return holds, nHolds == 1
 }
 
 // sameLine reports whether b is on the line of the name at: across the page when the name runs

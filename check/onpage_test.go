@@ -2,6 +2,7 @@ package check
 
 import (
 	"image"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,5 +117,28 @@ func TestOnPage(t *testing.T) {
 	}
 	if ws, ev := OnPage(&d, [][]intake.Word{nil, nil}); ws != nil || ev != nil {
 		t.Errorf("no text layer: %v %v", ws, ev)
+	}
+}
+
+// BenchmarkOnPage: a page of 20 rows (name, value with a flag, unit, range) and its draft.
+func BenchmarkOnPage(b *testing.B) {
+	var words []intake.Word
+	d := schema.OcrDraft{}
+	one := 1
+	for i := range 20 {
+		y := 30 * i
+		v, lo, hi := strconv.Itoa(100+i)+".5", strconv.Itoa(90+i), strconv.Itoa(120+i)+".0"
+		for j, s := range []string{"项目" + strconv.Itoa(i), v + "↑", "mmol/L", lo + "-" + hi} {
+			words = append(words, intake.Word{Text: s, Box: image.Rect(100*j, y, 100*j+80, y+20)})
+		}
+		dv, dl, dh := schema.MustDecimal(v), schema.MustDecimal(lo), schema.MustDecimal(hi)
+		d.Indicators = append(d.Indicators, schema.OcrIndicator{ItemName: "项目" + strconv.Itoa(i), ValueNum: &dv, RefLow: &dl, RefHigh: &dh, Page: &one})
+	}
+	text := [][]intake.Word{words}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ws, _ := OnPage(&d, text); len(ws) != 0 {
+			b.Fatal(ws)
+		}
 	}
 }
