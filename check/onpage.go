@@ -28,7 +28,8 @@ type Box struct {
 
 // OnPage looks for every valueNum, refLow and refHigh of d among the numbers printed on its
 // row's page, text[page-1] (a PDF's text layer; nil for a page that has none, which is not
-// checked): a number that is not printed there is a value_not_on_page warning, never a change.
+// checked): a number that is not printed there is a value_not_on_page warning, never a change,
+// unless none of the page's numbers is (see unreadableAt).
 // A number found is evidence, with its box when its place is certain (printed once on the page,
 // or once on its row's line). Paths index d.Indicators.
 //
@@ -66,6 +67,7 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 				continue
 			}
 			path := "indicators[" + strconv.Itoa(i) + "]." + f.name
+			p.looked++
 			at, found := p.find(*f.v, trimName(ind.ItemName))
 			if !found {
 				params := map[string]string{"itemName": ind.ItemName, "value": f.v.String(), "page": strconv.Itoa(*ind.Page)}
@@ -73,20 +75,36 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 					Message: Message(schema.ValueNotOnPage, "missing", params), Params: params})
 				continue
 			}
+			p.found++
 			if !at.Empty() {
 				ev = append(ev, Evidence{Path: path, Page: *ind.Page,
 					Box: Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
 			}
 		}
 	}
-	return out, ev
+	// A page whose text layer prints no number, or none of at least three of the draft's, does
+	// not hold its digits as text (a font without a Unicode map, an OCR layer of another scan):
+	// its warnings would all be false alarms, so it is not judged.
+	kept := out[:0]
+	for _, w := range out {
+		if p := pages[*w.Page-1]; len(p.seen) > 0 && (p.found > 0 || p.looked < unreadableAt) {
+			kept = append(kept, w)
+		}
+	}
+	return kept, ev
 }
+
+// unreadableAt is how many numbers of a page must all be missing from its text layer for the
+// layer to be taken as not holding the page's digits.
+const unreadableAt = 3
 
 // printed is the numbers of one page, by value.
 type printed struct {
 	words []intake.Word
 	at    map[numKey]int // value → first of its places
 	seen  []place
+	// looked and found count the draft's numbers on this page, and those printed on it.
+	looked, found int
 }
 
 // numKey is a number as compared: its canonical digits without trailing fractional zeros, and

@@ -118,6 +118,25 @@ func TestOnPage(t *testing.T) {
 	if ws, ev := OnPage(&d, [][]intake.Word{nil, nil}); ws != nil || ev != nil {
 		t.Errorf("no text layer: %v %v", ws, ev)
 	}
+	// A text layer that holds none of the page's digits (glyphs without a Unicode map) is not
+	// judged; nor is one without numbers; a layer that holds some is.
+	for _, tt := range []struct {
+		name  string
+		words string
+		want  int
+	}{
+		{"garbled digits", "白细胞计数 \ue011.\ue012 血小板计数 Page 1 of 2", 0},
+		{"no numbers", "白细胞计数 血小板计数 红细胞计数", 0},
+		{"one found", "白细胞计数 6.12", 6},
+	} {
+		var words []intake.Word
+		for i, s := range strings.Fields(tt.words) {
+			words = append(words, intake.Word{Text: s, Box: image.Rect(60*i, 0, 60*i+40, 12)})
+		}
+		if ws, _ := OnPage(&d, [][]intake.Word{words, nil}); len(ws) != tt.want {
+			t.Errorf("%s: %d warnings, want %d", tt.name, len(ws), tt.want)
+		}
+	}
 }
 
 // BenchmarkOnPage: a page of 20 rows (name, value with a flag, unit, range) and its draft.
