@@ -4,6 +4,7 @@ import (
 	"image"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -306,15 +307,15 @@ func exponent(s string) (int, int, bool) {
 	switch {
 	case strings.HasPrefix(s[i:], "-"), strings.HasPrefix(s[i:], "⁻"), strings.HasPrefix(s[i:], "−"):
 		neg = true
-		_, size := firstRune(s[i:])
+		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	case strings.HasPrefix(s[i:], "+"), strings.HasPrefix(s[i:], "⁺"):
-		_, size := firstRune(s[i:])
+		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
 	e, digits := 0, 0
 	for i < len(s) && digits < 2 {
-		r, size := firstRune(s[i:])
+		r, size := utf8.DecodeRuneInString(s[i:])
 		d := superDigit(r)
 		if d < 0 {
 			break
@@ -345,13 +346,6 @@ func superDigit(r rune) int {
 		return int(r - '⁰')
 	}
 	return -1
-}
-
-func firstRune(s string) (rune, int) {
-	for _, r := range s {
-		return r, len(string(r))
-	}
-	return 0, 0
 }
 
 // digits returns the end of the digits of s from i.
