@@ -40,6 +40,8 @@ var texts = []text{
 	{schema.RangeSexSpecific, "unknown", "{itemName}: the range {refText} differs for men and women, and the patient's sex was not given, so its bounds were left empty. Check which range applies."},
 	{schema.RangeSexSpecific, "chosen", "{itemName}: the range {refText} differs for men and women; the {sex} range {range} was used. Check that the patient's sex is right."},
 	{schema.RangeSexSpecific, "confirmed", "{itemName}: the range {refText} differs for men and women, and the bounds {range} are neither. Check the bounds."},
+
+	{schema.ValueNotOnPage, "missing", "{itemName}: {value}, as the model read it, is not printed on page {page} of the PDF. Check it against the page."},
 }
 
 // Message is the English message of code for reason, filled from params. {range} is refLow–

@@ -165,6 +165,9 @@ type Meta struct {
 	Usage        Usage      `json:"usage" desc:"Tokens for all pages."`
 	DurationMs   int64      `json:"durationMs" desc:"Time spent on the request, model calls included."`
 	Pages        []PageMeta `json:"pages" desc:"Per page, in order."`
+	// Evidence is kept in meta rather than the draft: it is where the page printed a number,
+	// not what the report says.
+	Evidence []check.Evidence `json:"evidence" desc:"Where each number of the draft is printed, for a page with a text layer (a digital PDF): one entry per valueNum, refLow or refHigh found there whose place is certain; a number not printed on its page is a value_not_on_page warning instead; [] when no page has a text layer."`
 }
 
 // Response is a report's draft with its warnings and meta.
@@ -295,6 +298,16 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 		}
 	}
 	merged.Warnings = append(merged.Warnings, check.Run(&merged.Draft, who)...)
+	meta.Evidence = []check.Evidence{}
+	for _, t := range text {
+		if t != nil {
+			// After the checks: they may null a range, which is then not looked for.
+			ws, ev := check.OnPage(&merged.Draft, text)
+			merged.Warnings = append(merged.Warnings, ws...)
+			meta.Evidence = append(meta.Evidence, ev...)
+			break
+		}
+	}
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}

@@ -102,6 +102,8 @@ const (
 	DuplicateRow       WarningCode = "duplicate_row"
 	InconsistentValues WarningCode = "inconsistent_values"
 	RangeSexSpecific   WarningCode = "range_sex_specific"
+	// The text-layer check (check.OnPage): a number the page's text does not print.
+	ValueNotOnPage WarningCode = "value_not_on_page"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -127,6 +129,7 @@ var WarningCodes = []struct {
 	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
 	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
 	{RangeSexSpecific, "The printed range differs for men and women: without the patient's sex its bounds were set to null (the range is kept as printed); with it, the bounds that apply were taken: check the sex and the bounds."},
+	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed anywhere on its page of the PDF, whose text layer holds every printed digit: check it against the page."},
 }
 
 // Warn returns a warning with a path.

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -34,6 +35,8 @@ var specTypes = []struct {
 	{"ExtractResponse", reflect.TypeFor[extract.Response]()},
 	{"Meta", reflect.TypeFor[extract.Meta]()},
 	{"PageMeta", reflect.TypeFor[extract.PageMeta]()},
+	{"Evidence", reflect.TypeFor[check.Evidence]()},
+	{"Box", reflect.TypeFor[check.Box]()},
 	{"Usage", reflect.TypeFor[extract.Usage]()},
 	{"ParseRequest", reflect.TypeFor[ParseRequest]()},
 	{"ParseResponse", reflect.TypeFor[ParseResponse]()},

@@ -17,6 +17,32 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Box defines model for Box.
+type Box struct {
+	// H The height in pixels.
+	H int `json:"h"`
+
+	// W The width in pixels.
+	W int `json:"w"`
+
+	// X The left edge, in pixels from the image's left.
+	X int `json:"x"`
+
+	// Y The top edge, in pixels from the image's top.
+	Y int `json:"y"`
+}
+
+// Evidence defines model for Evidence.
+type Evidence struct {
+	Box Box `json:"box"`
+
+	// Page The 1-based page it is printed on.
+	Page int `json:"page"`
+
+	// Path The field whose number was found, as in a warning's path: indicators[3].valueNum, refLow or refHigh.
+	Path string `json:"path"`
+}
+
 // ExtractRequest defines model for ExtractRequest.
 type ExtractRequest struct {
 	// Context What the caller knows about the patient, for the checks only; never sent to the model.
@@ -45,6 +71,9 @@ type Meta struct {
 
 	// DurationMs Time spent on the request, model calls included.
 	DurationMs int `json:"durationMs"`
+
+	// Evidence Where each number of the draft is printed, for a page with a text layer (a digital PDF): one entry per valueNum, refLow or refHigh found there whose place is certain; a number not printed on its page is a value_not_on_page warning instead; [] when no page has a text layer.
+	Evidence []Evidence `json:"evidence"`
 
 	// FinishReason length if any page was cut at the token limit, else the first page's finish reason.
 	FinishReason *string `json:"finishReason"`

@@ -1,0 +1,177 @@
+package check
+
+import (
+	"image"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// TestOnPageForms: each form a report prints a number in is found (or not) as the value the
+// model read; words are one line of a page, each 10 px wide, in order.
+func TestOnPageForms(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		words string // space-separated words of the page
+		value string
+		found bool
+	}{
+		{"plain", "WBC 6.12 10^9/L", "6.12", true},
+		{"trailing zero printed", "TC 5.20 mmol/L", "5.2", true},
+		{"trailing zero read", "TC 5.2 mmol/L", "5.20", true},
+		{"integer as decimal", "HGB 148 g/L", "148.0", true},
+		{"a digit changed", "HGB 148 g/L", "146", false},
+		{"a point lost", "WBC 6.12", "612", false},
+		{"a point moved", "WBC 6.12", "61.2", false},
+		{"with a flag", "ALT 86.3↑ U/L", "86.3", true},
+		{"less than", "CRP <0.5", "0.5", true},
+		{"range low", "3.50-9.50", "3.5", true},
+		{"range high", "3.50-9.50", "9.5", true},
+		{"range tilde", "3.5～9.5", "9.5", true},
+		{"not the range's dash", "1.0-2.1", "-2.1", false},
+		{"negative", "BE -2.1 mmol/L", "-2.1", true},
+		{"unicode minus", "BE −2.1 mmol/L", "-2.1", true},
+		{"minus apart", "BE - 2.1", "-2.1", true},
+		{"negative range", "-3.0~3.0", "-3", true},
+		{"sign dropped is lenient", "BE -2.1", "2.1", true},
+		{"sign added", "BE 2.1", "-2.1", false},
+		{"thousands", "PLT 1,020", "1020", true},
+		{"decimal comma", "SG 1,020", "1.02", true},
+		{"thousands with fraction", "12,345.6", "12345.6", true},
+		{"full width", "ＴＣ ５．６２", "5.62", true},
+		{"leading point", "TSH .45", "0.45", true},
+		{"exponent", "1.2E+03 copies/mL", "1200", true},
+		{"mantissa of exponent", "1.2E+03 copies/mL", "1.2", true},
+		{"times ten", "6.5×10^9/L", "6500000000", true},
+		{"times ten superscript", "3.2×10⁴", "32000", true},
+		{"times ten negative", "5x10^-3", "0.005", true},
+		{"date is not a negative", "2024-01-05", "-1", false},
+		{"percent", "NEUT% 58.3%", "58.3", true},
+		{"zero range", "0.00-5.20", "0", true},
+		{"in a name", "Page 1 of 2", "2", true},
+		{"nothing", "阴性", "1", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var words []intake.Word
+			for i, w := range strings.Fields(tt.words) {
+				words = append(words, intake.Word{Text: w, Box: image.Rect(20*i, 0, 20*i+10, 10)})
+			}
+			_, ok := read(words).find(schema.MustDecimal(tt.value), "")
+			if ok != tt.found {
+				t.Errorf("%q in %q: found %v, want %v", tt.value, tt.words, ok, tt.found)
+			}
+		})
+	}
+}
+
+// TestOnPage: a value not printed on its page is value_not_on_page with its path, page and
+// params; a page without a text layer is not checked; evidence is the one place a number is
+// printed, or the one on its row's line.
+func TestOnPage(t *testing.T) {
+	dec := func(s string) *schema.Decimal { d := schema.MustDecimal(s); return &d }
+	one, two := 1, 2
+	w := func(s string, x, y int) intake.Word {
+		return intake.Word{Text: s, Box: image.Rect(x, y, x+40, y+12)}
+	}
+	page1 := []intake.Word{
+		w("白细胞计数", 10, 100), w("6.12", 200, 100), w("3.50-9.50", 300, 100),
+		w("血小板计数", 10, 130), w("231", 200, 130), w("125-350", 300, 130),
+		w("红细胞计数", 10, 160), w("3.50", 200, 160), w("3.50-5.80", 300, 160),
+	}
+	d := schema.OcrDraft{Indicators: []schema.OcrIndicator{
+		{ItemName: "白细胞计数", ValueNum: dec("6.12"), RefLow: dec("3.5"), RefHigh: dec("9.50"), Page: &one},
+		{ItemName: "血小板计数", ValueNum: dec("281"), RefLow: dec("125"), RefHigh: dec("350"), Page: &one},
+		{ItemName: "红细胞计数", ValueNum: dec("3.50"), Page: &one},
+		{ItemName: "总胆固醇", ValueNum: dec("9.99"), Page: &two}, // page 2 has no text layer
+	}}
+	ws, ev := OnPage(&d, [][]intake.Word{page1, nil})
+	if len(ws) != 1 || *ws[0].Path != "indicators[1].valueNum" || ws[0].Code != schema.ValueNotOnPage || *ws[0].Page != 1 ||
+		ws[0].Params["itemName"] != "血小板计数" || ws[0].Params["value"] != "281" {
+		t.Fatalf("warnings %+v", ws)
+	}
+	if want := "血小板计数: 281, as the model read it, is not printed on page 1 of the PDF. Check it against the page."; ws[0].Message != want {
+		t.Errorf("message %q, want %q", ws[0].Message, want)
+	}
+	got := map[string]Box{}
+	for _, e := range ev {
+		got[e.Path] = e.Box
+	}
+	want := map[string]Box{
+		"indicators[0].valueNum": {200, 100, 40, 12},
+		"indicators[0].refLow":   {300, 100, 40, 12}, // 3.50 is printed thrice: the one on its line
+		"indicators[0].refHigh":  {300, 100, 40, 12},
+		"indicators[1].refLow":   {300, 130, 40, 12},
+		"indicators[1].refHigh":  {300, 130, 40, 12},
+		// indicators[2].valueNum: 3.50 is printed twice on its line (value and range): no box.
+	}
+	if len(got) != len(want) {
+		t.Errorf("evidence %v, want %v", got, want)
+	}
+	for p, b := range want {
+		if got[p] != b {
+			t.Errorf("evidence %s: %v, want %v", p, got[p], b)
+		}
+	}
+	if ws, ev := OnPage(&d, [][]intake.Word{nil, nil}); ws != nil || ev != nil {
+		t.Errorf("no text layer: %v %v", ws, ev)
+	}
+	// A text layer that holds none of the page's digits (glyphs without a Unicode map) is not
+	// judged; nor is one without numbers; a layer that holds some is.
+	for _, tt := range []struct {
+		name  string
+		words string
+		want  int
+	}{
+		{"garbled digits", "白细胞计数 \ue011.\ue012 血小板计数 Page 1 of 2", 0},
+		{"no numbers", "白细胞计数 血小板计数 红细胞计数", 0},
+		{"one found", "白细胞计数 6.12", 6},
+	} {
+		var words []intake.Word
+		for i, s := range strings.Fields(tt.words) {
+			words = append(words, intake.Word{Text: s, Box: image.Rect(60*i, 0, 60*i+40, 12)})
+		}
+		if ws, _ := OnPage(&d, [][]intake.Word{words, nil}); len(ws) != tt.want {
+			t.Errorf("%s: %d warnings, want %d", tt.name, len(ws), tt.want)
+		}
+	}
+}
+
+// BenchmarkOnPage: a page of 20 rows (name, value with a flag, unit, range) and its draft.
+func BenchmarkOnPage(b *testing.B) {
+	var words []intake.Word
+	d := schema.OcrDraft{}
+	one := 1
+	for i := range 20 {
+		y := 30 * i
+		v, lo, hi := strconv.Itoa(100+i)+".5", strconv.Itoa(90+i), strconv.Itoa(120+i)+".0"
+		for j, s := range []string{"项目" + strconv.Itoa(i), v + "↑", "mmol/L", lo + "-" + hi} {
+			words = append(words, intake.Word{Text: s, Box: image.Rect(100*j, y, 100*j+80, y+20)})
+		}
+		dv, dl, dh := schema.MustDecimal(v), schema.MustDecimal(lo), schema.MustDecimal(hi)
+		d.Indicators = append(d.Indicators, schema.OcrIndicator{ItemName: "项目" + strconv.Itoa(i), ValueNum: &dv, RefLow: &dl, RefHigh: &dh, Page: &one})
+	}
+	text := [][]intake.Word{words}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ws, _ := OnPage(&d, text); len(ws) != 0 {
+			b.Fatal(ws)
+		}
+	}
+}
+
+// FuzzOnPage: any text layer is read without a panic, and a number printed as a word of its own
+// beside it is found.
+func FuzzOnPage(f *testing.F) {
+	for _, s := range []string{"6.12", "3.50-9.50", "-2.1", "1,020", "1.2E+03", "6.5×10^9/L", "3.2×10⁴", "５．６２", ".5", "1e\xff", "×10^", "5.6.7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := read([]intake.Word{{Text: s, Box: image.Rect(0, 0, 10, 10)}, {Text: "-"}, {Text: s}, {Text: "7.25"}})
+		if _, ok := p.find(schema.MustDecimal("7.250"), ""); !ok {
+			t.Errorf("7.25 not found beside %q", s)
+		}
+	})
+}

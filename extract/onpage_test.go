@@ -1,0 +1,177 @@
+package extract
+
+import (
+	"context"
+	"image"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ocrdraft/ocrdraft/check"
+	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/schema"
+	"github.com/ocrdraft/ocrdraft/vision"
+)
+
+// textPrep prepares a page "text:w1 w2 …" with those words as its text layer (one line, each
+// word 40 px wide); any other page has none.
+type textPrep struct{}
+
+func (textPrep) Prepare(ctx context.Context, data []byte) (intake.Page, error) {
+	pg, err := fakePrep{}.Prepare(ctx, data)
+	if s, ok := strings.CutPrefix(string(data), "text:"); ok {
+		for i, w := range strings.Fields(s) {
+			pg.Text = append(pg.Text, intake.Word{Text: w, Box: image.Rect(50*i, 0, 50*i+40, 12)})
+		}
+	}
+	return pg, err
+}
+
+// answers replies to page p with answers[p].
+func answers(a map[string]string) *fakeModel {
+	return &fakeModel{answer: func(_ context.Context, page string, _ int) (vision.Reply, error) {
+		return reply(a[page]), nil
+	}}
+}
+
+func notOnPage(ws []schema.Warning) (paths []string) {
+	for _, w := range ws {
+		if w.Code == schema.ValueNotOnPage {
+			paths = append(paths, *w.Path)
+		}
+	}
+	return paths
+}
+
+// TestValueNotOnPage: a number the model read for a page with a text layer is looked for among
+// the page's printed numbers, as a decimal; a page without one is not checked.
+func TestValueNotOnPage(t *testing.T) {
+	const page = "text:白细胞计数 WBC 6.12 10^9/L 3.50-9.50 血红蛋白 HGB 148↑ g/L 130-175"
+	for _, tt := range []struct {
+		name  string
+		pages []string
+		reply map[string]string
+		want  string // paths of value_not_on_page, comma-separated
+	}{
+		{"one on the page, one not", []string{page}, map[string]string{page: `{"indicators":[
+			{"itemName":"白细胞计数","valueNum":6.12,"unit":"10^9/L","refText":"3.50-9.50"},
+			{"itemName":"血红蛋白","valueNum":146,"unit":"g/L","refText":"130-175"}]}`},
+			"indicators[1].valueNum"},
+		{"read as 5.2 where 5.20 is printed", []string{"text:TC 5.20 mmol/L 0.00-5.20"}, map[string]string{"text:TC 5.20 mmol/L 0.00-5.20": "```json\n" +
+			`{"indicators":[{"itemName":"TC","valueNum":"5.2","unit":"mmol/L","refLow":0,"refHigh":5.2}]}` + "\n```"},
+			""},
+		{"a bound misread", []string{page}, map[string]string{page: `{"indicators":[
+			{"itemName":"白细胞计数","valueNum":6.12,"refLow":3.5,"refHigh":5.95}]}`},
+			"indicators[0].refHigh"},
+		{"no text layer", []string{"photo"}, map[string]string{"photo": `{"indicators":[{"itemName":"HGB","valueNum":999}]}`},
+			""},
+		{"only the page with text", []string{"photo", page}, map[string]string{
+			"photo": `{"indicators":[{"itemName":"ALT","valueNum":77}]}`,
+			page:    `{"indicators":[{"itemName":"HGB","valueNum":184}]}`},
+			"indicators[1].valueNum"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			imgs := make([][]byte, len(tt.pages))
+			for i, p := range tt.pages {
+				imgs[i] = []byte(p)
+			}
+			res, err := New(Config{Model: answers(tt.reply), Prep: textPrep{}}).Extract(t.Context(), imgs, nil, check.Context{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(notOnPage(res.Warnings), ","); got != tt.want {
+				t.Errorf("value_not_on_page at %q, want %q (warnings %+v)", got, tt.want, res.Warnings)
+			}
+			for _, w := range res.Warnings {
+				if w.Code == schema.ValueNotOnPage && (w.Page == nil || w.Params["value"] == "" || w.Params["itemName"] == "") {
+					t.Errorf("warning without page or params: %+v", w)
+				}
+			}
+			if res.Meta.Evidence == nil {
+				t.Error("meta.evidence is null, want []")
+			}
+		})
+	}
+}
+
+// TestValueNotOnPageDigitalPDF runs the real Preparer on testdata/documents/digital.pdf (made by
+// intake/internal/gen: LabRows) with a model that reads it right, then with one value misread.
+func TestValueNotOnPageDigitalPDF(t *testing.T) {
+	pdf, err := os.ReadFile(filepath.Join("..", "testdata", "documents", "digital.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two pages as gen.LabRows prints them, as a model would read them.
+	right := []string{`{"title":"检验报告单","indicators":[
+		{"itemName":"白细胞计数","valueNum":6.12,"unit":"10^9/L","refLow":3.50,"refHigh":9.50,"refText":"3.50-9.50"},
+		{"itemName":"红细胞计数","valueNum":4.87,"unit":"10^12/L","refLow":4.3,"refHigh":5.8,"refText":"4.30-5.80"},
+		{"itemName":"血红蛋白","valueNum":148,"unit":"g/L","refText":"130-175"},
+		{"itemName":"血小板计数","valueNum":231,"unit":"10^9/L","refText":"125-350"},
+		{"itemName":"中性粒细胞百分比","valueNum":58.3,"unit":"%","refText":"40.0-75.0"}]}`,
+		`{"indicators":[
+		{"itemName":"总胆固醇","valueNum":5.62,"unit":"mmol/L","refText":"0.00-5.20"},
+		{"itemName":"甘油三酯","valueNum":1.48,"unit":"mmol/L","refText":"0.00-1.70"},
+		{"itemName":"高密度脂蛋白胆固醇","valueNum":1.21,"unit":"mmol/L","refText":"1.04-2.00"},
+		{"itemName":"低密度脂蛋白胆固醇","valueNum":3.87,"unit":"mmol/L","refText":"0.00-3.40"}]}`}
+	misread := strings.Replace(right[1], "1.21", "1.27", 1)
+	prep := intake.New(intake.Limits{})
+	// The pages are told apart by their images: page 1's, as the Preparer renders it.
+	pg, err := prep.PreparePage(t.Context(), pdf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := string(pg.Data)
+	for _, tt := range []struct {
+		name    string
+		replies []string
+		want    string
+	}{
+		{"read right", right, ""},
+		{"one value misread", []string{right[0], misread}, "indicators[7].valueNum"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &fakeModel{answer: func(_ context.Context, page string, _ int) (vision.Reply, error) {
+				if page == first {
+					return reply(tt.replies[0]), nil
+				}
+				return reply(tt.replies[1]), nil
+			}}
+			res, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), [][]byte{pdf}, nil, check.Context{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Draft.Indicators) != 9 {
+				t.Fatalf("%d indicators, want 9", len(res.Draft.Indicators))
+			}
+			if got := strings.Join(notOnPage(res.Warnings), ","); got != tt.want {
+				t.Errorf("value_not_on_page at %q, want %q", got, tt.want)
+			}
+			// Every value found is printed once on its page: each has its box, inside the page.
+			boxes := map[string]check.Box{}
+			for _, e := range res.Meta.Evidence {
+				boxes[e.Path] = e.Box
+			}
+			for i, ind := range res.Draft.Indicators {
+				p := "indicators[" + strconv.Itoa(i) + "].valueNum"
+				if p == tt.want {
+					continue
+				}
+				b, ok := boxes[p]
+				if !ok || b.W <= 0 || b.H <= 0 || b.X < 0 || b.Y < 0 || b.X+b.W > 1447 || b.Y+b.H > 2048 {
+					t.Errorf("%s (%s): box %v, %v", p, ind.ItemName, b, ok)
+				}
+			}
+			// Rows are printed 24 pt apart, top to bottom: their values' boxes are in that order.
+			for i := 1; i < 5; i++ {
+				a, b := boxes["indicators["+strconv.Itoa(i-1)+"].valueNum"], boxes["indicators["+strconv.Itoa(i)+"].valueNum"]
+				if b.Y <= a.Y+a.H/2 || a.X != b.X && abs(a.X-b.X) > 5 {
+					t.Errorf("rows %d and %d: boxes %v and %v", i-1, i, a, b)
+				}
+			}
+		})
+	}
+}
+
+func abs(i int) int { return max(i, -i) }
