@@ -138,6 +138,8 @@ var rows = []row{
 	{schema.InvalidValue, re(`is not an abnormality mark`), "{itemName}：“{value}”不是异常标记（↑、↓ 等），已置空。请核对原报告上的标记。"},
 	{schema.InvalidValue, re(`is not a bound`), "{subject}“{value}”无法识别，已置空。请核对原报告上的参考范围。"},
 	{schema.InvalidValue, re(`is not text`), "{subject}“{value}”不是文字，已置空。请核对原报告。"},
+	{schema.InvalidValue, re(`is not text`), "{subject}不是文字，已置空。请对照原报告核对。"},
+	{schema.InvalidValue, re(`is not a (result|number)`), "{itemName}：结果无法读取，已置空。请对照原报告核对结果。"},
 	{schema.InvalidValue, re(`is longer than (?P<max>\d+) characters`), "{subject}超过 {max} 个字，已置空。请对照原报告填写。"},
 	{schema.InvalidValue, re(`is (less|greater) than`), "{subject}超出允许的范围，已置空。请核对原报告。"},
 	{schema.InvalidValue, nil, "{subject}无法确定，已置空。请对照原报告核对。"},
