@@ -191,10 +191,27 @@ var fieldNames = map[string]string{
 	"refText": "参考范围", "printedFlag": "异常标记",
 }
 
-// placeRE is a dropped item's place in the reply: its list and index.
-var placeRE = regexp.MustCompile(`^(?:pages\[\d+\]\.)?(?:indicators|(.+))\[(\d+)\]$`)
-
-var indexRE = regexp.MustCompile(`^indicators\[(\d+)\]`)
+// place reads a dropped item's place in the reply, [pages[k].]list[i]: the list's name ("" for
+// indicators) and i.
+func place(path string) (list string, i int, ok bool) {
+	if rest, cut := strings.CutPrefix(path, "pages["); cut {
+		if _, after, found := strings.Cut(rest, "]."); found {
+			path = after
+		}
+	}
+	lb := strings.LastIndexByte(path, '[')
+	if lb <= 0 || !strings.HasSuffix(path, "]") {
+		return "", 0, false
+	}
+	i, err := strconv.Atoi(path[lb+1 : len(path)-1])
+	if err != nil || i < 0 {
+		return "", 0, false
+	}
+	if list = path[:lb]; list == "indicators" {
+		list = ""
+	}
+	return list, i, true
+}
 
 // zh is w's message in Chinese from rows; w's English message when no row fits.
 func zh(w schema.Warning, d *schema.OcrDraft) string {
@@ -243,10 +260,8 @@ func facts(w schema.Warning, d *schema.OcrDraft) map[string]string {
 	path := *w.Path
 	p["path"] = path
 	p["place"] = "位置 " + path
-	if m := placeRE.FindStringSubmatch(path); m != nil {
-		if i, err := strconv.Atoi(m[2]); err == nil {
-			p["place"] = m[1] + "第 " + strconv.Itoa(i+1) + " 项"
-		}
+	if list, i, ok := place(path); ok {
+		p["place"] = list + "第 " + strconv.Itoa(i+1) + " 项"
 	}
 	field := path[strings.LastIndexByte(path, '.')+1:]
 	if i := strings.IndexByte(field, '['); i >= 0 {
@@ -259,8 +274,9 @@ func facts(w schema.Warning, d *schema.OcrDraft) map[string]string {
 	if name != "" {
 		p["fieldName"] = name
 	}
-	if m := indexRE.FindStringSubmatch(path); m != nil && d != nil && p["itemName"] == "" {
-		if i, err := strconv.Atoi(m[1]); err == nil && i < len(d.Indicators) {
+	if rest, ok := strings.CutPrefix(path, "indicators["); ok && d != nil && p["itemName"] == "" {
+		n, _, _ := strings.Cut(rest, "]")
+		if i, err := strconv.Atoi(n); err == nil && i >= 0 && i < len(d.Indicators) {
 			p["itemName"] = d.Indicators[i].ItemName
 		}
 	}

@@ -193,3 +193,47 @@ func TestLocalizeKeepsInput(t *testing.T) {
 		t.Error("Localize changed its input")
 	}
 }
+
+// BenchmarkLocalize: five warnings of a draft, three of them the checks'.
+func BenchmarkLocalize(b *testing.B) {
+	out, err := draft.New().FromReply(langBench, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := append(out.Warnings, check.Run(&out.Draft, check.Context{})...)
+	if len(ws) < 3 {
+		b.Fatalf("%d warnings", len(ws))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Localize(ws, &out.Draft, Zh)
+	}
+}
+
+const langBench = `{"title":"血脂","indicators":[
+ {"itemName":"总胆固醇","valueNum":586,"unit":"mmol/L","refText":"3.1-5.2"},
+ {"itemName":"甘油三酯","valueNum":1.2,"unit":"mmol/L","refLow":1.7,"refHigh":0.4},
+ {"itemName":"高密度脂蛋白胆固醇","valueNum":6.9,"unit":"mmol/L","refText":"1.0-1.5"},
+ {"itemName":"空腹血糖","valueNum":5.1,"unit":"mmol/L","refText":"70-110 mg/dL"},
+ {"valueNum":3}]}`
+
+func TestPlace(t *testing.T) {
+	for _, c := range []struct {
+		path, list string
+		i          int
+		ok         bool
+	}{
+		{"indicators[3]", "", 3, true},
+		{"pages[1].indicators[0]", "", 0, true},
+		{"血常规[2]", "血常规", 2, true},
+		{"indicators", "", 0, false},
+		{"[2]", "", 0, false},
+		{"indicators[x]", "", 0, false},
+		{"indicators[2].unit", "", 0, false},
+	} {
+		list, i, ok := place(c.path)
+		if list != c.list || i != c.i || ok != c.ok {
+			t.Errorf("place(%q) = %q, %d, %v", c.path, list, i, ok)
+		}
+	}
+}
