@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/server"
 )
 
@@ -90,5 +91,25 @@ func TestLang(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusUnprocessableEntity || hanRE.MatchString(rec.Body.String()) {
 		t.Errorf("problem: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestLangExtract: /v1/extract's warnings follow Accept-Language too (zh-CN when none).
+func TestLangExtract(t *testing.T) {
+	e := newEnv(t, options{})
+	e.model.Default(fakeopenai.Reply(sexReply))
+	img := map[string]any{"images": []map[string]string{{"data": b64(page)}}}
+	for _, c := range []struct{ accept, want string }{
+		{"", "男女不同"},
+		{"zh-HK", "男女不同"},
+		{"en-US", "differs for men and women"},
+	} {
+		req := jsonReq("/v1/extract", img)
+		if c.accept != "" {
+			req.Header.Set("Accept-Language", c.accept)
+		}
+		if rec := e.do(req); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), c.want) {
+			t.Errorf("Accept-Language %q: %d, no %q in %s", c.accept, rec.Code, c.want, rec.Body)
+		}
 	}
 }
