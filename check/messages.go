@@ -1,6 +1,7 @@
 package check
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -8,40 +9,76 @@ import (
 
 // text is the message of one code for one reason, written for the person confirming the draft:
 // which item, what looks wrong, what to check. {name} is replaced by the warning's params[name].
-// A language is one more column (zh is to come); the params stay the same.
+// A language is one more column; the params stay the same.
 type text struct {
 	code   schema.WarningCode
 	reason string
-	en     string
+	en, zh string
 }
 
 // texts is the one table of messages, by code and reason.
 var texts = []text{
-	{schema.FlagMismatch, "high", "{itemName}: the report marks {value} as high, but it is not above the range {range}. Check the value, the range and the mark."},
-	{schema.FlagMismatch, "low", "{itemName}: the report marks {value} as low, but it is not below the range {range}. Check the value, the range and the mark."},
+	{schema.FlagMismatch, "high",
+		"{itemName}: the report marks {value} as high, but it is not above the range {range}. Check the value, the range and the mark.",
+		"{itemName}：报告在 {value} 旁标为偏高，但它并未高于参考范围 {range}。请核对原报告上的数值、参考范围和箭头标记。"},
+	{schema.FlagMismatch, "low",
+		"{itemName}: the report marks {value} as low, but it is not below the range {range}. Check the value, the range and the mark.",
+		"{itemName}：报告在 {value} 旁标为偏低，但它并未低于参考范围 {range}。请核对原报告上的数值、参考范围和箭头标记。"},
 
-	{schema.ValueImplausible, "limits", "{itemName}: {value} {unit} is outside anything a patient's sample can show ({limitLow}–{limitHigh} {unit}). Check the value (a decimal point lost or added) and the unit."},
-	{schema.ValueImplausible, "decimal_comma", "{itemName}: {value} cannot be a specific gravity (it lies between {limitLow} and {limitHigh}); it was probably printed as {suggested} with a decimal comma. Check the value."},
-	{schema.ValueImplausible, "tenfold", "{itemName}: {value} is {times} times beyond its range {range}, more than this item ever varies. Check the value (a decimal point lost or added) and the range."},
+	{schema.ValueImplausible, "limits",
+		"{itemName}: {value} {unit} is outside anything a patient's sample can show ({limitLow}–{limitHigh} {unit}). Check the value (a decimal point lost or added) and the unit.",
+		"{itemName}：数值 {value} {unit} 超出该单位下可能的范围（{limitLow}–{limitHigh} {unit}），可能漏读或多读了小数点。请核对原报告上的数值和单位。"},
+	{schema.ValueImplausible, "decimal_comma",
+		"{itemName}: {value} cannot be a specific gravity (it lies between {limitLow} and {limitHigh}); it was probably printed as {suggested} with a decimal comma. Check the value.",
+		"{itemName}：{value} 不可能是比重（比重在 {limitLow} 到 {limitHigh} 之间），原报告可能印的是 {suggested}（以逗号作小数点）。请核对数值。"},
+	{schema.ValueImplausible, "tenfold",
+		"{itemName}: {value} is {times} times beyond its range {range}, more than this item ever varies. Check the value (a decimal point lost or added) and the range.",
+		"{itemName}：数值 {value} 偏离参考范围 {range} 达 {times} 倍，超出该项目可能的变化，可能漏读或多读了小数点。请核对原报告上的数值和参考范围。"},
 
-	{schema.RangeImplausible, "other_unit", "{itemName}: the range {refText} is printed in {refUnit}, but the value is in {unit}; its bounds do not apply to the value and were left empty. Check the value's unit and the range."},
-	{schema.RangeImplausible, "fits_other_unit", "{itemName}: the range {range} does not fit {unit}; it looks like a range in {expectedUnit}, so its bounds were left empty. Check the unit and the range."},
-	{schema.RangeImplausible, "limits", "{itemName}: the range {range} is outside anything possible in {unit} ({limitLow}–{limitHigh}). Check the range and the unit."},
+	{schema.RangeImplausible, "other_unit",
+		"{itemName}: the range {refText} is printed in {refUnit}, but the value is in {unit}; its bounds do not apply to the value and were left empty. Check the value's unit and the range.",
+		"{itemName}：参考范围 {refText} 的单位是 {refUnit}，而结果的单位是 {unit}，两者不适用，参考范围上下限已留空。请核对结果的单位和参考范围。"},
+	{schema.RangeImplausible, "fits_other_unit",
+		"{itemName}: the range {range} does not fit {unit}; it looks like a range in {expectedUnit}, so its bounds were left empty. Check the unit and the range.",
+		"{itemName}：参考范围 {range} 与单位 {unit} 不符，更像是 {expectedUnit} 下的范围，参考范围上下限已留空。请核对单位和参考范围。"},
+	{schema.RangeImplausible, "limits",
+		"{itemName}: the range {range} is outside anything possible in {unit} ({limitLow}–{limitHigh}). Check the range and the unit.",
+		"{itemName}：参考范围 {range} 超出 {unit} 下可能的范围（{limitLow}–{limitHigh}）。请核对参考范围和单位。"},
 
-	{schema.UnitUnexpected, "unknown", "{itemName}: {unit} is not a unit this item is measured in (expected {expectedUnit}). Check the unit, and that the item's name was read right."},
+	{schema.UnitUnexpected, "unknown",
+		"{itemName}: {unit} is not a unit this item is measured in (expected {expectedUnit}). Check the unit, and that the item's name was read right.",
+		"{itemName}：该项目不使用单位 {unit}（应为 {expectedUnit}）。请核对单位，以及项目名称是否读对。"},
 
-	{schema.DuplicateRow, "values", "{itemName} appears twice in the same section with different values ({otherValue} at {otherPath}, and {value} here). Check which is right, or whether a neighbouring row was read twice."},
+	{schema.DuplicateRow, "values",
+		"{itemName} appears twice in the same section with different values ({otherValue} at {otherPath}, and {value} here). Check which is right, or whether a neighbouring row was read twice.",
+		"{itemName} 在同一栏目中出现两次且结果不同（{otherPath} 为 {otherValue}，此处为 {value}）。请核对哪一行正确，或是否把相邻的一行读了两次。"},
 
-	{schema.InconsistentValues, "part", "{itemName} ({value}) is higher than {wholeName} ({wholeValue}), of which it is a part. Check both values."},
-	{schema.InconsistentValues, "sum", "{itemName} ({value}) should be the sum of {partNames} ({expected}). Check these values."},
-	{schema.InconsistentValues, "ratio", "{itemName} ({value}) should be about {expected} from {partNames}. Check these values."},
-	{schema.InconsistentValues, "percent", "The percentages of {partNames} add up to {sum}, not 100. Check these values."},
+	{schema.InconsistentValues, "part",
+		"{itemName} ({value}) is higher than {wholeName} ({wholeValue}), of which it is a part. Check both values.",
+		"{itemName}（{value}）高于包含它的 {wholeName}（{wholeValue}）。请核对这两项的数值。"},
+	{schema.InconsistentValues, "sum",
+		"{itemName} ({value}) should be the sum of {partNames} ({expected}). Check these values.",
+		"{itemName}（{value}）应等于 {partNames} 之和（{expected}）。请核对这几项的数值。"},
+	{schema.InconsistentValues, "ratio",
+		"{itemName} ({value}) should be about {expected} from {partNames}. Check these values.",
+		"{itemName}（{value}）按 {partNames} 计算应约为 {expected}。请核对这几项的数值。"},
+	{schema.InconsistentValues, "percent",
+		"The percentages of {partNames} add up to {sum}, not 100. Check these values.",
+		"{partNames} 的百分比合计为 {sum}，而不是 100。请核对这几项的数值。"},
 
-	{schema.RangeSexSpecific, "unknown", "{itemName}: the range {refText} differs for men and women, and the patient's sex was not given, so its bounds were left empty. Check which range applies."},
-	{schema.RangeSexSpecific, "chosen", "{itemName}: the range {refText} differs for men and women; the {sex} range {range} was used. Check that the patient's sex is right."},
-	{schema.RangeSexSpecific, "confirmed", "{itemName}: the range {refText} differs for men and women, and the bounds {range} are neither. Check the bounds."},
+	{schema.RangeSexSpecific, "unknown",
+		"{itemName}: the range {refText} differs for men and women, and the patient's sex was not given, so its bounds were left empty. Check which range applies.",
+		"{itemName}：参考范围 {refText} 男女不同，而未提供受检者性别，参考范围上下限已留空。请确认适用哪一个范围。"},
+	{schema.RangeSexSpecific, "chosen",
+		"{itemName}: the range {refText} differs for men and women; the {sex} range {range} was used. Check that the patient's sex is right.",
+		"{itemName}：参考范围 {refText} 男女不同，已采用{sex}范围 {range}。请确认受检者性别无误。"},
+	{schema.RangeSexSpecific, "confirmed",
+		"{itemName}: the range {refText} differs for men and women, and the bounds {range} are neither. Check the bounds.",
+		"{itemName}：参考范围 {refText} 男女不同，而上下限 {range} 与两者都不符。请核对上下限。"},
 
-	{schema.ValueNotOnPage, "missing", "{itemName}: {value}, as the model read it, is not printed on page {page} of the PDF. Check it against the page."},
+	{schema.ValueNotOnPage, "missing",
+		"{itemName}: {value}, as the model read it, is not printed on page {page} of the PDF. Check it against the page.",
+		"{itemName}：模型读出的 {value} 在 PDF 第 {page} 页上找不到。请对照该页核对。"},
 }
 
 // Message is the English message of code for reason, filled from params. {range} is refLow–
@@ -54,6 +91,38 @@ func Message(code schema.WarningCode, reason string, params map[string]string) s
 		}
 	}
 	return string(code)
+}
+
+// Localized is w's message in lang ("zh"; any other is English, w's own), for a warning of
+// this package. The reason is not kept in the warning: it is the row whose English text, filled
+// from w's params, is w's message, so the same params fill the Chinese one. false when w is
+// not one of this package's warnings (or its params were changed since).
+func Localized(w schema.Warning, lang string) (string, bool) {
+	if lang != "zh" {
+		return w.Message, false
+	}
+	for _, t := range texts {
+		if t.code == w.Code && fill(t.en, w.Params) == w.Message {
+			return fillZh(t.zh, w.Params), true
+		}
+	}
+	return w.Message, false
+}
+
+// sexZh names a check.Sex in Chinese, for {sex}.
+var sexZh = map[string]string{string(Male): "男性", string(Female): "女性"}
+
+func fillZh(tmpl string, params map[string]string) string {
+	if s, ok := sexZh[params["sex"]]; ok {
+		p := maps.Clone(params)
+		p["sex"] = s
+		params = p
+	}
+	s := fill(tmpl, params)
+	for _, r := range [][2]string{{" ）", "）"}, {" ，", "，"}, {" 。", "。"}, {"（ ", "（"}} {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	return s
 }
 
 func fill(tmpl string, params map[string]string) string {

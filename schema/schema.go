@@ -71,7 +71,7 @@ type Result struct {
 type Warning struct {
 	Code    WarningCode `json:"code" desc:"What kind of problem; stable, for programs."`
 	Path    *string     `json:"path" desc:"Where: a path into the draft such as indicators[3].refLow, or for a dropped item its place in the model's reply; null for the whole draft."`
-	Message string      `json:"message" desc:"What happened, for the person confirming the draft."`
+	Message string      `json:"message" desc:"What happened, for the person confirming the draft: which item, what looks wrong, what to check; in Chinese or English by the request's Accept-Language (zh*, en*), else the server's OCR_LANG (default zh-CN)."`
 	Page    *int        `json:"page" desc:"The 1-based page the warning is about; null for the whole report or when unknown."`
 	// Params are the facts the message speaks of (the item's name, the value, the range …) as
 	// strings, numbers written as printed, so that an app can write its own sentence.

@@ -16,6 +16,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -49,6 +50,7 @@ func (s *Server) extract(c echo.Context) error {
 	}
 	c.Set(ctxMeta, &res.Meta)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
+	res.Warnings = s.localize(c, res.Warnings, &res.Draft)
 	return c.JSON(http.StatusOK, res)
 }
 
@@ -263,7 +265,7 @@ func (s *Server) parse(c echo.Context) error {
 	out.Warnings = append(out.Warnings, check.Run(&out.Draft, who)...)
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
-		Draft: out.Draft, Warnings: nonNil(out.Warnings),
+		Draft: out.Draft, Warnings: nonNil(s.localize(c, out.Warnings, &out.Draft)),
 		Meta: ParseMeta{Stage: out.Stage, Truncated: out.Truncated, TooLong: out.TooLong},
 	})
 }
@@ -285,6 +287,7 @@ func (s *Server) validate(c echo.Context) error {
 		return err
 	}
 	res.Warnings = nonNil(append(res.Warnings, check.Run(&res.Draft, check.Context{Confirmed: true})...))
+	res.Warnings = s.localize(c, res.Warnings, &res.Draft)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
 	return c.JSON(http.StatusOK, res)
 }
@@ -307,6 +310,13 @@ func (s *Server) textBody(c echo.Context) (b []byte, done func(), err error) {
 		return nil, nil, err
 	}
 	return b, func() { s.texts.Leave(); held.Close() }, nil
+}
+
+// localize writes the warnings' messages in the language the caller's Accept-Language asks
+// for (zh*, en*), else the configured one; the answer varies with that header.
+func (s *Server) localize(c echo.Context, ws []schema.Warning, d *schema.OcrDraft) []schema.Warning {
+	c.Response().Header().Add(echo.HeaderVary, "Accept-Language")
+	return msg.Localize(ws, d, msg.FromAcceptLanguage(c.Request().Header.Get("Accept-Language"), s.cfg.Lang))
 }
 
 func nonNil(w []schema.Warning) []schema.Warning {

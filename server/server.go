@@ -25,6 +25,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/gate"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -122,6 +123,11 @@ type Config struct {
 
 	// Version is served at /version; empty, the running build's (version.Read).
 	Version version.Info
+
+	// Lang is the language of warnings' messages for a caller whose Accept-Language names
+	// none the service writes (zh, en): a tag msg.Parse accepts (OCR_LANG); empty is
+	// msg.Default, zh-CN. Problem details stay English.
+	Lang string
 }
 
 // Defaults for Config's zero fields.
@@ -171,6 +177,11 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Builder == nil {
 		cfg.Builder = draft.New()
+	}
+	if l, err := msg.Parse(cfg.Lang); err == nil {
+		cfg.Lang = l
+	} else {
+		cfg.Lang = msg.Zh // an unknown tag is the caller's (cmd/ocrdraft validates OCR_LANG)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -69,7 +69,7 @@ func TestHelp(t *testing.T) {
 			mustHave:  map[string]string{"model": "string", "request-timeout": "duration", "max-image-bytes": "bytes", "max-pixels": "integer", "attempt-timeout": "duration"},
 			mustLack:  []string{"listen", "metrics-addr", "max-inflight", "queue-wait", "upload-memory", "text-inflight", "shutdown-timeout", "max-request-bytes", "header-timeout"},
 			mustHaveE: []string{"OCR_MODEL_API_KEY"}},
-		{args: []string{"parse", "-h"}, usage: "usage: ocrdraft parse [flags] FILE...", flags: map[string]string{"finish-reason": "reason", "sex": "sex"}},
+		{args: []string{"parse", "-h"}, usage: "usage: ocrdraft parse [flags] FILE...", flags: map[string]string{"finish-reason": "reason", "lang": "language", "sex": "sex"}},
 		{args: []string{"healthcheck", "-h"}, usage: "usage: ocrdraft healthcheck [flags]", flags: hcFlags, env: hcEnv},
 		{args: []string{"version", "-h"}, usage: "usage: ocrdraft version [-json]", flags: map[string]string{"json": ""}},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
 )
@@ -57,6 +58,7 @@ type config struct {
 	MaxHeaderBytes  int
 	DebugLogReplies bool
 	ReplyExcerpts   bool
+	Lang            string // msg.Zh or msg.En
 	DecodeMemory    int64
 	WasmCacheDir    string
 	WarmDecoders    bool
@@ -181,6 +183,11 @@ var settings = []setting{
 		c.WarmDecoders = b
 		return nil
 	}, cmdServe},
+	{[]string{"OCR_LANG"}, "lang", msg.Default, "language", "language of warnings' messages: zh-CN (zh, zh-TW … all Chinese) or en; for serve, the default when a caller's Accept-Language names neither", func(c *config, v string) error {
+		l, err := msg.Parse(v)
+		c.Lang = l
+		return err
+	}, both},
 	{[]string{"OCR_REPLY_EXCERPTS"}, "reply-excerpts", "true", "bool", "send the start of an unusable model reply to the caller as a problem's replyExcerpt (report text: never in detail, never logged); false leaves it out", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {

@@ -51,6 +51,8 @@ func TestLoadConfig(t *testing.T) {
 		{env: map[string]string{"OCR_MAX_PAGES": "abc"}, want: "OCR_MAX_PAGES"},
 		{env: map[string]string{"OCR_REQUEST_TIMEOUT": "soon"}, want: "OCR_REQUEST_TIMEOUT"},
 		{env: map[string]string{"OCR_OUTPUT_MODE": "yaml"}, want: "OCR_OUTPUT_MODE"},
+		{env: map[string]string{"OCR_LANG": "fr-FR"}, want: "OCR_LANG"},
+		{args: []string{"-lang", "chinese"}, want: "lang"},
 		{env: map[string]string{"OCR_TEMPERATURE": "3"}, want: "OCR_TEMPERATURE"},
 		{env: map[string]string{"OCR_MODEL_BASE_URL": "notaurl"}, want: "OCR_MODEL_BASE_URL"},
 		{env: map[string]string{"OPENAI_BASE_URL": "localhost:8000/v1"}, want: "OPENAI_BASE_URL"},

@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "extract":
 		return runExtract(ctx, args[1:], environ, stdout, stderr)
 	case "parse":
-		return runParse(args[1:], stdin, stdout, stderr)
+		return runParse(args[1:], environ, stdin, stdout, stderr)
 	case "check":
 		return runCheck(ctx, args[1:], environ, stdout, stderr)
 	case "healthcheck":

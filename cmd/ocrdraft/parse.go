@@ -15,16 +15,25 @@ import (
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
 // runParse reads captured replies and prints, per file, the result or the problem document the
 // HTTP API would return. One file prints indented JSON; several print one compact document per
 // line, in order. It fails (exit 1) if any file failed.
-func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runParse(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	finish := finishReason("stop")
+	lang := langFlag{tag: msg.Default, lang: msg.Zh}
+	if v := getenv("OCR_LANG"); v != "" {
+		if err := lang.Set(v); err != nil {
+			fmt.Fprintf(stderr, "ocrdraft parse: OCR_LANG: %v\n", err)
+			return errUsage
+		}
+	}
+	fs.Var(&lang, "lang", "language of warnings' messages: zh-CN (zh, zh-TW …) or en (default OCR_LANG, else zh-CN)")
 	var who sexFlag
 	fs.Var(&who, "sex", "the patient's sex, male or female, for the checks only: a printed range that differs for men and women then gives this sex's bounds (default none: such bounds are null)")
 	fs.Var(&finish, "finish-reason", "the model's finish reason: "+strings.Join(finishReasons, ", ")+" or empty; length means the reply was cut at the token limit (default stop)")
@@ -70,6 +79,7 @@ without a model call. One file prints indented JSON; several print one line each
 			failed = true
 		} else {
 			out.Warnings = append(out.Warnings, check.Run(&out.Draft, check.Context{Sex: check.Sex(who)})...)
+			out.Warnings = msg.Localize(out.Warnings, &out.Draft, lang.lang)
 			doc = out.Result
 		}
 		if err := writeJSON(stdout, doc, fs.NArg() == 1); err != nil {
@@ -97,6 +107,22 @@ func (f *sexFlag) Set(v string) error {
 }
 
 func (f *sexFlag) Type() string { return "sex" }
+
+// langFlag is -lang: a tag msg.Parse accepts, kept as written for -h.
+type langFlag struct{ tag, lang string }
+
+func (f *langFlag) String() string { return f.tag }
+
+func (f *langFlag) Set(v string) error {
+	l, err := msg.Parse(v)
+	if err != nil {
+		return err
+	}
+	f.tag, f.lang = v, l
+	return nil
+}
+
+func (f *langFlag) Type() string { return "language" }
 
 // finishReasons are the finish reasons an OpenAI-compatible endpoint reports.
 var finishReasons = []string{"stop", "length", "content_filter", "tool_calls", "function_call"}

@@ -120,3 +120,42 @@ func TestParseSex(t *testing.T) {
 		t.Errorf("-sex m: %v, want a usage error", err)
 	}
 }
+
+// TestParseLang: warnings are in Chinese unless -lang (or OCR_LANG) says en; a language the
+// service does not write is a usage error.
+func TestParseLang(t *testing.T) {
+	const reply = "../../testdata/replies/field-gpt4o-unit-conflict.txt"
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", nil, "请核对"},
+		{"", []string{"-lang", "en"}, "Check the value"},
+		{"en", nil, "Check the value"},
+		{"en", []string{"-lang", "zh-TW"}, "请核对"},
+	} {
+		getenv := func(k string) string {
+			if k == "OCR_LANG" {
+				return c.env
+			}
+			return ""
+		}
+		var out, errOut bytes.Buffer
+		if err := runParse(append(c.args, reply), getenv, nil, &out, &errOut); err != nil {
+			t.Fatalf("OCR_LANG %q %q: %v (%s)", c.env, c.args, err, errOut.String())
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("OCR_LANG %q %q: no %q in\n%s", c.env, c.args, c.want, out.String())
+		}
+	}
+	for _, env := range []string{"fr", ""} {
+		args := []string{"-lang", "klingon", reply}
+		if env != "" {
+			args = []string{reply}
+		}
+		if err := runParse(args, func(string) string { return env }, nil, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, errUsage) {
+			t.Errorf("OCR_LANG %q %q: %v, want a usage error", env, args, err)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/server"
@@ -89,6 +90,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Extractor:       ext,
 		NotConfigured:   notConfigured,
 		NoReplyExcerpts: !cfg.ReplyExcerpts,
+		Lang:            cfg.Lang,
 		MaxImageBytes:   cfg.MaxImageBytes,
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		MaxPages:        cfg.MaxPages,
@@ -319,5 +321,6 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return writeProblem(stdout, err)
 	}
+	res.Warnings = msg.Localize(res.Warnings, &res.Draft, cfg.Lang)
 	return writeJSON(stdout, res, true)
 }

@@ -294,7 +294,7 @@ type Warning struct {
 	// Code A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 	Code WarningCode `json:"code"`
 
-	// Message What happened, for the person confirming the draft.
+	// Message What happened, for the person confirming the draft: which item, what looks wrong, what to check; in Chinese or English by the request's Accept-Language (zh*, en*), else the server's OCR_LANG (default zh-CN).
 	Message string `json:"message"`
 
 	// Page The 1-based page the warning is about; null for the whole report or when unknown.
