@@ -148,8 +148,12 @@ func (bd *build) droppedp(path string, i int, params map[string]string, format s
 		bd.over = append(bd.over, schema.IndicatorDropped)
 		return
 	}
-	bd.warnp(schema.IndicatorDropped, itemPath(path, i), params, format, args...)
+	bd.warnp(schema.IndicatorDropped, ReplyPrefix+itemPath(path, i), params, format, args...)
 }
+
+// ReplyPrefix starts the path of a dropped item: its place in the model's reply
+// (reply.indicators[2]), never a path into the draft, where indicators[2] is a kept row.
+const ReplyPrefix = "reply."
 
 // root finds the draft in v: a list is the indicators; an object with draft keys is the draft; an
 // object with an item name is one indicator; any other object with exactly one object or list
@@ -349,10 +353,10 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 		case parse.Null:
 		case parse.String:
 			if !isNullWord(strings.TrimSpace(m.Value.Text)) {
-				bd.warn(schema.IndicatorDropped, "indicators", "indicators is text, not a list; nothing was read from it")
+				bd.warn(schema.IndicatorDropped, ReplyPrefix+"indicators", "indicators is text, not a list; nothing was read from it")
 			}
 		default:
-			bd.warn(schema.IndicatorDropped, "indicators", "indicators is not a list; nothing was read from it")
+			bd.warn(schema.IndicatorDropped, ReplyPrefix+"indicators", "indicators is not a list; nothing was read from it")
 		}
 	}
 }

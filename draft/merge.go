@@ -88,30 +88,55 @@ func Merge(pages []Page) (schema.Result, error) {
 				conflict("reportYear", *d.ReportYear != *pd.ReportYear, strconv.Itoa(*pd.ReportYear), strconv.Itoa(*d.ReportYear))
 			}
 		}
+		// Which row of the merged draft each of this page's rows becomes (-1: a repeat, dropped).
+		merged := make([]int, len(pd.Indicators))
+		next := len(d.Indicators)
+		for j, ind := range pd.Indicators {
+			k := indicatorKey(ind)
+			if first, dup := seen[k]; dup && first < i {
+				merged[j] = -1
+				continue
+			}
+			if _, dup := seen[k]; !dup {
+				seen[k] = i
+			}
+			merged[j], next = next, next+1
+		}
 		for _, w := range p.Result.Warnings {
 			path := at
 			if w.Path != nil {
-				path += "." + *w.Path
+				path = rebase(*w.Path, at, merged)
 			}
 			w.Path, w.Page = &path, &page
 			out.Warnings = append(out.Warnings, w)
 		}
 		for j, ind := range pd.Indicators {
-			k := indicatorKey(ind)
-			if first, dup := seen[k]; dup && first < i {
+			if merged[j] < 0 {
 				warn(schema.DuplicateIndicator, fmt.Sprintf("%s.indicators[%d]", at, j),
-					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(first + 1)},
-					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, first+1))
+					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(seen[indicatorKey(ind)] + 1)},
+					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, seen[indicatorKey(ind)]+1))
 				continue
-			}
-			if _, dup := seen[k]; !dup {
-				seen[k] = i
 			}
 			ind.Page = &page
 			d.Indicators = append(d.Indicators, ind)
 		}
 	}
 	return out, nil
+}
+
+// rebase turns a page's warning path into the merged draft's: a kept row's indicators[j]… becomes
+// indicators[m]…, its index in the merged draft, so that a path starting with indicators[ always
+// means a row of the returned draft; anything else (a dropped item's reply.…, a page's own
+// field, a row dropped as a repeat) is prefixed with the page: pages[1].reply.indicators[2].
+func rebase(path, at string, merged []int) string {
+	if rest, ok := strings.CutPrefix(path, "indicators["); ok {
+		if n, tail, ok := strings.Cut(rest, "]"); ok {
+			if j, err := strconv.Atoi(n); err == nil && j >= 0 && j < len(merged) && merged[j] >= 0 {
+				return "indicators[" + strconv.Itoa(merged[j]) + "]" + tail
+			}
+		}
+	}
+	return at + "." + path
 }
 
 // stamp returns the indicators with their page set, copied: the caller's stay as they were.

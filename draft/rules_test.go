@@ -223,8 +223,8 @@ var indicatorTests = []struct {
 		want: `{"itemName":"尿酸","valueNum":420,"unit":"μmol/L","refLow":208,"refHigh":428}`},
 
 	// A format example's rows are not results.
-	{name: "placeholder name", in: `{"itemName":"string","valueNum":"number","unit":"string"}`, want: ``, warn: []string{"indicator_dropped@indicators[0]"}},
-	{name: "placeholder name in brackets", in: `{"项目":"<项目名称>","结果":"<结果>"}`, want: ``, warn: []string{"indicator_dropped@indicators[0]"}},
+	{name: "placeholder name", in: `{"itemName":"string","valueNum":"number","unit":"string"}`, want: ``, warn: []string{"indicator_dropped@reply.indicators[0]"}},
+	{name: "placeholder name in brackets", in: `{"项目":"<项目名称>","结果":"<结果>"}`, want: ``, warn: []string{"indicator_dropped@reply.indicators[0]"}},
 
 	// Keys: case and separators.
 	{name: "snake_case", in: `{"item_name":"总胆固醇","item_group":"血脂","value_num":5.6,"value_text":"偏高","unit":"mmol/L","ref_low":3.1,"ref_high":5.2}`,
@@ -295,15 +295,15 @@ var indicatorTests = []struct {
 	{name: "strings trimmed", in: `{"itemName":"  总胆固醇 ","itemGroup":"\t血脂 ","valueText":" 阴性 ","unit":" mmol/L\n"}`,
 		want: `{"itemName":"总胆固醇","itemGroup":"血脂","valueText":"阴性","unit":"mmol/L"}`},
 	{name: "name null word dropped", in: `{"itemName":"N/A","valueNum":5.6}`, want: "",
-		warn: []string{"indicator_dropped@indicators[0]"}},
+		warn: []string{"indicator_dropped@reply.indicators[0]"}},
 	{name: "name NaN dropped", in: `{"name":"NaN","valueNum":5.6}`, want: "",
-		warn: []string{"indicator_dropped@indicators[0]"}},
+		warn: []string{"indicator_dropped@reply.indicators[0]"}},
 	{name: "name blank dropped", in: `{"itemName":"   ","valueNum":5.6}`, want: "",
-		warn: []string{"indicator_dropped@indicators[0]"}},
+		warn: []string{"indicator_dropped@reply.indicators[0]"}},
 	{name: "name missing dropped", in: `{"valueNum":5.6,"unit":"mmol/L"}`, want: "",
-		warn: []string{"indicator_dropped@indicators[0]"}},
+		warn: []string{"indicator_dropped@reply.indicators[0]"}},
 	{name: "name null dropped", in: `{"itemName":null,"valueNum":5.6}`, want: "",
-		warn: []string{"indicator_dropped@indicators[0]"}},
+		warn: []string{"indicator_dropped@reply.indicators[0]"}},
 
 	// Values: numbers as JSON numbers or strings, digits kept.
 	{name: "JSON number", in: `{"itemName":"GLU","valueNum":5.6}`, want: `{"itemName":"GLU","valueNum":5.6}`},
@@ -470,7 +470,7 @@ var indicatorTests = []struct {
 	{name: "unit of 51 characters", in: `{"itemName":"GLU","unit":"` + strings.Repeat("u", 51) + `"}`,
 		want: `{"itemName":"GLU"}`, warn: []string{"invalid_value@indicators[0].unit"}},
 	{name: "long name dropped", in: `{"itemName":"` + strings.Repeat("名", 201) + `","valueNum":5.6}`,
-		want: "", warn: []string{"indicator_dropped@indicators[0]"}},
+		want: "", warn: []string{"indicator_dropped@reply.indicators[0]"}},
 	{name: "200 characters are allowed", in: `{"itemName":"` + strings.Repeat("名", 200) + `","unit":"` + strings.Repeat("单", 50) + `"}`,
 		want: `{"itemName":"` + strings.Repeat("名", 200) + `","unit":"` + strings.Repeat("单", 50) + `"}`},
 }
@@ -536,10 +536,10 @@ var draftTests = []struct {
 	// Shape: items that cannot be used are dropped with a warning naming their place.
 	{name: "non-object items", in: `{"indicators":[1,"WBC",null,[{"itemName":"x"}],true,{"itemName":"RBC"}]}`,
 		want: `{"indicators":[{"itemName":"RBC"}]}`,
-		warn: []string{"indicator_dropped@indicators[0]", "indicator_dropped@indicators[1]", "indicator_dropped@indicators[2]", "indicator_dropped@indicators[3]", "indicator_dropped@indicators[4]"}},
+		warn: []string{"indicator_dropped@reply.indicators[0]", "indicator_dropped@reply.indicators[1]", "indicator_dropped@reply.indicators[2]", "indicator_dropped@reply.indicators[3]", "indicator_dropped@reply.indicators[4]"}},
 	{name: "items without names", in: `[{"itemName":"WBC"},{"valueNum":5.6},{"itemName":""},{"itemName":"RBC"}]`,
 		want: `{"indicators":[{"itemName":"WBC"},{"itemName":"RBC"}]}`,
-		warn: []string{"indicator_dropped@indicators[1]", "indicator_dropped@indicators[2]"}},
+		warn: []string{"indicator_dropped@reply.indicators[1]", "indicator_dropped@reply.indicators[2]"}},
 	{name: "dropped item in a group", in: `[{"group":"血常规","items":[{"itemName":"WBC"},{"valueNum":1}]}]`,
 		want: `{"indicators":[{"itemName":"WBC","itemGroup":"血常规"}]}`,
 		warn: []string{"indicator_dropped"}},
@@ -582,13 +582,13 @@ var draftTests = []struct {
 	{name: "indicators null", in: `{"title":"血常规","indicators":null}`, want: `{"title":"血常规"}`},
 	{name: "indicators null word", in: `{"title":"血常规","indicators":"N/A"}`, want: `{"title":"血常规"}`},
 	{name: "group items null word", in: `{"title":"血常规","indicators":[{"itemName":"WBC"},{"group":"尿常规","items":"None"}]}`,
-		want: `{"title":"血常规","indicators":[{"itemName":"WBC"}]}`, warn: []string{"indicator_dropped@indicators[1]"}},
+		want: `{"title":"血常规","indicators":[{"itemName":"WBC"}]}`, warn: []string{"indicator_dropped@reply.indicators[1]"}},
 
 	// Not a draft at all: nothing, and no panic.
 	{name: "null", in: `null`, want: `{}`},
 	{name: "string", in: `"血常规"`, want: `{}`},
 	{name: "number", in: `42`, want: `{}`},
-	{name: "list of lists", in: `[[1,2],[3]]`, want: `{}`, warn: []string{"indicator_dropped@indicators[0]", "indicator_dropped@indicators[1]"}},
+	{name: "list of lists", in: `[[1,2],[3]]`, want: `{}`, warn: []string{"indicator_dropped@reply.indicators[0]", "indicator_dropped@reply.indicators[1]"}},
 	{name: "deep wrappers", in: `{"a":{"b":{"c":{"d":{"e":{"f":{"title":"x"}}}}}}}`, want: `{}`},
 
 	// Dates.
@@ -652,7 +652,7 @@ var draftTests = []struct {
 		warn: []string{"invalid_date"}},
 	{name: "each indicator on its own", in: `[{"itemName":"A","unit":"` + strings.Repeat("u", 500) + `","valueNum":1},{"itemName":"` + strings.Repeat("n", 201) + `"},{"itemName":"C","unit":"g/L"}]`,
 		want: `{"indicators":[{"itemName":"A","valueNum":1},{"itemName":"C","unit":"g/L"}]}`,
-		warn: []string{"invalid_value@indicators[0].unit", "indicator_dropped@indicators[1]"}},
+		warn: []string{"invalid_value@indicators[0].unit", "indicator_dropped@reply.indicators[1]"}},
 
 	// Shapes seen from weaker models.
 	{name: "indicators keyed by name", in: `{"title":"血脂","indicators":{"总胆固醇":"5.86 mmol/L","尿蛋白":"阴性(-)"}}`,
@@ -759,7 +759,7 @@ var replyTests = []struct {
 	{name: "cut flag with unclosed JSON", reply: `[{"itemName":"A","valueNum":1.5},{"itemName":"B","valueNum":4.`, cut: true,
 		want: `{"indicators":[{"itemName":"A","valueNum":1.5}]}`, warn: []string{"output_truncated"}},
 	{name: "cut with other warnings", reply: `[{"itemName":"A","refLow":6.1,"refHigh":3.9},{"valueNum":1},{"itemName":"C","valueNum":7`,
-		want: `{"indicators":[{"itemName":"A","refLow":3.9,"refHigh":6.1}]}`, warn: []string{"output_truncated", "reference_range_swapped", "indicator_dropped@indicators[1]"}},
+		want: `{"indicators":[{"itemName":"A","refLow":3.9,"refHigh":6.1}]}`, warn: []string{"output_truncated", "reference_range_swapped", "indicator_dropped@reply.indicators[1]"}},
 	{name: "cut before any item but after the title", reply: `{"title":"血脂四项","indicators":[{"itemName":"总胆`,
 		want: `{"title":"血脂四项"}`, warn: []string{"output_truncated"}},
 	{name: "cut before any item", reply: `{"indicators":[{"itemName":"总胆固醇","valueNum":5.`, want: ""},

@@ -70,7 +70,7 @@ type Result struct {
 // Warning tells the person confirming a draft that something was dropped, changed or doubtful.
 type Warning struct {
 	Code    WarningCode `json:"code" desc:"What kind of problem; stable, for programs."`
-	Path    *string     `json:"path" desc:"Where: a path into the draft such as indicators[3].refLow, or for a dropped item its place in the model's reply; null for the whole draft."`
+	Path    *string     `json:"path" desc:"Where: a path starting with indicators[ always points into the returned draft (indicators[3].refLow); a dropped item's path is its place in its page's reply (reply.indicators[2], pages[1].reply.indicators[2]); a page's own field is pages[1].checkupDate; null for the whole draft."`
 	Message string      `json:"message" desc:"What happened, for the person confirming the draft: which item, what looks wrong, what to check; in Chinese or English by the request's Accept-Language (zh*, en*), else the server's OCR_LANG (default zh-CN)."`
 	Page    *int        `json:"page" desc:"The 1-based page the warning is about; null for the whole report or when unknown."`
 	// Params are the facts the message speaks of (the item's name, the value, the range …) as

@@ -303,7 +303,7 @@ type Warning struct {
 	// Params The facts the message speaks of, by name (itemName, value, refLow …), as strings with numbers as printed; {} when none.
 	Params map[string]string `json:"params"`
 
-	// Path Where: a path into the draft such as indicators[3].refLow, or for a dropped item its place in the model's reply; null for the whole draft.
+	// Path Where: a path starting with indicators[ always points into the returned draft (indicators[3].refLow); a dropped item's path is its place in its page's reply (reply.indicators[2], pages[1].reply.indicators[2]); a page's own field is pages[1].checkupDate; null for the whole draft.
 	Path *string `json:"path"`
 }
 
