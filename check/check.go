@@ -220,6 +220,7 @@ func (s *state) warn(i int, field, reason string, params map[string]string) {
 		Page:    ind.Page,
 		Message: Message(s.code, reason, params),
 		Params:  params,
+		Reason:  reason,
 	})
 }
 

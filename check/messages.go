@@ -94,15 +94,13 @@ func Message(code schema.WarningCode, reason string, params map[string]string) s
 }
 
 // Localized is w's message in lang ("zh"; any other is English, w's own), for a warning of
-// this package. The reason is not kept in the warning: it is the row whose English text, filled
-// from w's params, is w's message, so the same params fill the Chinese one. false when w is
-// not one of this package's warnings (or its params were changed since).
+// this package: its code and Reason name the row of texts. false when w is not one of them.
 func Localized(w schema.Warning, lang string) (string, bool) {
-	if lang != "zh" {
+	if lang != "zh" || w.Reason == "" {
 		return w.Message, false
 	}
 	for _, t := range texts {
-		if t.code == w.Code && fill(t.en, w.Params) == w.Message {
+		if t.code == w.Code && t.reason == w.Reason {
 			return fillZh(t.zh, w.Params), true
 		}
 	}

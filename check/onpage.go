@@ -73,7 +73,7 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 			if !found {
 				params := map[string]string{"itemName": ind.ItemName, "value": f.v.String(), "page": strconv.Itoa(*ind.Page)}
 				out = append(out, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
-					Message: Message(schema.ValueNotOnPage, "missing", params), Params: params})
+					Message: Message(schema.ValueNotOnPage, "missing", params), Params: params, Reason: "missing"})
 				continue
 			}
 			p.found++

@@ -162,10 +162,13 @@ func TestEveryCode(t *testing.T) {
 }
 
 func isCheck(c schema.WarningCode) bool {
-	switch c {
-	case schema.FlagMismatch, schema.ValueImplausible, schema.RangeImplausible, schema.UnitUnexpected,
-		schema.DuplicateRow, schema.InconsistentValues, schema.RangeSexSpecific, schema.ValueNotOnPage:
+	if c == schema.ValueNotOnPage { // check.OnPage's, beside the rule table
 		return true
+	}
+	for _, r := range check.Rules {
+		if r.Code == c {
+			return true
+		}
 	}
 	return false
 }
