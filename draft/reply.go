@@ -242,20 +242,17 @@ func withMissing(best Outcome, others []pageDraft) Outcome {
 // counted in one indicator_dropped warning, as pageDrafts does: rows are never lost in silence.
 func chunks(parts []pageDraft, best Outcome) Outcome {
 	slices.SortFunc(parts, func(a, b pageDraft) int { return a.cand.Offset - b.cand.Offset })
-	join, withFields := true, -1
+	join := true
 	seen := map[string]int{}
 	for i, p := range parts {
 		if i > 0 && p.cand.Offset < parts[i-1].cand.Offset+parts[i-1].cand.Len {
 			join = false
 		}
-		if reportKeys(p.cand.Value) {
+		if i > 0 && reportKeys(p.cand.Value) {
 			// Only the first value may be the report's own (a draft, then "其余项目" as a list).
 			// A later one with the report's keys is a second answer, or the answer after an
 			// echoed format example, whose rows must never be taken for the report's.
-			if i > 0 {
-				join = false
-			}
-			withFields = i
+			join = false
 		}
 		for _, w := range p.res.Warnings {
 			if w.Path != nil {
@@ -273,10 +270,7 @@ func chunks(parts []pageDraft, best Outcome) Outcome {
 	if !join {
 		return withMissing(best, parts)
 	}
-	var out schema.Result
-	if withFields >= 0 {
-		out.Draft = parts[withFields].res.Draft
-	}
+	out := schema.Result{Draft: parts[0].res.Draft} // its fields, if it has any
 	out.Draft.Indicators = nil
 	for _, p := range parts {
 		out.Draft.Indicators = append(out.Draft.Indicators, p.res.Draft.Indicators...)
