@@ -3,16 +3,19 @@ package intake
 import (
 	"bytes"
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
+	"io/fs"
 	"math"
 	"runtime"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/enums"
@@ -37,12 +40,29 @@ const PDFMemory = DefaultMemPerPixel * DefaultMaxPixels
 // must be stoppable: at the deadline the instance is killed and its slot freed at once.
 const pdfEnsure = true
 
+// sandbox is the whole file system PDFium sees: one CJK font where PDFium looks for system fonts
+// (/usr/share/fonts), and nothing of the host's. A PDF that names a font it does not embed
+// (STSong-Light, SimSun, MSung-Light: Java-made hospital reports often do) is drawn in it
+// instead of leaving its Chinese, and its digits, blank. The font is WenQuanYi Micro Hei
+// (Apache-2.0; sandbox/COPYRIGHT.wqy-microhei): CJK of GB 18030 and Big5 with Latin and the
+// symbols reports print (↑↓×µ±≤≥), and one of the names PDFium asks for by charset. It is
+// mounted at / because PDFium's folder scan stops at the first entry it cannot stat, and
+// "/usr/share/fonts/.." cannot be statted in a mount at /usr/share/fonts.
+//
+//go:embed sandbox/usr/share/fonts/wqy-microhei.ttc
+var sandbox embed.FS
+
 // pdfPool is the process's one PDFium, started on first use: compiling its 6 MB of WebAssembly
 // takes seconds and hundreds of MB once (BenchmarkPDFStart), so never per request. Each use
 // takes a fresh instance (a used one keeps the memory it grew), under the decode slots, with no
-// file system at all (an empty FSConfig: go-pdfium mounts the host's / when given none, and a
-// PDF could then read host files), no output, and memory capped at PDFMemory.
+// host file system (go-pdfium mounts the host's / when given no FSConfig, and a PDF could then
+// read host files; it gets the read-only sandbox instead), no output, and memory capped at
+// PDFMemory.
 var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
+	root, err := fs.Sub(sandbox, "sandbox")
+	if err != nil {
+		return nil, err
+	}
 	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(
 		func(c, _ uint64) experimental.LinearMemory { return newCapped(c, PDFMemory) }))
 	return webassembly.Init(webassembly.Config{
@@ -50,7 +70,7 @@ var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 		MinIdle:  0,
 		MaxIdle:  0,
 		MaxTotal: 2 * runtime.NumCPU(), // the decode slots bound the use; killed ones may linger
-		FSConfig: wazero.NewFSConfig(),
+		FSConfig: wazero.NewFSConfig().WithFSMount(root, "/"),
 		RuntimeConfig: wazero.NewRuntimeConfig().
 			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 			WithCompilationCache(wasmCache()).
@@ -284,15 +304,27 @@ func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]b
 	return raw.Data, orient, true
 }
 
+// maxTextChars is the most characters of a page's text layer that are read: a dense A4 page
+// holds a few thousand. A page with more gets no text layer (no value_not_on_page check) rather
+// than a partial one, in which values past the cut would look unprinted.
+const maxTextChars = 20000
+
 // pdfText reads a page's text layer as words with their boxes in the pixels of the rendered
-// page (bounds). PDFium gives each character's box in the page's own space (points, y up,
-// before /Rotate); the mapping through the page's box and rotation is done here.
+// page (bounds). A character's box is PDFium's loose one (its advance by the font's ascent and
+// descent, not the glyph's ink), so that the digits of a number touch whatever font draws them;
+// it is in the page's own space (points, y up, before /Rotate), mapped here through the page's
+// box and rotation.
 func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle) ([]Word, error) {
-	t, err := d.inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
+	tp, err := d.inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
 		return nil, err
 	}
-	if len(t.Chars) == 0 {
+	defer d.inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	n, err := d.inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil {
+		return nil, err
+	}
+	if n.Count <= 0 || n.Count > maxTextChars {
 		return nil, nil
 	}
 	bb, err := d.inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
@@ -315,17 +347,26 @@ func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle
 		cur.Reset()
 		at = image.Rectangle{}
 	}
-	for _, c := range t.Chars {
-		s := c.Text
-		if s == "" || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && r != 0xfffe }) < 0 {
+	for i := range n.Count {
+		u, err := d.inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
+		if err != nil {
+			return nil, err
+		}
+		c := rune(u.Unicode)
+		if u.Unicode > unicode.MaxRune || c == 0 || c == 0xfffe || unicode.IsSpace(c) || !utf8.ValidRune(c) {
 			flush()
 			continue
 		}
-		r := box.pixels(c.PointPosition.Left, c.PointPosition.Bottom, c.PointPosition.Right, c.PointPosition.Top)
+		lb, err := d.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
+		if err != nil { // a character with no box (PDFium has none for some generated ones)
+			flush()
+			continue
+		}
+		r := box.pixels(float64(lb.Rect.Left), float64(lb.Rect.Bottom), float64(lb.Rect.Right), float64(lb.Rect.Top))
 		if cur.Len() > 0 && !sameWord(at, r) { // the next character is elsewhere: a new word
 			flush()
 		}
-		cur.WriteString(s)
+		cur.WriteRune(c)
 		at = at.Union(r)
 	}
 	flush()

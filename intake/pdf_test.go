@@ -147,17 +147,14 @@ func TestPDFText(t *testing.T) {
 				t.Fatal(err)
 			}
 			inked := 0
-			for _, w := range pg.Text {
-				if w.Text[0] >= 0x80 { // STSong-Light is not embedded: its glyphs are not drawn
-					continue
-				}
+			for _, w := range pg.Text { // the Chinese too: STSong-Light is drawn in the sandbox's font
 				if !ink(m, w.Box) {
 					t.Errorf("%s page %d: no ink in the box %v of %q", file, i+1, w.Box, w.Text)
 				}
 				inked++
 			}
-			if inked < 10 {
-				t.Errorf("%s page %d: %d Latin words checked", file, i+1, inked)
+			if inked < 15 {
+				t.Errorf("%s page %d: %d words checked", file, i+1, inked)
 			}
 			// And no ink where the boxes say there is none: a box moved to the blank right half
 			// of an upright page (or the blank bottom of a turned one) has none.
@@ -165,6 +162,44 @@ func TestPDFText(t *testing.T) {
 				if off := pg.Text[1].Box.Add(image.Pt(0, 1500)); ink(m, off) {
 					t.Errorf("ink at %v, where the page is blank", off)
 				}
+			}
+		}
+	}
+}
+
+// TestPDFCIDFonts: a page written all in CID fonts it does not embed (STSong-Light for
+// Simplified Chinese, MSung-Light for Traditional, digits and units in them too, as iText
+// writes) is drawn, every word of it, in the sandbox's font; its text layer holds each word
+// whole, so every value and range bound is found among its numbers.
+func TestPDFCIDFonts(t *testing.T) {
+	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "cid-fonts.pdf"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{}
+	for _, w := range pg.Text {
+		words[w.Text] = true
+		if !ink(m, w.Box) {
+			t.Errorf("no ink in the box %v of %q", w.Box, w.Text)
+		}
+	}
+	var nums []string
+	for _, w := range Numbers(pg.Text) {
+		nums = append(nums, w.Text)
+	}
+	for _, r := range gen.CIDRows {
+		for _, want := range []string{r.Name, r.Code, r.Value, r.Unit, r.Range, r.Flag} {
+			if want != "" && !words[want] {
+				t.Errorf("no word %q among %d", want, len(words))
+			}
+		}
+		for _, want := range append([]string{r.Value}, strings.Split(strings.TrimPrefix(r.Range, "<"), "-")...) {
+			if !slices.Contains(nums, want) {
+				t.Errorf("%s not among the numbers %v", want, nums)
 			}
 		}
 	}
@@ -219,7 +254,7 @@ func TestNumbers(t *testing.T) {
 	}
 }
 
-// TestPDFNoHostFiles: the sandbox PDFium runs in has no file system, so nothing in a PDF can
+// TestPDFNoHostFiles: the sandbox PDFium runs in holds only its font, so nothing in a PDF can
 // make it read a host file. A PDF written to a host file cannot be opened by its path in the
 // process's pool, while a pool given go-pdfium's default (the host's / mounted) opens it.
 func TestPDFNoHostFiles(t *testing.T) {

@@ -37,6 +37,8 @@ func Documents(base string) ([]File, error) {
 	a4 := func(content string) PDFPage { return PDFPage{W: 595, H: 842, Content: content} }
 	digital := PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "")
 	add("digital.pdf", "a two-page Chinese lab report with a text layer (Helvetica digits, STSong-Light names, not embedded)", digital, nil)
+	add("cid-fonts.pdf", "one page all in STSong-Light and MSung-Light, digits too, neither embedded (as iText writes): drawn in the sandbox's font",
+		PDF([]PDFPage{a4(CIDPage())}, ""), nil)
 	jpg, err := encodeJPEG(Report(620, 877), 80)
 	if err != nil {
 		return nil, err

@@ -15,9 +15,9 @@ import (
 // signintech/gopdf cannot write a /Rotate, a standard-security encryption or a predefined CJK
 // CMap font without an embedded TrueType file, and each of those is a few lines here. Latin text
 // is in Helvetica (one of the standard 14 fonts every reader, PDFium included, carries); Chinese
-// text is in STSong-Light through the predefined UniGB-UCS2-H CMap (Adobe-GB1), not embedded:
-// the text layer reads as Unicode, but a reader without that font (PDFium in its sandbox has no
-// system fonts) draws no glyphs for it. The digits are ASCII, in Helvetica, and render.
+// text is in STSong-Light through the predefined UniGB-UCS2-H CMap (Adobe-GB1), Traditional in
+// MSung-Light through UniCNS-UCS2-H (Adobe-CNS1), neither embedded, as Java-made (iText) reports
+// do: the text layer reads as Unicode, and a reader draws it in a system font of its own.
 
 // pdfDoc collects numbered objects and writes them with a cross-reference table.
 type pdfDoc struct {
@@ -68,7 +68,7 @@ func (d *pdfDoc) bytes(root int) []byte {
 type PDFPage struct {
 	W, H    float64
 	Rotate  int
-	Content string // operators, with /F1 Helvetica and /F2 STSong-Light, /Im1 the JPEG
+	Content string // operators, with /F1 Helvetica, /F2 STSong-Light, /F3 MSung-Light, /Im1 the JPEG
 	JPEG    []byte
 	JPEGW   int
 	JPEGH   int
@@ -86,11 +86,14 @@ func PDF(pages []PDFPage, password string) []byte {
 	tree := d.add("")
 	helv := d.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
 	desc := d.add("<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>")
-	cid := d.add(fmt.Sprintf("<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> /FontDescriptor %d 0 R /DW 1000 >>", desc))
+	cid := d.add(fmt.Sprintf("<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> /FontDescriptor %d 0 R /DW 1000 /W [1 95 500] >>", desc))
 	song := d.add(fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /UniGB-UCS2-H /DescendantFonts [%d 0 R] >>", cid))
+	tdesc := d.add("<< /Type /FontDescriptor /FontName /MSung-Light /Flags 6 /FontBBox [-160 -259 1015 888] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>")
+	tcid := d.add(fmt.Sprintf("<< /Type /Font /Subtype /CIDFontType0 /BaseFont /MSung-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (CNS1) /Supplement 4 >> /FontDescriptor %d 0 R /DW 1000 /W [1 95 500] >>", tdesc))
+	msung := d.add(fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /MSung-Light /Encoding /UniCNS-UCS2-H /DescendantFonts [%d 0 R] >>", tcid))
 	var kids []string
 	for _, p := range pages {
-		res := fmt.Sprintf("/Font << /F1 %d 0 R /F2 %d 0 R >>", helv, song)
+		res := fmt.Sprintf("/Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >>", helv, song, msung)
 		if p.JPEG != nil {
 			cs := "/DeviceGray"
 			if p.RGB {
@@ -114,10 +117,11 @@ func PDF(pages []PDFPage, password string) []byte {
 }
 
 // Text returns the operators that show s at (x, y) in points from the bottom left, in font f
-// (F1 Helvetica for ASCII, F2 STSong-Light for Chinese) at size pt.
+// (F1 Helvetica for ASCII, F2 STSong-Light for Simplified Chinese, F3 MSung-Light for
+// Traditional; F2 and F3 take any text, ASCII too) at size pt.
 func Text(f string, pt, x, y float64, s string) string {
 	str := "(" + strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s) + ")"
-	if f == "F2" { // two bytes per character, UCS-2 big-endian, as the CMap reads them
+	if f == "F2" || f == "F3" { // two bytes per character, UCS-2 big-endian, as the CMap reads them
 		var h strings.Builder
 		for _, u := range utf16.Encode([]rune(s)) {
 			fmt.Fprintf(&h, "%04X", u)
@@ -165,6 +169,40 @@ func LabPage(i int) string {
 		b.WriteString(Text("F1", 11, 310, y, r.Value))
 		b.WriteString(Text("F1", 11, 390, y, r.Unit))
 		b.WriteString(Text("F1", 11, 470, y, r.Range))
+	}
+	return b.String()
+}
+
+// CIDRows are the rows of CIDPage: a Simplified and a Traditional report, every character of
+// them in a CID font that is not embedded.
+var CIDRows = []struct {
+	Font string
+	LabRow
+	Flag string
+}{
+	{"F2", LabRow{"丙氨酸氨基转移酶", "ALT", "56.4", "U/L", "9-50"}, "↑"},
+	{"F2", LabRow{"肌酐", "Cr", "71", "µmol/L", "57-111"}, ""},
+	{"F2", LabRow{"白细胞计数", "WBC", "3.12", "×10^9/L", "3.50-9.50"}, "↓"},
+	{"F3", LabRow{"總膽固醇", "TC", "6.05", "mmol/L", "<5.20"}, "H"},
+	{"F3", LabRow{"糖化血紅蛋白", "HbA1c", "5.4", "%", "4.0-6.0"}, ""},
+}
+
+// CIDPage is an A4 page whose text is all in STSong-Light (F2) and MSung-Light (F3), digits
+// and units included, as a Java-made report writes it: drawn only if the reader has a font for
+// it.
+func CIDPage() string {
+	var b strings.Builder
+	b.WriteString(Text("F2", 18, 50, 790, "检验报告单 / 檢驗報告"))
+	for j, r := range CIDRows {
+		y := 740 - 30*float64(j)
+		b.WriteString(Text(r.Font, 11, 50, y, r.Name))
+		b.WriteString(Text(r.Font, 11, 230, y, r.Code))
+		b.WriteString(Text(r.Font, 11, 300, y, r.Value))
+		if r.Flag != "" {
+			b.WriteString(Text(r.Font, 11, 345, y, r.Flag))
+		}
+		b.WriteString(Text(r.Font, 11, 390, y, r.Unit))
+		b.WriteString(Text(r.Font, 11, 470, y, r.Range))
 	}
 	return b.String()
 }
