@@ -9,6 +9,7 @@ import (
 
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -179,4 +180,13 @@ func BenchmarkPDFStartCached(b *testing.B) {
 		b.Fatal(err)
 	}
 	cpuLoop(b, start)
+}
+
+// BenchmarkTIFF prepares one page of an A4 fax in fine mode (1728×2292 at 204×196 dpi, G4), as
+// a fax server stores it: decoded by x/image/tiff, stretched to square pixels, shrunk to the long
+// edge, re-encoded as JPEG.
+func BenchmarkTIFF(b *testing.B) {
+	fax := gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2292), Compression: gen.TIFFG4, XRes: 204, YRes: 196}})
+	p := New(Limits{})
+	cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), fax, 0); return err })
 }
