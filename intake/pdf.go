@@ -347,13 +347,30 @@ func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle
 		cur.Reset()
 		at = image.Rectangle{}
 	}
+	// Invisible text (render mode 3) is not printed: it is a scanner's OCR laid over the page's
+	// image, as wrong as any OCR, and no proof of what the page shows. A scan with such a layer
+	// has no text layer here.
+	invisible := map[references.FPDF_PAGEOBJECT]bool{}
+	hidden := func(i int) bool {
+		o, err := d.inst.FPDFText_GetTextObject(&requests.FPDFText_GetTextObject{TextPage: tp.TextPage, Index: i})
+		if err != nil || o.TextObject == "" {
+			return false // a generated character (a space, a line end): no object of its own
+		}
+		h, ok := invisible[o.TextObject]
+		if !ok {
+			m, err := d.inst.FPDFTextObj_GetTextRenderMode(&requests.FPDFTextObj_GetTextRenderMode{PageObject: o.TextObject})
+			h = err == nil && (m.TextRenderMode == enums.FPDF_TEXTRENDERMODE_INVISIBLE || m.TextRenderMode == enums.FPDF_TEXTRENDERMODE_CLIP)
+			invisible[o.TextObject] = h
+		}
+		return h
+	}
 	for i := range n.Count {
 		u, err := d.inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
 		if err != nil {
 			return nil, err
 		}
 		c := rune(u.Unicode)
-		if u.Unicode > unicode.MaxRune || c == 0 || c == 0xfffe || unicode.IsSpace(c) || !utf8.ValidRune(c) {
+		if u.Unicode > unicode.MaxRune || c == 0 || c == 0xfffe || unicode.IsSpace(c) || !utf8.ValidRune(c) || hidden(i) {
 			flush()
 			continue
 		}

@@ -205,6 +205,24 @@ func TestPDFCIDFonts(t *testing.T) {
 	}
 }
 
+// TestPDFInvisibleText: a scan's invisible OCR layer is no text layer (it is what some OCR
+// read, not what the page prints), so a page with only that has none; the control is the same
+// values drawn visibly.
+func TestPDFInvisibleText(t *testing.T) {
+	p := New(Limits{})
+	pg, err := p.PreparePage(t.Context(), readDoc(t, "scanned-ocr.pdf"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Text) != 0 {
+		t.Errorf("text layer %v from invisible text", pg.Text)
+	}
+	visible := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.Text("F1", 11, 310, 700, gen.LabRows[0][0].Value)}}, "")
+	if pg, err := p.PreparePage(t.Context(), visible, 0); err != nil || len(pg.Text) != 1 || pg.Text[0].Text != gen.LabRows[0][0].Value {
+		t.Errorf("control: the visible value reads as %v, %v", pg.Text, err)
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {

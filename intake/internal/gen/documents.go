@@ -45,6 +45,12 @@ func Documents(base string) ([]File, error) {
 	}
 	scan := PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg, JPEGW: 620, JPEGH: 877}
 	add("scanned.pdf", "two pages, each one grey JPEG (620×877) filling the page, no text layer", PDF([]PDFPage{scan, scan}, ""), nil)
+	ocr := scan
+	for j, r := range LabRows[0] {
+		ocr.Content += Invisible("F1", 11, 310, 700-24*float64(j), r.Value)
+	}
+	add("scanned-ocr.pdf", "a scan with a scanner app's invisible OCR layer (render mode 3) of its values: no text layer to check against",
+		PDF([]PDFPage{ocr}, ""), nil)
 	// A scanner app's page: the photo stored as the sensor saw it, the page turned by /Rotate.
 	side, err := encodeJPEG(Stored(Photo(620, 877), 6), 80)
 	if err != nil {

@@ -131,6 +131,12 @@ func Text(f string, pt, x, y float64, s string) string {
 	return fmt.Sprintf("BT /%s %g Tf %g %g Td %s Tj ET\n", f, pt, x, y, str)
 }
 
+// Invisible is Text in render mode 3, drawn nowhere: the OCR layer a scanner app lays over its
+// image, so that the scan can be searched.
+func Invisible(f string, pt, x, y float64, s string) string {
+	return strings.Replace(Text(f, pt, x, y, s), "BT ", "BT 3 Tr ", 1)
+}
+
 // LabRow is one row of a generated lab report.
 type LabRow struct{ Name, Code, Value, Unit, Range string }
 
