@@ -124,7 +124,7 @@ func TestDecodeBounds(t *testing.T) {
 				return
 			}
 			decoded := false
-			p.dec = func(f format, r io.Reader) (image.Image, error) { decoded = true; return f.decode(r) }
+			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) { decoded = true; return next(r) }
 			_, err := p.Prepare(t.Context(), tt.data)
 			if got := problem.CodeOf(err); err != nil && got != tt.code || err == nil && tt.code != "" {
 				t.Fatalf("%d bytes: got %v, want %q", len(tt.data), err, tt.code)
@@ -179,10 +179,10 @@ func TestDecodersStopEarly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(Limits{})
 			var read int
-			p.dec = func(f format, r io.Reader) (image.Image, error) {
+			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 				c := &countingReader{r: r}
 				defer func() { read = c.n }()
-				return f.decode(c)
+				return next(c)
 			}
 			_, err := p.Prepare(t.Context(), tt.data)
 			if problem.CodeOf(err) != tt.code && (err != nil || tt.code != "") {
@@ -206,10 +206,10 @@ func TestDecodePastDeadline(t *testing.T) {
 		p.sem = make(chan struct{}, 1)
 		release := make(chan struct{})
 		var started atomic.Int32
-		p.dec = func(f format, r io.Reader) (image.Image, error) {
+		p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 			started.Add(1)
 			<-release
-			return f.decode(r)
+			return next(r)
 		}
 		data := read(t, "alpha.png") // decoded: it must be flattened
 
@@ -330,10 +330,10 @@ func TestDecodeMemory(t *testing.T) {
 		p.sem = make(chan struct{}, 4)
 		release := make(chan struct{})
 		var started atomic.Int32
-		p.dec = func(f format, r io.Reader) (image.Image, error) {
+		p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 			started.Add(1)
 			<-release
-			return f.decode(r)
+			return next(r)
 		}
 		errs := make(chan error, 2)
 		for range 2 {

@@ -46,7 +46,7 @@ func FuzzOrientation(f *testing.F) {
 // more fails like a crash.
 func FuzzPrepare(f *testing.F) {
 	for _, name := range []string{"alpha.png", "anim.gif", "bilevel.webp", "cmyk.jpg", "grey16.png",
-		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf", "scan.tiff", "fax.tiff", "scan.bmp"} {
+		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf", "scan.tiff", "fax.tiff", "scan-jpeg.tiff", "scan.bmp"} {
 		data, err := os.ReadFile(filepath.Join(images, name))
 		if err != nil {
 			f.Fatal(err)
@@ -78,10 +78,10 @@ func FuzzPrepare(f *testing.F) {
 			alloc   uint64
 			px      int
 		)
-		p.dec = func(f format, r io.Reader) (image.Image, error) {
+		p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			m, err := f.decode(r)
+			m, err := next(r)
 			runtime.ReadMemStats(&after)
 			decoded, alloc = true, after.TotalAlloc-before.TotalAlloc
 			if m != nil {

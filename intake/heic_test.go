@@ -64,9 +64,9 @@ func TestHEIC(t *testing.T) {
 			}
 			p := New(tt.limits)
 			decoded := false
-			p.dec = func(f format, r io.Reader) (image.Image, error) {
+			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 				decoded = true
-				return decodeHEIC(t.Context(), data, p.l.MaxDecodeBytes)
+				return next(r)
 			}
 			pg, err := p.Prepare(t.Context(), data)
 			if decoded != tt.decoded {

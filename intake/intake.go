@@ -166,8 +166,8 @@ type Word struct {
 type Preparer struct {
 	l   Limits
 	sem chan struct{}
-	mem *semaphore.Weighted                          // Limits.DecodeMemory
-	dec func(format, io.Reader) (image.Image, error) // f.decode; tests put a slow or counting one here
+	mem *semaphore.Weighted                                   // Limits.DecodeMemory
+	dec func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
 }
 
 // New returns a Preparer with l's limits (zero fields take the defaults).
@@ -313,14 +313,25 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 		}
 		h.ifd = pages[page]
 		h.orient = h.ifd.orient
+		if _, ok := tiffCompressions[h.ifd.compression]; !ok {
+			return header{}, problem.Errorf(problem.UnsupportedMediaType,
+				"page %d of the TIFF is compressed in a way that is not read here (compression %d); save it again with LZW, deflate, CCITT G4 or JPEG compression, or as a PDF",
+				page+1, h.ifd.compression)
+		}
 	} else if page != 0 {
 		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
 	}
 	var cfg image.Config
 	var err error
-	if f.kind == "heic" {
+	switch {
+	case f.kind == "heic":
 		cfg, h.heif, err = heicConfig(data)
-	} else {
+	case f.kind == "tiff" && h.ifd.compression == 7: // x/image/tiff reads no YCbCr header
+		cfg = image.Config{Width: h.ifd.w, Height: h.ifd.h, ColorModel: color.RGBAModel}
+		if h.ifd.photometric < 2 {
+			cfg.ColorModel = color.GrayModel
+		}
+	default:
 		cfg, err = decodeConfig(h.f.config, h.open(data))
 	}
 	if err != nil {
@@ -427,8 +438,12 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	if h.f.kind == "heic" { // in its own bounded memory, without a copy of the file
 		dec = func(io.Reader) (image.Image, error) { return decodeHEIC(ctx, data, p.l.MaxDecodeBytes) }
 	}
+	if h.f.kind == "tiff" && h.ifd.compression == 7 { // x/image/tiff does not read JPEG blocks
+		dec = func(io.Reader) (image.Image, error) { return decodeTIFFJPEG(ctx, data, h.ifd) }
+	}
 	if p.dec != nil {
-		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r) }
+		next := dec
+		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r, next) }
 	}
 	m, err := decodeWith(dec, newCtxReader(ctx, h.open(data)))
 	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
@@ -505,7 +520,10 @@ func decode(f format, data []byte) (image.Image, error) {
 	return decodeWith(f.decode, bytes.NewReader(data))
 }
 
-func decodeWith(dec func(io.Reader) (image.Image, error), r io.Reader) (m image.Image, err error) {
+// decoder decodes a whole image from its reader.
+type decoder = func(io.Reader) (image.Image, error)
+
+func decodeWith(dec decoder, r io.Reader) (m image.Image, err error) {
 	defer recoverInto(&err)
 	return dec(r)
 }

@@ -20,6 +20,7 @@ type ifd struct {
 	at          int64 // offset of the directory
 	w, h        int
 	compression int
+	photometric int // PhotometricInterpretation: 0 and 1 grey, 2 RGB, 6 YCbCr …
 	rows        int // RowsPerStrip; 0 when absent (one strip)
 	tileW       int
 	tileH       int
@@ -129,6 +130,8 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 			d.h = v
 		case 259:
 			d.compression = v
+		case 262:
+			d.photometric = v
 		case 274:
 			if v >= 1 && v <= 8 {
 				d.orient = v
@@ -216,7 +219,8 @@ func bytesPerPixel(m color.Model) int64 {
 // bytes per pixel of the block whatever the data says (a deflate bomb fills it), which
 // bytes.Buffer may double. For CCITT G3/G4 the decoder writes a bit per pixel and stops at the
 // block's last row, keeping two rows of transitions (its growing buffer may hold the rows three
-// times over). An uncompressed block is read as stored, at most the file.
+// times over). An uncompressed block is read as stored, at most the file. A JPEG-compressed
+// page is decoded by decodeTIFFJPEG.
 func tiffCost(d ifd, cfg image.Config, size int) cost {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	bw, bh := w, h
@@ -224,6 +228,10 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 		bw, bh = int64(d.tileW), int64(d.tileH)
 	} else if d.rows > 0 && int64(d.rows) < h {
 		bh = int64(d.rows)
+	}
+	if d.compression == 7 { // decodeTIFFJPEG: the page at 4 bytes a pixel at most, and every block
+		// decoded afresh (3 bytes a pixel at most, 4:4:4) until the collector takes them back
+		return cost{mem: 7*w*h + 8*bw*bh + 2*int64(size), what: "JPEG-compressed TIFF"}
 	}
 	c := cost{mem: w * h * bytesPerPixel(cfg.ColorModel) * int64(max(1, d.stretch)), what: "TIFF"}
 	switch d.compression {

@@ -3,6 +3,7 @@ package intake
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"image"
 	"io"
 	"runtime"
@@ -165,8 +166,8 @@ func TestTIFFBounds(t *testing.T) {
 	}
 }
 
-// TestTIFFAllocation holds tiffCost to what x/image/tiff allocates, page by page of a
-// multi-page file decoded through the view.
+// TestTIFFAllocation holds tiffCost to what x/image/tiff (or decodeTIFFJPEG) allocates, page by
+// page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {
 	var deflate bytes.Buffer
 	if err := tiff.Encode(&deflate, gen.Photo(600, 400), &tiff.Options{Compression: tiff.Deflate}); err != nil {
@@ -182,6 +183,8 @@ func TestTIFFAllocation(t *testing.T) {
 		{"G4 fax page", fax, 0, false},
 		{"uncompressed fax page 2", fax, 1, false},
 		{"deflate RGB", deflate.Bytes(), 0, true}, // the worst case is 8 bytes a pixel inflated
+		{"JPEG colour strips", gen.JPEGTIFF(gen.Photo(1200, 1600), 128, false, true), 0, false},
+		{"JPEG grey tiles", gen.JPEGTIFF(gen.Report(1200, 1600), 256, true, true), 0, true}, // counted as colour
 	}
 	p := New(Limits{})
 	for _, tt := range tests {
@@ -191,6 +194,10 @@ func TestTIFFAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := allocated(func() error {
+				if h.ifd.compression == 7 {
+					_, err := decodeTIFFJPEG(t.Context(), tt.data, h.ifd)
+					return err
+				}
 				_, err := tiff.Decode(h.open(tt.data))
 				return err
 			})
@@ -234,4 +241,111 @@ func allocated(f func() error) (int64, error) {
 	err := f()
 	runtime.ReadMemStats(&after)
 	return int64(after.TotalAlloc - before.TotalAlloc), err
+}
+
+// TestTIFFJPEG decodes pages of JPEG blocks (compression 7) as scanners write them, strips and
+// tiles, with the tables shared in JPEGTables and without, colour and grey: the pixels are the
+// page's within JPEG's loss, 8×8 area by area, so a block misplaced or a colour read in the
+// wrong space fails.
+func TestTIFFJPEG(t *testing.T) {
+	photo, report := gen.Photo(600, 400), gen.Report(500, 700)
+	tests := []struct {
+		name string
+		src  image.Image
+		data []byte
+	}{
+		{"colour strips, shared tables", photo, gen.JPEGTIFF(photo, 64, false, true)},
+		{"colour tiles, shared tables, edge tiles padded", photo, gen.JPEGTIFF(photo, 128, true, true)},
+		{"colour, one strip, own tables", photo, gen.JPEGTIFF(photo, 400, false, false)},
+		{"grey strips, shared tables", report, gen.JPEGTIFF(report, 96, false, true)},
+		{"grey tiles, own tables", report, gen.JPEGTIFF(report, 256, true, false)},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := p.inspect(tt.data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := decodeTIFFJPEG(t.Context(), tt.data, h.ifd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Bounds() != tt.src.Bounds() {
+				t.Fatalf("bounds %v, want %v", m.Bounds(), tt.src.Bounds())
+			}
+			if worst := areaDiff(m, tt.src); worst > 24 {
+				t.Errorf("an 8×8 area differs by %d in a channel's mean", worst)
+			}
+			pg, err := p.PreparePage(t.Context(), tt.data, 0)
+			if err != nil || pg.MIME != "image/jpeg" || pg.Width != tt.src.Bounds().Dx() {
+				t.Errorf("prepared %v %dx%d, %v", pg.MIME, pg.Width, pg.Height, err)
+			}
+		})
+	}
+}
+
+// areaDiff is the largest difference of a channel's mean over any 8×8 area of a and b.
+func areaDiff(a, b image.Image) int {
+	worst := 0
+	r := a.Bounds()
+	for y := r.Min.Y; y+8 <= r.Max.Y; y += 8 {
+		for x := r.Min.X; x+8 <= r.Max.X; x += 8 {
+			var sa, sb [3]int
+			for j := range 8 {
+				for i := range 8 {
+					ar, ag, ab, _ := a.At(x+i, y+j).RGBA()
+					br, bg, bb, _ := b.At(x+i, y+j).RGBA()
+					sa[0], sa[1], sa[2] = sa[0]+int(ar>>8), sa[1]+int(ag>>8), sa[2]+int(ab>>8)
+					sb[0], sb[1], sb[2] = sb[0]+int(br>>8), sb[1]+int(bg>>8), sb[2]+int(bb>>8)
+				}
+			}
+			for c := range 3 {
+				worst = max(worst, abs(sa[c]-sb[c])/64)
+			}
+		}
+	}
+	return worst
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// TestTIFFJPEGRefused: what decodeTIFFJPEG will not decode is a clear problem, not a guess: a
+// progressive block (its work is not its pixels), blocks that do not tile the page, and the
+// compressions nothing here reads, by name before decoding.
+func TestTIFFJPEGRefused(t *testing.T) {
+	good := gen.JPEGTIFF(gen.Photo(600, 400), 64, false, true)
+	progressive := bytes.Clone(good)
+	if i := bytes.Index(progressive, []byte{0xff, 0xc0}); i < 0 {
+		t.Fatal("no SOF0")
+	} else {
+		progressive[i+1] = 0xc2
+	}
+	fewer := bytes.Clone(good) // RowsPerStrip 64 → 32: the page wants 13 strips, it has 7
+	if i := bytes.Index(fewer, []byte{0x16, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 64, 0}); i < 0 {
+		t.Fatal("no RowsPerStrip 64")
+	} else {
+		fewer[i+8] = 32
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		code   problem.Code
+		detail string
+	}{
+		{"progressive block", progressive, problem.ImageUnreadable, "not baseline"},
+		{"strips that do not cover the page", fewer, problem.ImageUnreadable, "7 blocks"},
+		{"old-style JPEG", tiffHeader(64, 64, 6, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 6"},
+		{"JPEG 2000", tiffHeader(64, 64, 34712, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 34712"},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.PreparePage(t.Context(), tt.data, 0)
+			var pe *problem.Error
+			if !errors.As(err, &pe) || pe.Code != tt.code || !strings.Contains(pe.Error(), tt.detail) {
+				t.Fatalf("got %v; want %s mentioning %q", err, tt.code, tt.detail)
+			}
+		})
+	}
 }

@@ -90,6 +90,9 @@ func Files() ([]File, error) {
 	add("fax-normal.tiff", "a one-page G4 fax in normal mode, 864×550 at 204×98 dpi: shown 864×1100",
 		FaxTIFF([]FaxPage{{Image: Report(864, 550), Compression: TIFFG4, XRes: 204, YRes: 98}}), nil)
 
+	add("scan-jpeg.tiff", "a 620×877 colour scan in JPEG strips of 64 rows sharing one JPEGTables (compression 7), as office scanners write: decoded by intake, not x/image",
+		JPEGTIFF(Photo(620, 877), 64, false, true), nil)
+
 	var bb bytes.Buffer
 	err = bmp.Encode(&bb, Report(64, 90))
 	add("scan.bmp", "64×90 BMP: re-encoded as JPEG", bb.Bytes(), err)
