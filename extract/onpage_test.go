@@ -175,3 +175,45 @@ func TestValueNotOnPageDigitalPDF(t *testing.T) {
 }
 
 func abs(i int) int { return max(i, -i) }
+
+// TestValueNotOnPageCIDFonts: on a page whose digits too are in a CID font it does not embed
+// (testdata/documents/cid-fonts.pdf, gen.CIDRows: Simplified and Traditional rows), the values
+// are read from the text layer like any others: a model that reads them right gets no warning,
+// one that misreads a Traditional row's value and a bound gets one for each.
+func TestValueNotOnPageCIDFonts(t *testing.T) {
+	pdf, err := os.ReadFile(filepath.Join("..", "testdata", "documents", "cid-fonts.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := `{"title":"检验报告单","indicators":[
+		{"itemName":"丙氨酸氨基转移酶","valueNum":56.4,"unit":"U/L","refText":"9-50","printedFlag":"high"},
+		{"itemName":"肌酐","valueNum":71,"unit":"µmol/L","refText":"57-111"},
+		{"itemName":"白细胞计数","valueNum":3.12,"unit":"×10^9/L","refText":"3.50-9.50","printedFlag":"low"},
+		{"itemName":"總膽固醇","valueNum":6.05,"unit":"mmol/L","refText":"<5.20","printedFlag":"high"},
+		{"itemName":"糖化血紅蛋白","valueNum":5.4,"unit":"%","refText":"4.0-6.0"}]}`
+	misread := strings.NewReplacer("6.05", "6.65", `"4.0-6.0"`, `"4.0-8.0"`).Replace(right)
+	for _, tt := range []struct {
+		name, reply, want string
+	}{
+		{"read right", right, ""},
+		{"a value and a bound misread", misread, "indicators[3].valueNum,indicators[4].refHigh"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := New(Config{Model: answersAll(tt.reply), Prep: intake.New(intake.Limits{})}).Extract(t.Context(), [][]byte{pdf}, nil, check.Context{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(notOnPage(res.Warnings), ","); got != tt.want {
+				t.Errorf("value_not_on_page at %q, want %q", got, tt.want)
+			}
+			if len(res.Meta.Evidence) < 5 {
+				t.Errorf("%d numbers placed, want every value at least: %+v", len(res.Meta.Evidence), res.Meta.Evidence)
+			}
+		})
+	}
+}
+
+// answersAll replies to every page with a.
+func answersAll(a string) *fakeModel {
+	return &fakeModel{answer: func(context.Context, string, int) (vision.Reply, error) { return reply(a), nil }}
+}
