@@ -242,14 +242,18 @@ func New(cfg Config) *Server {
 		},
 	}))
 
-	e.GET("/healthz", s.healthz)
-	e.HEAD("/healthz", s.healthz)
-	e.GET("/readyz", s.readyz)
-	e.HEAD("/readyz", s.readyz)
-	e.GET("/openapi.yaml", s.spec)
-	e.GET("/version", s.versionInfo)
+	// Every GET answers HEAD too (headers alone: net/http drops the body), as probes and
+	// monitors ask.
+	get := func(path string, h echo.HandlerFunc) {
+		e.GET(path, h)
+		e.HEAD(path, h)
+	}
+	get("/healthz", s.healthz)
+	get("/readyz", s.readyz)
+	get("/openapi.yaml", s.spec)
+	get("/version", s.versionInfo)
 	if !cfg.MetricsElsewhere {
-		e.GET("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
+		get("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
 	}
 
 	timeout := func(d time.Duration) echo.MiddlewareFunc {

@@ -546,6 +546,9 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/readyz", 503, problem.ModelNotConfigured},
 		{"HEAD", "/readyz", 503, ""},
 		{"GET", "/openapi.yaml", 200, ""},
+		{"HEAD", "/openapi.yaml", 200, ""},
+		{"HEAD", "/version", 200, ""},
+		{"HEAD", "/metrics", 200, ""},
 		{"GET", "/nope", 404, problem.NotFound},
 		{"GET", "/v1/extract", 405, problem.MethodNotAllowed},
 	}

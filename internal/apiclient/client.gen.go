@@ -436,10 +436,20 @@ type ClientInterface interface {
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMetricsHead Prometheus metrics, headers only
+	//
+	// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
+	GetMetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetOpenAPI This document
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpenAPIHead This document, headers only
+	//
+	// Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
+	GetOpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness
 	//
@@ -548,6 +558,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /version (the `GetVersion` operationId).
 	GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVersionHead The running build, headers only
+	//
+	// Corresponds with HEAD /version (the `GetVersionHead` operationId).
+	GetVersionHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // Healthz Liveness
@@ -599,11 +614,41 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// GetMetricsHead Prometheus metrics, headers only
+//
+// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
+func (c *Client) GetMetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMetricsHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetOpenAPI This document
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpenAPIHead This document, headers only
+//
+// Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
+func (c *Client) GetOpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenAPIHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -822,6 +867,21 @@ func (c *Client) GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// GetVersionHead The running build, headers only
+//
+// Corresponds with HEAD /version (the `GetVersionHead` operationId).
+func (c *Client) GetVersionHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVersionHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewHealthzRequest constructs an http.Request for the Healthz method
 func NewHealthzRequest(server string) (*http.Request, error) {
 	var err error
@@ -903,6 +963,33 @@ func NewGetMetricsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetMetricsHeadRequest constructs an http.Request for the GetMetricsHead method
+func NewGetMetricsHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetOpenAPIRequest constructs an http.Request for the GetOpenAPI method
 func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	var err error
@@ -923,6 +1010,33 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOpenAPIHeadRequest constructs an http.Request for the GetOpenAPIHead method
+func NewGetOpenAPIHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi.yaml")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1142,6 +1256,33 @@ func NewGetVersionRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetVersionHeadRequest constructs an http.Request for the GetVersionHead method
+func NewGetVersionHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/version")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1211,12 +1352,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsHTTPResponse, error)
 
+	// GetMetricsHeadWithResponse Prometheus metrics, headers only
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
+	GetMetricsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsHeadHTTPResponse, error)
+
 	// GetOpenAPIWithResponse This document
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIHTTPResponse, error)
+
+	// GetOpenAPIHeadWithResponse This document, headers only
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
+	GetOpenAPIHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIHeadHTTPResponse, error)
 
 	// ReadyzWithResponse Readiness
 	//
@@ -1331,6 +1486,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /version (the `GetVersion` operationId).
 	GetVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHTTPResponse, error)
+
+	// GetVersionHeadWithResponse The running build, headers only
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /version (the `GetVersionHead` operationId).
+	GetVersionHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHeadHTTPResponse, error)
 }
 
 type HealthzHTTPResponse struct {
@@ -1442,6 +1604,40 @@ func (r GetMetricsHTTPResponse) ContentType() string {
 	return ""
 }
 
+type GetMetricsHeadHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMetricsHeadHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMetricsHeadHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMetricsHeadHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMetricsHeadHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetOpenAPIHTTPResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1470,6 +1666,40 @@ func (r GetOpenAPIHTTPResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetOpenAPIHeadHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpenAPIHeadHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpenAPIHeadHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpenAPIHeadHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpenAPIHeadHTTPResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2127,6 +2357,40 @@ func (r GetVersionHTTPResponse) ContentType() string {
 	return ""
 }
 
+type GetVersionHeadHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVersionHeadHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVersionHeadHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVersionHeadHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVersionHeadHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // HealthzWithResponse Liveness
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2170,6 +2434,19 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 	return ParseGetMetricsHTTPResponse(rsp)
 }
 
+// GetMetricsHeadWithResponse Prometheus metrics, headers only
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
+func (c *ClientWithResponses) GetMetricsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsHeadHTTPResponse, error) {
+	rsp, err := c.GetMetricsHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMetricsHeadHTTPResponse(rsp)
+}
+
 // GetOpenAPIWithResponse This document
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2181,6 +2458,19 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetOpenAPIHTTPResponse(rsp)
+}
+
+// GetOpenAPIHeadWithResponse This document, headers only
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
+func (c *ClientWithResponses) GetOpenAPIHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIHeadHTTPResponse, error) {
+	rsp, err := c.GetOpenAPIHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpenAPIHeadHTTPResponse(rsp)
 }
 
 // ReadyzWithResponse Readiness
@@ -2357,6 +2647,19 @@ func (c *ClientWithResponses) GetVersionWithResponse(ctx context.Context, reqEdi
 	return ParseGetVersionHTTPResponse(rsp)
 }
 
+// GetVersionHeadWithResponse The running build, headers only
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /version (the `GetVersionHead` operationId).
+func (c *ClientWithResponses) GetVersionHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHeadHTTPResponse, error) {
+	rsp, err := c.GetVersionHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVersionHeadHTTPResponse(rsp)
+}
+
 // ParseHealthzHTTPResponse parses an HTTP response from a HealthzWithResponse call
 func ParseHealthzHTTPResponse(rsp *http.Response) (*HealthzHTTPResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2415,6 +2718,22 @@ func ParseGetMetricsHTTPResponse(rsp *http.Response) (*GetMetricsHTTPResponse, e
 	return response, nil
 }
 
+// ParseGetMetricsHeadHTTPResponse parses an HTTP response from a GetMetricsHeadWithResponse call
+func ParseGetMetricsHeadHTTPResponse(rsp *http.Response) (*GetMetricsHeadHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMetricsHeadHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseGetOpenAPIHTTPResponse parses an HTTP response from a GetOpenAPIWithResponse call
 func ParseGetOpenAPIHTTPResponse(rsp *http.Response) (*GetOpenAPIHTTPResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2424,6 +2743,22 @@ func ParseGetOpenAPIHTTPResponse(rsp *http.Response) (*GetOpenAPIHTTPResponse, e
 	}
 
 	response := &GetOpenAPIHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetOpenAPIHeadHTTPResponse parses an HTTP response from a GetOpenAPIHeadWithResponse call
+func ParseGetOpenAPIHeadHTTPResponse(rsp *http.Response) (*GetOpenAPIHeadHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpenAPIHeadHTTPResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -3119,6 +3454,22 @@ func ParseGetVersionHTTPResponse(rsp *http.Response) (*GetVersionHTTPResponse, e
 		}
 		response.JSON200 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseGetVersionHeadHTTPResponse parses an HTTP response from a GetVersionHeadWithResponse call
+func ParseGetVersionHeadHTTPResponse(rsp *http.Response) (*GetVersionHeadHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVersionHeadHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
