@@ -236,7 +236,7 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 	if err != nil {
 		return fail(err, "read")
 	}
-	out := render(m, m.Bounds(), 1, p.l.MaxEdge)
+	out := pagePixels(m, p.l.MaxEdge)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
 		return Page{}, fmt.Errorf("intake: encode: %w", err)
@@ -244,6 +244,38 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 	b := out.Bounds()
 	return Page{Kind: "pdf", MIME: "image/jpeg", Data: buf.Bytes(), Width: b.Dx(), Height: b.Dy(),
 		BytesIn: len(data), BytesOut: buf.Len(), Reencoded: true, Text: text}, nil
+}
+
+// pagePixels returns a rendered page as the JPEG encoder takes it. It was rendered at its size,
+// so it is not scaled again; a page with no pixel in colour (most reports are black on white)
+// becomes grey, losslessly, which the encoder takes in a third of the time and which makes a
+// smaller file. Anything else (a bitmap that is not opaque RGBA) goes through render.
+func pagePixels(m *image.RGBA, maxEdge int) image.Image {
+	r := m.Rect
+	if r.Dx() > maxEdge || r.Dy() > maxEdge {
+		return render(m, r, 1, maxEdge)
+	}
+	grey := true
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := m.Pix[m.PixOffset(r.Min.X, y):][:4*r.Dx()]
+		for i := 0; i < len(row); i += 4 {
+			if row[i+3] != 0xff {
+				return render(m, r, 1, maxEdge)
+			}
+			grey = grey && row[i] == row[i+1] && row[i+1] == row[i+2]
+		}
+	}
+	if !grey {
+		return m.SubImage(r) // the encoder reads from Min
+	}
+	g := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := range r.Dy() {
+		row, out := m.Pix[m.PixOffset(r.Min.X, r.Min.Y+y):][:4*r.Dx()], g.Pix[y*g.Stride:][:r.Dx()]
+		for x := range out {
+			out[x] = row[4*x]
+		}
+	}
+	return g
 }
 
 // pdfScan returns the JPEG of a scanned page and the EXIF orientation that shows it as the page

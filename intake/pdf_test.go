@@ -223,6 +223,32 @@ func TestPDFInvisibleText(t *testing.T) {
 	}
 }
 
+// TestPDFGrey: a page with no colour on it goes as a grey JPEG (one channel: a third of the
+// encoding), one with a red mark in colour, each at the page's rendered size.
+func TestPDFGrey(t *testing.T) {
+	p := New(Limits{})
+	black := gen.LabPage(0)
+	red := black + "1 0 0 rg 300 690 20 20 re f\n"
+	for _, tt := range []struct {
+		name    string
+		content string
+		model   color.Model
+	}{
+		{"black on white", black, color.GrayModel},
+		{"with a red mark", red, color.YCbCrModel},
+	} {
+		data := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: tt.content}}, "")
+		pg, err := p.PreparePage(t.Context(), data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(pg.Data))
+		if err != nil || cfg.ColorModel != tt.model || cfg.Width != pg.Width || max(cfg.Width, cfg.Height) != p.Limits().MaxEdge {
+			t.Errorf("%s: %+v, %v; want %v at the long edge", tt.name, cfg, err, tt.model)
+		}
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {
