@@ -108,10 +108,11 @@ func checkJPEG(t *testing.T, pg Page) image.Point {
 
 // TestPDFText: a digital page's text layer holds every value and range the report prints,
 // digit for digit, and each printed word's box, mapped into the pixels of the page as sent, has
-// ink in it: on the upright page and on the page turned by /Rotate.
+// ink in it: on the upright page, on the page turned by /Rotate, and in a PDF protected by an
+// owner password only (which opens without one).
 func TestPDFText(t *testing.T) {
 	p := New(Limits{})
-	for _, file := range []string{"digital.pdf", "rotated.pdf"} {
+	for _, file := range []string{"digital.pdf", "rotated.pdf", "protected.pdf"} {
 		data := readDoc(t, file)
 		n, err := p.Split(t.Context(), data)
 		if err != nil {

@@ -63,6 +63,8 @@ func Documents(base string) ([]File, error) {
 	add("rotated.pdf", "page 1 of digital.pdf with /Rotate 90: shown landscape, its text turned with it", PDF([]PDFPage{rot}, ""), nil)
 	add("encrypted.pdf", "digital.pdf encrypted with the user password \"secret\" (RC4, 40 bits)",
 		PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "secret"), nil)
+	add("protected.pdf", "digital.pdf with an owner password only (no printing, copying or changing): opens without one, text and all",
+		ProtectedPDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "portal"), nil)
 	add("truncated.pdf", "digital.pdf cut in half", digital[:len(digital)/2], nil)
 	add("truncated.heic", "small.heic cut in its coded picture", small[:len(small)*2/3], nil)
 	return files, firstErr

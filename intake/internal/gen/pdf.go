@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 )
@@ -78,9 +79,20 @@ type PDFPage struct {
 // PDF writes pages into a PDF 1.4 file. A non-empty password encrypts it with the standard
 // security handler, revision 2 (RC4, 40 bits), that password opening it.
 func PDF(pages []PDFPage, password string) []byte {
+	owner := []rune(password)
+	slices.Reverse(owner)
+	return writePDF(pages, password, string(owner), -4) // every permission: the bits but the two reserved low ones
+}
+
+// ProtectedPDF writes pages encrypted with an owner password only, as hospital portals protect
+// their reports: it opens without a password, and asks a reader not to print, copy or change it
+// (permissions -3904: bits 3 to 6 and 9 to 12 clear).
+func ProtectedPDF(pages []PDFPage, owner string) []byte { return writePDF(pages, "", owner, -3904) }
+
+func writePDF(pages []PDFPage, user, owner string, perms int32) []byte {
 	d := &pdfDoc{id: "0123456789abcdef0123456789abcdef"}
-	if password != "" {
-		d.setPassword(password)
+	if user != "" || owner != "" {
+		d.setPassword(user, owner, perms)
 	}
 	catalog := d.add("")
 	tree := d.add("")
@@ -227,19 +239,14 @@ func rc4Crypt(key, data []byte) []byte {
 
 // setPassword sets up revision 2 of the standard security handler (PDF 1.7, 7.6.3): the owner
 // password is the user password reversed, and every permission is granted.
-func (d *pdfDoc) setPassword(user string) {
-	const perms = -4 // every bit set but the two reserved low ones
-	owner := []byte(user)
-	for i, j := 0, len(owner)-1; i < j; i, j = i+1, j-1 {
-		owner[i], owner[j] = owner[j], owner[i]
-	}
-	ok := md5.Sum(padded(string(owner)))
+func (d *pdfDoc) setPassword(user, owner string, perms int32) {
+	ok := md5.Sum(padded(owner))
 	o := rc4Crypt(ok[:5], padded(user))
 	id, _ := hex.DecodeString(d.id)
 	h := md5.New()
 	h.Write(padded(user))
 	h.Write(o)
-	binary.Write(h, binary.LittleEndian, int32(perms))
+	binary.Write(h, binary.LittleEndian, perms)
 	h.Write(id)
 	d.key = h.Sum(nil)[:5]
 	u := rc4Crypt(d.key, pdfPad)
