@@ -250,6 +250,32 @@ func TestPDFGrey(t *testing.T) {
 	}
 }
 
+// TestPDFTextCap: a page of more than maxTextChars characters gets no text layer rather than a
+// partial one (whose values past the cut would look unprinted); the page itself still goes.
+func TestPDFTextCap(t *testing.T) {
+	line := strings.Repeat("1.23 ", 40) // 200 characters a line
+	var b strings.Builder
+	for i := range maxTextChars/200 + 1 {
+		b.WriteString(gen.Text("F1", 1, 10, 830-float64(i%800), line))
+	}
+	for _, tt := range []struct {
+		name    string
+		content string
+		text    bool
+	}{
+		{"over the cap", b.String(), false},
+		{"a line of it", gen.Text("F1", 8, 10, 800, line), true},
+	} {
+		pg, err := New(Limits{}).PreparePage(t.Context(), gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: tt.content}}, ""), 0)
+		if err != nil || len(pg.Data) == 0 {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := len(pg.Text) > 0; got != tt.text {
+			t.Errorf("%s: %d words, want a text layer %v", tt.name, len(pg.Text), tt.text)
+		}
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {
