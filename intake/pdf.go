@@ -232,9 +232,11 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 	if r.CleanupFunc != nil {
 		defer r.CleanupFunc()
 	}
-	text, err := p.pdfText(d, page, m.Bounds())
-	if err != nil {
-		return fail(err, "read")
+	var text []Word
+	if !annotated(d, page) {
+		if text, err = p.pdfText(d, page, m.Bounds()); err != nil {
+			return fail(err, "read")
+		}
 	}
 	out := pagePixels(m, p.l.MaxEdge)
 	var buf bytes.Buffer
@@ -276,6 +278,37 @@ func pagePixels(m *image.RGBA, maxEdge int) image.Image {
 		}
 	}
 	return g
+}
+
+// annotated reports whether a page draws text of its annotations: filled form fields, stamps,
+// free-text notes, watermarks. The render shows them, the text layer does not hold them, so a
+// value printed there would look unprinted: such a page has no text layer, rather than one that
+// flags what it cannot see. Links, popups, note icons and markup of the page's own text do not
+// count; a page whose annotations cannot be read, or of more than 1000, does.
+func annotated(d *pdfDoc, page requests.Page) bool {
+	n, err := d.inst.FPDFPage_GetAnnotCount(&requests.FPDFPage_GetAnnotCount{Page: page})
+	if err != nil || n.Count > 1000 {
+		return true
+	}
+	for i := range n.Count {
+		a, err := d.inst.FPDFPage_GetAnnot(&requests.FPDFPage_GetAnnot{Page: page, Index: i})
+		if err != nil {
+			return true
+		}
+		st, err := d.inst.FPDFAnnot_GetSubtype(&requests.FPDFAnnot_GetSubtype{Annotation: a.Annotation})
+		d.inst.FPDFPage_CloseAnnot(&requests.FPDFPage_CloseAnnot{Annotation: a.Annotation})
+		if err != nil {
+			return true
+		}
+		switch st.Subtype {
+		case enums.FPDF_ANNOT_SUBTYPE_LINK, enums.FPDF_ANNOT_SUBTYPE_POPUP, enums.FPDF_ANNOT_SUBTYPE_TEXT,
+			enums.FPDF_ANNOT_SUBTYPE_HIGHLIGHT, enums.FPDF_ANNOT_SUBTYPE_UNDERLINE, enums.FPDF_ANNOT_SUBTYPE_SQUIGGLY,
+			enums.FPDF_ANNOT_SUBTYPE_STRIKEOUT, enums.FPDF_ANNOT_SUBTYPE_FILEATTACHMENT:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // pdfScan returns the JPEG of a scanned page and the EXIF orientation that shows it as the page

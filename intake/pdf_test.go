@@ -276,6 +276,42 @@ func TestPDFTextCap(t *testing.T) {
 	}
 }
 
+// TestPDFAnnotated: a value a page shows in an annotation (a filled form field, a stamp) is
+// drawn but not in the text layer, so such a page has no text layer to judge by; the control is
+// the same page without the annotation.
+func TestPDFAnnotated(t *testing.T) {
+	p := New(Limits{})
+	page := gen.PDFPage{W: 595, H: 842, Content: gen.LabPage(0)}
+	stamped := page
+	stamped.Stamp, stamped.StampAt = "BT /F1 11 Tf 2 8 Td (9.87) Tj ET\n", [4]float64{400, 600, 60, 24}
+	for _, tt := range []struct {
+		name string
+		page gen.PDFPage
+		text bool
+	}{
+		{"a value in a FreeText annotation", stamped, false},
+		{"no annotation", page, true},
+	} {
+		pg, err := p.PreparePage(t.Context(), gen.PDF([]gen.PDFPage{tt.page}, ""), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(pg.Text) > 0; got != tt.text {
+			t.Errorf("%s: %d words, want a text layer %v", tt.name, len(pg.Text), tt.text)
+		}
+		m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The annotation's place, 400–460 × 218–242 pt from the top, in pixels of the page.
+		s := float64(pg.Height) / 842
+		at := image.Rect(int(400*s), int(218*s), int(460*s), int(242*s))
+		if got := ink(m, at); got == tt.text {
+			t.Errorf("%s: ink at the annotation's place %v: %v", tt.name, at, got)
+		}
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {

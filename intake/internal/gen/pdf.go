@@ -74,6 +74,11 @@ type PDFPage struct {
 	JPEGW   int
 	JPEGH   int
 	RGB     bool // the JPEG is in colour (else grey)
+	// Stamp, when set, is the content (in F1) of a FreeText annotation's appearance over the
+	// rectangle StampAt (x, y, w, h in points): what a viewer shows, and no part of the page's
+	// text layer.
+	Stamp   string
+	StampAt [4]float64
 }
 
 // PDF writes pages into a PDF 1.4 file. A non-empty password encrypts it with the standard
@@ -118,6 +123,12 @@ func writePDF(pages []PDFPage, user, owner string, perms int32) []byte {
 		rot := ""
 		if p.Rotate != 0 {
 			rot = fmt.Sprintf(" /Rotate %d", p.Rotate)
+		}
+		if p.Stamp != "" {
+			x, y, w, h := p.StampAt[0], p.StampAt[1], p.StampAt[2], p.StampAt[3]
+			ap := d.stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 %g %g] /Resources << /Font << /F1 %d 0 R >> >>", w, h, helv), []byte(p.Stamp))
+			annot := d.add(fmt.Sprintf("<< /Type /Annot /Subtype /FreeText /Rect [%g %g %g %g] /F 4 /DA (/F1 11 Tf 0 g) /AP << /N %d 0 R >> >>", x, y, x+w, y+h, ap))
+			rot += fmt.Sprintf(" /Annots [%d 0 R]", annot)
 		}
 		page := d.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g]%s /Resources << %s >> /Contents %d 0 R >>",
 			tree, p.W, p.H, rot, res, content))
