@@ -223,8 +223,11 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 			}
 		}
 	}
+	// Annotations (stamps, notes) are drawn, and form fields with their values, appearance or
+	// not (a filled form's results are often only in its fields); grey anti-aliasing, not LCD
+	// colour fringes.
 	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
-		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT}) // annotations (stamps, filled fields) shown; grey anti-aliasing, not LCD colour fringes
+		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT, RenderForm: true, Document: &d.doc})
 	if err != nil {
 		return fail(err, "rendered")
 	}

@@ -312,6 +312,31 @@ func TestPDFAnnotated(t *testing.T) {
 	}
 }
 
+// TestPDFForm: a filled form whose values are only in its fields, with no appearance of their
+// own, reaches the model with the values drawn (a viewer draws them; a plain render leaves them
+// out, and the model would see a report without results), and has no text layer, which holds
+// no field.
+func TestPDFForm(t *testing.T) {
+	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "form.pdf"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Text) != 0 {
+		t.Errorf("%d words of a form page's text layer", len(pg.Text))
+	}
+	m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := float64(pg.Height) / 842
+	for _, f := range gen.FormPage(0).Fields { // each value's first characters, 300–320 pt across
+		at := image.Rect(int(f.X*s), int((842-f.Y-10)*s), int((f.X+20)*s), int((842-f.Y+2)*s))
+		if !ink(m, at) {
+			t.Errorf("no ink where the field %q is, %v", f.Value, at)
+		}
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {

@@ -65,6 +65,8 @@ func Documents(base string) ([]File, error) {
 		PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "secret"), nil)
 	add("protected.pdf", "digital.pdf with an owner password only (no printing, copying or changing): opens without one, text and all",
 		ProtectedPDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "portal"), nil)
+	add("form.pdf", "page 1 of digital.pdf as a filled form: its values only in text fields with no appearance (NeedAppearances)",
+		PDF([]PDFPage{FormPage(0)}, ""), nil)
 	add("truncated.pdf", "digital.pdf cut in half", digital[:len(digital)/2], nil)
 	add("truncated.heic", "small.heic cut in its coded picture", small[:len(small)*2/3], nil)
 	return files, firstErr

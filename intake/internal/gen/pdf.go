@@ -79,6 +79,16 @@ type PDFPage struct {
 	// text layer.
 	Stamp   string
 	StampAt [4]float64
+	// Fields are filled text fields of the document's AcroForm on this page, with no
+	// appearance of their own (NeedAppearances): a viewer draws their values, which are in no
+	// content stream.
+	Fields []Field
+}
+
+// Field is a filled text field: its value at (X, Y), in points from the bottom left.
+type Field struct {
+	Value string
+	X, Y  float64
 }
 
 // PDF writes pages into a PDF 1.4 file. A non-empty password encrypts it with the standard
@@ -109,6 +119,7 @@ func writePDF(pages []PDFPage, user, owner string, perms int32) []byte {
 	tcid := d.add(fmt.Sprintf("<< /Type /Font /Subtype /CIDFontType0 /BaseFont /MSung-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (CNS1) /Supplement 4 >> /FontDescriptor %d 0 R /DW 1000 /W [1 95 500] >>", tdesc))
 	msung := d.add(fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /MSung-Light /Encoding /UniCNS-UCS2-H /DescendantFonts [%d 0 R] >>", tcid))
 	var kids []string
+	var fields []int
 	for _, p := range pages {
 		res := fmt.Sprintf("/Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >>", helv, song, msung)
 		if p.JPEG != nil {
@@ -124,18 +135,36 @@ func writePDF(pages []PDFPage, user, owner string, perms int32) []byte {
 		if p.Rotate != 0 {
 			rot = fmt.Sprintf(" /Rotate %d", p.Rotate)
 		}
+		var annots []string
+		for _, f := range p.Fields {
+			fields = append(fields, d.add(fmt.Sprintf("<< /Type /Annot /Subtype /Widget /FT /Tx /T (f%d) /V (%s) /DA (/Helv 11 Tf 0 g) /Rect [%g %g %g %g] /F 4 >>",
+				len(fields), f.Value, f.X, f.Y-4, f.X+70, f.Y+14)))
+			annots = append(annots, fmt.Sprintf("%d 0 R", fields[len(fields)-1]))
+		}
 		if p.Stamp != "" {
 			x, y, w, h := p.StampAt[0], p.StampAt[1], p.StampAt[2], p.StampAt[3]
 			ap := d.stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 %g %g] /Resources << /Font << /F1 %d 0 R >> >>", w, h, helv), []byte(p.Stamp))
 			annot := d.add(fmt.Sprintf("<< /Type /Annot /Subtype /FreeText /Rect [%g %g %g %g] /F 4 /DA (/F1 11 Tf 0 g) /AP << /N %d 0 R >> >>", x, y, x+w, y+h, ap))
-			rot += fmt.Sprintf(" /Annots [%d 0 R]", annot)
+			annots = append(annots, fmt.Sprintf("%d 0 R", annot))
+		}
+		if len(annots) > 0 {
+			rot += " /Annots [" + strings.Join(annots, " ") + "]"
 		}
 		page := d.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g]%s /Resources << %s >> /Contents %d 0 R >>",
 			tree, p.W, p.H, rot, res, content))
 		kids = append(kids, fmt.Sprintf("%d 0 R", page))
 	}
 	d.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
-	d.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	form := ""
+	if len(fields) > 0 {
+		var refs []string
+		for _, f := range fields {
+			refs = append(refs, fmt.Sprintf("%d 0 R", f))
+		}
+		form = fmt.Sprintf(" /AcroForm << /Fields [%s] /NeedAppearances true /DA (/Helv 11 Tf 0 g) /DR << /Font << /Helv %d 0 R >> >> >>",
+			strings.Join(refs, " "), helv)
+	}
+	d.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R%s >>", tree, form))
 	return d.bytes(catalog)
 }
 
@@ -234,6 +263,21 @@ func CIDPage() string {
 		b.WriteString(Text(r.Font, 11, 470, y, r.Range))
 	}
 	return b.String()
+}
+
+// FormPage is page i of the digital report as a filled form: the names, units and ranges in its
+// content, the values only in its fields.
+func FormPage(i int) PDFPage {
+	var b strings.Builder
+	var fields []Field
+	for j, r := range LabRows[i] {
+		y := 700 - 24*float64(j)
+		b.WriteString(Text("F2", 11, 50, y, r.Name))
+		b.WriteString(Text("F1", 11, 390, y, r.Unit))
+		b.WriteString(Text("F1", 11, 470, y, r.Range))
+		fields = append(fields, Field{Value: r.Value, X: 300, Y: y})
+	}
+	return PDFPage{W: 595, H: 842, Content: b.String(), Fields: fields}
 }
 
 // pdfPad is the padding string of the standard security handler.
