@@ -378,11 +378,34 @@ func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]b
 const maxTextChars = 20000
 
 // pdfText reads a page's text layer as words with their boxes in the pixels of the rendered
-// page (bounds). A character's box is PDFium's loose one (its advance by the font's ascent and
-// descent, not the glyph's ink), so that the digits of a number touch whatever font draws them;
-// it is in the page's own space (points, y up, before /Rotate), mapped here through the page's
-// box and rotation.
+// page (bounds). It is read from the page unturned: PDFium orders a page's characters as the
+// page is shown, so on a page turned by /Rotate it reverses the digits of text placed glyph by
+// glyph (as Chromium writes it); the page has been rendered already, so its rotation is set to
+// none for the reading, and each word's box is then mapped through the rotation into the pixels
+// sent. A character's box is PDFium's loose one (its advance by the font's ascent and descent,
+// not the glyph's ink), so that the digits of a number touch whatever font draws them; one
+// outside the rendered page (beyond a CropBox) is not on the page.
 func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle) ([]Word, error) {
+	bb, err := d.inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
+	if err != nil {
+		return nil, err
+	}
+	rot, err := d.inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page})
+	if err != nil {
+		return nil, err
+	}
+	if rot.PageRotation != enums.FPDF_PAGE_ROTATION_NONE {
+		if _, err := d.inst.FPDFPage_SetRotation(&requests.FPDFPage_SetRotation{Page: page, Rotate: enums.FPDF_PAGE_ROTATION_NONE}); err != nil {
+			return nil, err
+		}
+	}
+	box := pageBox{l: float64(bb.Rect.Left), b: float64(bb.Rect.Bottom), r: float64(bb.Rect.Right), t: float64(bb.Rect.Top),
+		rotate: int(rot.PageRotation), w: bounds.Dx(), h: bounds.Dy()}
+	flat := box // the page unturned, at the same scale: where words are put together
+	flat.rotate = 0
+	if box.rotate&1 == 1 {
+		flat.w, flat.h = box.h, box.w
+	}
 	tp, err := d.inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
 		return nil, err
@@ -395,27 +418,17 @@ func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle
 	if n.Count <= 0 || n.Count > maxTextChars {
 		return nil, nil
 	}
-	bb, err := d.inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
-	if err != nil {
-		return nil, err
-	}
-	rot, err := d.inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page})
-	if err != nil {
-		return nil, err
-	}
-	box := pageBox{l: float64(bb.Rect.Left), b: float64(bb.Rect.Bottom), r: float64(bb.Rect.Right), t: float64(bb.Rect.Top),
-		rotate: int(rot.PageRotation), w: bounds.Dx(), h: bounds.Dy()}
 	var words []Word
 	var cur strings.Builder
-	var at image.Rectangle
+	var at image.Rectangle // the word so far on the unturned page
+	var l, b, r, t float64 // and in page space
 	flush := func() {
 		if cur.Len() > 0 {
-			words = append(words, Word{Text: cur.String(), Box: at})
+			words = append(words, Word{Text: cur.String(), Box: box.pixels(l, b, r, t)})
 		}
 		cur.Reset()
 		at = image.Rectangle{}
-	}
-	// Invisible text (render mode 3) is not printed: it is a scanner's OCR laid over the page's
+	} // Invisible text (render mode 3) is not printed: it is a scanner's OCR laid over the page's
 	// image, as wrong as any OCR, and no proof of what the page shows. A scan with such a layer
 	// has no text layer here.
 	invisible := map[references.FPDF_PAGEOBJECT]bool{}
@@ -447,12 +460,21 @@ func (p *Preparer) pdfText(d *pdfDoc, page requests.Page, bounds image.Rectangle
 			flush()
 			continue
 		}
-		r := box.pixels(float64(lb.Rect.Left), float64(lb.Rect.Bottom), float64(lb.Rect.Right), float64(lb.Rect.Top))
-		if cur.Len() > 0 && !sameWord(at, r) { // the next character is elsewhere: a new word
+		cl, cb, cr, ct := float64(lb.Rect.Left), float64(lb.Rect.Bottom), float64(lb.Rect.Right), float64(lb.Rect.Top)
+		px := flat.pixels(cl, cb, cr, ct)
+		if mid := image.Pt((px.Min.X+px.Max.X)/2, (px.Min.Y+px.Max.Y)/2); !mid.In(image.Rect(0, 0, flat.w, flat.h)) {
+			flush() // outside the page as rendered: cropped away
+			continue
+		}
+		if cur.Len() > 0 && !sameWord(at, px) { // the next character is elsewhere: a new word
 			flush()
 		}
+		if cur.Len() == 0 {
+			l, b, r, t = cl, cb, cr, ct
+		}
+		l, b, r, t = math.Min(l, cl), math.Min(b, cb), math.Max(r, cr), math.Max(t, ct)
 		cur.WriteRune(c)
-		at = at.Union(r)
+		at = at.Union(px)
 	}
 	flush()
 	return words, nil

@@ -337,6 +337,67 @@ func TestPDFForm(t *testing.T) {
 	}
 }
 
+// TestPDFTurnedGlyphs: numbers placed glyph by glyph read the same on a page turned by /Rotate
+// 90, 180 or 270 as on the unturned one, digit for digit and in order (PDFium, reading a turned
+// page as shown, reversed them at 180° and split them at 90°), and each one's box has ink.
+func TestPDFTurnedGlyphs(t *testing.T) {
+	p := New(Limits{})
+	data := readDoc(t, "glyphs-rotated.pdf")
+	var want []string // the unturned page's: values, units' digits, ranges' bounds
+	for _, r := range gen.LabRows[0] {
+		want = append(want, r.Value)
+		for _, w := range Numbers([]Word{{Text: r.Unit}}) {
+			want = append(want, w.Text)
+		}
+		want = append(want, strings.Split(r.Range, "-")...)
+	}
+	for i, rot := range []int{0, 90, 180, 270} {
+		pg, err := p.PreparePage(t.Context(), data, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := jpeg.Decode(bytes.NewReader(pg.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range Numbers(pg.Text) {
+			got = append(got, w.Text)
+			if !ink(m, w.Box) {
+				t.Errorf("/Rotate %d: no ink in the box %v of %q", rot, w.Box, w.Text)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("/Rotate %d: numbers %v, want %v", rot, got, want)
+		}
+	}
+}
+
+// TestPDFCropped: text outside a page's CropBox is not on the page as shown, so it is not in
+// the text layer, and every word's box lies inside the image sent.
+func TestPDFCropped(t *testing.T) {
+	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "cropped.pdf"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{}
+	for _, w := range pg.Text {
+		words[w.Text] = true
+		if !w.Box.In(image.Rect(0, 0, pg.Width, pg.Height)) {
+			t.Errorf("%q at %v, outside the %d×%d page", w.Text, w.Box, pg.Width, pg.Height)
+		}
+	}
+	rows := gen.LabRows[0]
+	if !words[rows[0].Value] || !words[rows[0].Range] {
+		t.Errorf("the first row, inside the crop, is missing: %v", words)
+	}
+	for _, r := range rows[1:] {
+		if words[r.Value] {
+			t.Errorf("%s (%s) is cropped away but in the text layer", r.Value, r.Name)
+		}
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {

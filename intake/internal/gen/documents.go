@@ -61,6 +61,14 @@ func Documents(base string) ([]File, error) {
 	rot := a4(LabPage(0))
 	rot.Rotate = 90
 	add("rotated.pdf", "page 1 of digital.pdf with /Rotate 90: shown landscape, its text turned with it", PDF([]PDFPage{rot}, ""), nil)
+	var turned []PDFPage
+	for _, r := range []int{0, 90, 180, 270} {
+		turned = append(turned, PDFPage{W: 595, H: 842, Rotate: r, Content: GlyphPage(0)})
+	}
+	add("glyphs-rotated.pdf", "page 1 of digital.pdf with its numbers placed glyph by glyph (as Chromium writes), turned by /Rotate 0, 90, 180 and 270",
+		PDF(turned, ""), nil)
+	add("cropped.pdf", "page 1 of digital.pdf with a CropBox keeping its top: its first row shown, the others (below 690 pt) not",
+		PDF([]PDFPage{{W: 595, H: 842, Content: LabPage(0), Crop: [4]float64{0, 690, 595, 842}}}, ""), nil)
 	add("encrypted.pdf", "digital.pdf encrypted with the user password \"secret\" (RC4, 40 bits)",
 		PDF([]PDFPage{a4(LabPage(0)), a4(LabPage(1))}, "secret"), nil)
 	add("protected.pdf", "digital.pdf with an owner password only (no printing, copying or changing): opens without one, text and all",
