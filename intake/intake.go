@@ -164,10 +164,11 @@ type Word struct {
 // DecodeMemory together (each at most MaxDecodeBytes), plus, per slot, what the shrink and encode
 // hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
 type Preparer struct {
-	l   Limits
-	sem chan struct{}
-	mem *semaphore.Weighted                                   // Limits.DecodeMemory
-	dec func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
+	l        Limits
+	sem      chan struct{}
+	mem      *semaphore.Weighted                                   // Limits.DecodeMemory
+	dec      func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
+	pageTime time.Duration                                         // PDFPageTime when 0; tests shorten it
 }
 
 // New returns a Preparer with l's limits (zero fields take the defaults).

@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -175,9 +177,29 @@ func pdfSize(wpt, hpt float64, maxEdge int) (int, int) {
 	return max(1, int(math.Round(wpt*s))), max(1, int(math.Round(hpt*s)))
 }
 
+// PDFPageTime is the longest one page of a PDF may take to draw and read. A page's content
+// can ask for any amount of work that no header bounds (two million paths, a vector map); past
+// this its instance is killed and the page refused, so that it does not hold a decode slot
+// until the request's own deadline. An ordinary report page takes well under a second.
+const PDFPageTime = 15 * time.Second
+
+// maxPageObjects is the most drawing objects of a page (its forms' included) that are looked
+// at before it is drawn; a report page has hundreds to a few thousand.
+const maxPageObjects = 100_000
+
 // convertPDF renders page i of a PDF and reads its text layer. It runs under a slot like any
-// decode, in a fresh PDFium instance that ctx's end kills.
-func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, error) {
+// decode, in a fresh PDFium instance that the end of ctx, or PDFPageTime, kills.
+func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, err error) {
+	limit, parent := cmp.Or(p.pageTime, PDFPageTime), ctx
+	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPageTime)
+	defer cancel()
+	defer func() {
+		if parent.Err() == nil && context.Cause(pctx) == errPageTime {
+			err = problem.Errorf(problem.ImageTooLarge,
+				"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
+		}
+	}()
+	ctx = pctx
 	d, err := openPDF(ctx, data)
 	if err != nil {
 		return Page{}, err
@@ -209,6 +231,12 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (Page, er
 	if px := int64(w) * int64(h); px > int64(p.l.MaxPixels) || 8*px > p.l.MaxDecodeBytes {
 		return Page{}, problem.Errorf(problem.ImageTooLarge,
 			"page %d of the PDF would render to %d×%d pixels; the limits allow %.1f megapixels", i+1, w, h, float64(p.l.MaxPixels)/1e6)
+	}
+	if err := p.pdfObjects(d, page, i); err != nil {
+		if ctx.Err() != nil {
+			return Page{}, abandoned(ctx)
+		}
+		return Page{}, err
 	}
 	if scan, orient, ok := p.pdfScan(d, page, size.Width, size.Height); ok {
 		// One JPEG filling the page: it goes through the JPEG path as itself (its own bytes,
@@ -281,6 +309,86 @@ func pagePixels(m *image.RGBA, maxEdge int) image.Image {
 		}
 	}
 	return g
+}
+
+// errPageTime is why a page's context ends at PDFPageTime.
+var errPageTime = errors.New("intake: the PDF page took too long to draw")
+
+// pdfObjects refuses, before drawing, a page whose images would decode to more pixels than an
+// uploaded image may have, one by one (OCR_MAX_PIXELS) or together (four times that), or whose
+// drawing objects are more than maxPageObjects: a 1 MB PDF can hold a 30000×30000 image, whose
+// decoding takes half a minute. Images in the page's forms count; the walk itself is bounded by
+// maxPageObjects.
+func (p *Preparer) pdfObjects(d *pdfDoc, page requests.Page, i int) error {
+	refuse := func(what string, args ...any) error {
+		return problem.Errorf(problem.ImageTooLarge, "page %d of the PDF %s: send a scan or photo of it instead", i+1, fmt.Sprintf(what, args...))
+	}
+	broken := func(err error) error {
+		return &problem.Error{Code: problem.ImageUnreadable, Err: err,
+			Detail: fmt.Sprintf("page %d of the PDF could not be read; export or download it again", i+1)}
+	}
+	type frame struct {
+		form        references.FPDF_PAGEOBJECT // "" for the page itself
+		count, next int
+	}
+	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
+	if err != nil {
+		return broken(err)
+	}
+	stack := []frame{{count: n.Count}}
+	seen, total := 0, int64(0)
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next >= top.count {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if seen++; seen > maxPageObjects {
+			return refuse("has more than %d drawing objects", maxPageObjects)
+		}
+		var obj references.FPDF_PAGEOBJECT
+		if top.form == "" {
+			o, err := d.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: top.next})
+			if err != nil {
+				return broken(err)
+			}
+			obj = o.PageObject
+		} else {
+			o, err := d.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: top.form, Index: uint64(top.next)})
+			if err != nil {
+				return broken(err)
+			}
+			obj = o.PageObject
+		}
+		top.next++
+		typ, err := d.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
+		if err != nil {
+			return broken(err)
+		}
+		switch typ.Type {
+		case enums.FPDF_PAGEOBJ_IMAGE:
+			sz, err := d.inst.FPDFImageObj_GetImagePixelSize(&requests.FPDFImageObj_GetImagePixelSize{ImageObject: obj})
+			if err != nil {
+				continue // an image PDFium cannot size draws nothing
+			}
+			px := int64(sz.Width) * int64(sz.Height)
+			if px > int64(p.l.MaxPixels) {
+				return refuse("holds an image of %d×%d pixels; the limit is %.1f megapixels", sz.Width, sz.Height, float64(p.l.MaxPixels)/1e6)
+			}
+			if total += px; total > 4*int64(p.l.MaxPixels) {
+				return refuse("holds images of more than %.0f megapixels in all", 4*float64(p.l.MaxPixels)/1e6)
+			}
+		case enums.FPDF_PAGEOBJ_FORM:
+			if len(stack) < 32 { // forms nest; deeper than this draws nothing a report needs
+				c, err := d.inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
+				if err != nil {
+					return broken(err)
+				}
+				stack = append(stack, frame{form: obj, count: c.Count})
+			}
+		}
+	}
+	return nil
 }
 
 // annotated reports whether a page draws text of its annotations: filled form fields, stamps,

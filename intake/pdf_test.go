@@ -398,6 +398,49 @@ func TestPDFCropped(t *testing.T) {
 	}
 }
 
+// TestPDFWork: a page whose drawing would take work no header bounds is refused, 413, before
+// it is drawn (images larger than an upload may be, one or all together; more drawing objects
+// than maxPageObjects) or when it has taken PDFPageTime (here shortened); an ordinary page is
+// not.
+func TestPDFWork(t *testing.T) {
+	jpg := readDoc(t, "scanned.pdf") // any bytes: an image is sized from its dictionary, never decoded here
+	image := func(w, h int) gen.PDFPage {
+		return gen.PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg[:64], JPEGW: w, JPEGH: h}
+	}
+	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 1 1 re f\n", maxPageObjects+1)}
+	five := image(6000, 6000) // 36 MP, under the limit; five of them are not
+	five.Content = strings.Repeat(five.Content, 5)
+	tests := []struct {
+		name   string
+		pages  []gen.PDFPage
+		time   time.Duration
+		detail string
+	}{
+		{"an image of 900 megapixels", []gen.PDFPage{image(30000, 30000)}, 0, "an image of 30000×30000 pixels"},
+		{"five images of 36 megapixels", []gen.PDFPage{five}, 0, "images of more than 160 megapixels in all"},
+		{"more drawing objects than the cap", []gen.PDFPage{many}, 0, "more than 100000 drawing objects"},
+		{"a page that takes too long", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(60_000)}}, 300 * time.Millisecond, "takes more than 300ms to draw"},
+		{"an ordinary page", []gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0)}}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Limits{})
+			p.pageTime = tt.time
+			_, err := p.PreparePage(t.Context(), gen.PDF(tt.pages, ""), 0)
+			if tt.detail == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var pe *problem.Error
+			if !errors.As(err, &pe) || pe.Code != problem.ImageTooLarge || !strings.Contains(pe.Detail, tt.detail) {
+				t.Fatalf("got %v; want image_too_large saying %q", err, tt.detail)
+			}
+		})
+	}
+}
+
 // ink reports whether r holds a dark pixel of m.
 func ink(m image.Image, r image.Rectangle) bool {
 	for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -495,11 +538,16 @@ func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 // heavy is a one-page PDF whose content fills the page n times: work no header tells.
 func heavy(n int) []byte {
+	return gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: heavyContent(n)}}, "")
+}
+
+// heavyContent fills the page n times, each in another grey.
+func heavyContent(n int) string {
 	var b strings.Builder
 	for i := range n {
 		fmt.Fprintf(&b, "%.3f g 0 0 595 842 re f\n", float64(i%100)/100)
 	}
-	return gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: b.String()}}, "")
+	return b.String()
 }
 
 // TestPDFDeadline: a page whose content takes long to render is stopped when its request ends:
@@ -508,7 +556,7 @@ func heavy(n int) []byte {
 func TestPDFDeadline(t *testing.T) {
 	p := New(Limits{})
 	p.sem = make(chan struct{}, 1)
-	data := heavy(200_000)
+	data := heavy(90_000) // under maxPageObjects: drawn, not refused
 	if _, err := p.Split(t.Context(), data); err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +574,7 @@ func TestPDFDeadline(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	// The slot frees when the killed call returns; a render that ran on would hold it for
-	// minutes (200 000 fills of 3 megapixels), so a second page getting it proves the kill.
+	// minutes (90 000 fills of 3 megapixels), so a second page getting it proves the kill.
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel2()
 	if _, err := p.PreparePage(ctx2, readDoc(t, "digital.pdf"), 0); err != nil {
