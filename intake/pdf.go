@@ -224,13 +224,15 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, 
 		return fail(fmt.Errorf("page size %g×%g", size.Width, size.Height), "read")
 	}
 	w, h := pdfSize(size.Width, size.Height, p.l.MaxEdge)
+	// Limits set below a page at the long edge (a small OCR_MAX_PIXELS) draw it smaller, as a
+	// photo would be shrunk, rather than refuse it.
+	if most := min(int64(p.l.MaxPixels), p.l.MaxDecodeBytes/8); int64(w)*int64(h) > most {
+		s := math.Sqrt(float64(most) / (float64(w) * float64(h)))
+		w, h = max(1, int(float64(w)*s)), max(1, int(float64(h)*s))
+	}
 	if w < p.l.MinSide || h < p.l.MinSide {
 		return Page{}, problem.Errorf(problem.ImageUnreadable,
-			"page %d of the PDF is %.0f×%.0f points, a strip too narrow to read at %d pixels", i+1, size.Width, size.Height, p.l.MaxEdge)
-	}
-	if px := int64(w) * int64(h); px > int64(p.l.MaxPixels) || 8*px > p.l.MaxDecodeBytes {
-		return Page{}, problem.Errorf(problem.ImageTooLarge,
-			"page %d of the PDF would render to %d×%d pixels; the limits allow %.1f megapixels", i+1, w, h, float64(p.l.MaxPixels)/1e6)
+			"page %d of the PDF is %.0f×%.0f points, a strip too narrow to read at %d×%d pixels", i+1, size.Width, size.Height, w, h)
 	}
 	if err := p.pdfObjects(d, page, i); err != nil {
 		if ctx.Err() != nil {

@@ -51,8 +51,8 @@ func TestPDF(t *testing.T) {
 		{name: "encrypted", file: "encrypted.pdf", code: problem.DocumentEncrypted, detail: "protected by a password"},
 		{name: "truncated", file: "truncated.pdf", code: problem.ImageUnreadable, detail: "a PDF document but is truncated or corrupt"},
 		{name: "only a header", file: "", code: problem.ImageUnreadable, detail: "a PDF document but is truncated or corrupt"},
-		{name: "render over the pixel limit", file: "digital.pdf", limits: Limits{MaxPixels: 1 << 20},
-			code: problem.ImageTooLarge, detail: "page 1 of the PDF would render to 1447×2048 pixels"},
+		{name: "a pixel limit under the long edge: drawn smaller", file: "digital.pdf", limits: Limits{MaxPixels: 1 << 20},
+			pages: []page{{860, 1218, true, false}, {860, 1218, true, false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
