@@ -79,6 +79,9 @@ var texts = []text{
 	{schema.ValueNotOnPage, "missing",
 		"{itemName}: {value}, as the model read it, is not printed on page {page} of the PDF. Check it against the page.",
 		"{itemName}：模型读出的 {value} 在 PDF 第 {page} 页上找不到。请对照该页核对。"},
+	{schema.ValueNotOnPage, "offRow",
+		"{itemName}: {value}, as the model read it, is printed on page {page} of the PDF, but not on the line of {itemName}, whose other numbers are there: it may be another row's value. Check it against the page.",
+		"{itemName}：模型读出的 {value} 在 PDF 第 {page} 页上出现，但不在“{itemName}”这一行（该行的其他数字都在那一行），可能是别的项目的结果。请对照该页核对。"},
 }
 
 // Message is the English message of code for reason, filled from params. {range} is refLow–

@@ -69,11 +69,19 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 			}
 			path := "indicators[" + strconv.Itoa(i) + "]." + f.name
 			p.looked++
-			at, found := p.find(*f.v, trimName(ind.ItemName))
+			name := trimName(ind.ItemName)
+			at, found := p.find(*f.v, name)
+			reason := "missing"
+			if found && f.name == "valueNum" && p.offRow(*f.v, name) {
+				found, reason = false, "offRow"
+			}
 			if !found {
 				params := map[string]string{"itemName": ind.ItemName, "value": f.v.String(), "page": strconv.Itoa(*ind.Page)}
 				out = append(out, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
-					Message: Message(schema.ValueNotOnPage, "missing", params), Params: params, Reason: "missing"})
+					Message: Message(schema.ValueNotOnPage, reason, params), Params: params, Reason: reason})
+				if reason == "offRow" {
+					p.found++ // printed, so the page's text layer does hold its digits
+				}
 				continue
 			}
 			p.found++
@@ -246,6 +254,39 @@ func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
 		return image.Rectangle{}, true
 	}
 	return at, true
+}
+
+// offRow reports whether a row's value v, printed on the page, is printed only off the row's
+// line although the line holds numbers: the row's name is printed once, numbers are printed on
+// its line, and v is not one of them. A model that reads the row below's value (a shifted row),
+// or a number of the header (an age, a date), is then caught; a layout that puts values on a
+// line of their own, with none on the name's, is not judged. Only valueNum is held to it: a
+// range is often printed on the line below its row.
+func (p *printed) offRow(v schema.Decimal, name string) bool {
+	line, ok := p.nameBox(name)
+	if !ok || p.onLine(keyOf(v), line) {
+		return false
+	}
+	for _, pl := range p.seen {
+		if sameLine(line, pl.box) && !pl.box.Overlaps(line) { // not a digit of the name itself
+			return true
+		}
+	}
+	return false
+}
+
+// onLine reports whether the number k is printed on the line of at.
+func (p *printed) onLine(k numKey, at image.Rectangle) bool {
+	first, ok := p.at[k]
+	if !ok {
+		return false
+	}
+	for i := first; i >= 0; i = p.seen[i].next {
+		if b := p.seen[i].box; sameLine(at, b) && !b.Overlaps(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // nameBox is the box of the one word that is the row's name, or else of the one that holds it

@@ -139,6 +139,55 @@ func TestOnPage(t *testing.T) {
 	}
 }
 
+// TestOnPageRow: a row's value printed on the page but only off its row's line, while the line
+// holds numbers, is value_not_on_page (offRow): the row below's value read for this row, an
+// age read as a value. A layout whose values are on a line of their own, or a name printed
+// twice, is not held to its line; nor are a row's bounds (a range is often on the next line).
+func TestOnPageRow(t *testing.T) {
+	dec := func(s string) *schema.Decimal { d := schema.MustDecimal(s); return &d }
+	one := 1
+	w := func(s string, x, y int) intake.Word { return intake.Word{Text: s, Box: image.Rect(x, y, x+40, y+12)} }
+	table := []intake.Word{
+		w("姓名", 10, 40), w("张三", 60, 40), w("年龄", 200, 40), w("45岁", 250, 40),
+		w("白细胞计数", 10, 100), w("6.12", 200, 100), w("3.50-9.50", 300, 100),
+		w("红细胞计数", 10, 130), w("4.85", 200, 130), w("4.30-5.80", 300, 130),
+		w("中性粒细胞百分比", 10, 160), w("58.3", 200, 160), w("40.0-75.0", 300, 160),
+	}
+	stacked := []intake.Word{ // each name on a line of its own, its value and range below
+		w("白细胞计数", 10, 100), w("6.12", 10, 115), w("3.50-9.50", 100, 115),
+		w("红细胞计数", 10, 140), w("4.85", 10, 155), w("4.30-5.80", 100, 155),
+	}
+	for _, tt := range []struct {
+		name string
+		text []intake.Word
+		row  schema.OcrIndicator
+		want string // the warning's reason, "" for none
+	}{
+		{"on its line", table, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("6.12")}, ""},
+		{"the row below's value", table, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("4.85")}, "offRow"},
+		{"the age read as a value", table, schema.OcrIndicator{ItemName: "中性粒细胞百分比", ValueNum: dec("45")}, "offRow"},
+		{"a bound from another row", table, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("6.12"), RefLow: dec("4.30")}, ""},
+		{"not printed at all", table, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("6.21")}, "missing"},
+		{"values on lines of their own", stacked, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("4.85")}, ""},
+		{"a name not printed", table, schema.OcrIndicator{ItemName: "血小板计数", ValueNum: dec("4.85")}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			row := tt.row
+			row.Page = &one
+			ws, _ := OnPage(&schema.OcrDraft{Indicators: []schema.OcrIndicator{row}}, [][]intake.Word{tt.text})
+			got := ""
+			for _, w := range ws {
+				if *w.Path == "indicators[0].valueNum" {
+					got = w.Reason
+				}
+			}
+			if got != tt.want || len(ws) > 1 {
+				t.Errorf("reason %q, want %q (warnings %+v)", got, tt.want, ws)
+			}
+		})
+	}
+}
+
 // BenchmarkOnPage: a page of 20 rows (name, value with a flag, unit, range) and its draft.
 func BenchmarkOnPage(b *testing.B) {
 	var words []intake.Word

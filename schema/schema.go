@@ -132,7 +132,7 @@ var WarningCodes = []struct {
 	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
 	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
 	{RangeSexSpecific, "The printed range differs for men and women: without the patient's sex its bounds were set to null (the range is kept as printed); with it, the bounds that apply were taken: check the sex and the bounds."},
-	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed anywhere on its page of the PDF, whose text layer holds every printed digit: check it against the page."},
+	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed on its page of the PDF, whose text layer holds every printed digit, or a value is printed there only off its row's line, which holds other numbers (another row's value): check it against the page."},
 }
 
 // Warn returns a warning with a path.
