@@ -240,10 +240,11 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, 
 		}
 		return Page{}, err
 	}
-	if scan, orient, ok := p.pdfScan(d, page, size.Width, size.Height); ok {
-		// One JPEG filling the page: it goes through the JPEG path as itself (its own bytes,
-		// stripped, when the page is unturned and within the edge), turned as the page's
-		// /Rotate says, not rendered and re-encoded.
+	marked := annotated(d, page)
+	if scan, orient, ok := p.pdfScan(d, page, size.Width, size.Height); ok && !marked {
+		// One JPEG filling the page, and nothing drawn over it: it goes through the JPEG path
+		// as itself (its own bytes, stripped, when the page is unturned and within the edge),
+		// turned as the page's /Rotate says, not rendered and re-encoded.
 		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" {
 			h.orient = orient // a PDF shows an image's pixels as stored (its EXIF is no part of it)
 			pg, err := p.convert(ctx, h, scan)
@@ -266,7 +267,7 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, 
 		defer r.CleanupFunc()
 	}
 	var text []Word
-	if !annotated(d, page) {
+	if !marked {
 		if text, err = p.pdfText(d, page, m.Bounds()); err != nil {
 			return fail(err, "read")
 		}

@@ -284,6 +284,8 @@ func TestPDFAnnotated(t *testing.T) {
 	page := gen.PDFPage{W: 595, H: 842, Content: gen.LabPage(0)}
 	stamped := page
 	stamped.Stamp, stamped.StampAt = "BT /F1 11 Tf 2 8 Td (9.87) Tj ET\n", [4]float64{400, 600, 60, 24}
+	scan := gen.PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: readJPEG(t), JPEGW: 620, JPEGH: 877}
+	scan.Stamp, scan.StampAt = stamped.Stamp, stamped.StampAt
 	for _, tt := range []struct {
 		name string
 		page gen.PDFPage
@@ -291,13 +293,18 @@ func TestPDFAnnotated(t *testing.T) {
 	}{
 		{"a value in a FreeText annotation", stamped, false},
 		{"no annotation", page, true},
+		{"a scan with a stamp over it: drawn, not sent as its JPEG", scan, false},
 	} {
-		pg, err := p.PreparePage(t.Context(), gen.PDF([]gen.PDFPage{tt.page}, ""), 0)
+		data := gen.PDF([]gen.PDFPage{tt.page}, "")
+		pg, err := p.PreparePage(t.Context(), data, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := len(pg.Text) > 0; got != tt.text {
 			t.Errorf("%s: %d words, want a text layer %v", tt.name, len(pg.Text), tt.text)
+		}
+		if tt.page.JPEG != nil && bytes.Contains(data, pg.Data) {
+			t.Errorf("%s: sent as its JPEG, what is drawn over it left out", tt.name)
 		}
 		m, err := jpeg.Decode(bytes.NewReader(pg.Data))
 		if err != nil {
@@ -439,6 +446,16 @@ func TestPDFWork(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readJPEG is the JPEG of scanned.pdf's first page, 620×877.
+func readJPEG(t *testing.T) []byte {
+	t.Helper()
+	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "scanned.pdf"), 0)
+	if err != nil || pg.Width != 620 {
+		t.Fatalf("%v %d", err, pg.Width)
+	}
+	return pg.Data
 }
 
 // ink reports whether r holds a dark pixel of m.
