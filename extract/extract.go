@@ -242,28 +242,39 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	var wg sync.WaitGroup
 	var model string
 	var once sync.Once
+	// Pages are handed their slots here, one by one, and the next waits until this one's model
+	// call has started (or the page has ended without one): goroutines that raced for the slots
+	// would start their calls in whatever order the scheduler ran them (the last page first,
+	// typically), and a document's pages must reach the model in order.
+dispatch:
 	for i := range pages {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			for j := i; j < len(pages); j++ {
+				results[j] = draft.Page{Err: ctxErr(ctx)}
+			}
+			break dispatch
+		}
+		started := make(chan struct{})
+		start := sync.OnceFunc(func() { close(started) })
 		wg.Go(func() {
+			defer start()
+			defer func() { <-sem }()
 			defer func() {
 				if v := recover(); v != nil { // the Observer's, say: page recovers its own
 					results[i] = draft.Page{Err: recovered(v)}
 				}
 			}()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = draft.Page{Err: ctxErr(ctx)}
-				return
-			}
-			defer func() { <-sem }()
 			pg := pages[i]
 			pages[i].Data = nil // page holds the only reference
-			res, meta, name, err := s.page(ctx, pg, func() { held.Give(shares[i]) })
+			res, meta, name, err := s.page(ctx, pg, func() { held.Give(shares[i]) }, start)
 			results[i], metas[i] = draft.Page{Result: res, Err: err}, meta
 			if name != "" {
 				once.Do(func() { model = name })
 			}
 		})
+		<-started
 	}
 	wg.Wait()
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
@@ -412,8 +423,9 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([
 // after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
 // once, nor after a refusal or a finish reason other than stop and length, which a re-ask would
 // meet again). Such a finish reason is an output_interrupted warning on a usable reply. offHands is called when the page's bytes no longer count against the caller: at once if
-// the retry memory takes the page, else when its request has carried it.
-func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (res *schema.Result, meta PageMeta, model string, err error) {
+// the retry memory takes the page, else when its request has carried it. started is called
+// just before the first model call, for the next page to start its own.
+func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started func()) (res *schema.Result, meta PageMeta, model string, err error) {
 	start := time.Now()
 	meta = PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
 	defer func() {
@@ -433,6 +445,7 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (re
 		req.Once, req.Sent, meta.SentOnce = true, offHands, true
 	}
 	pg.Data = nil // req holds the only reference, which Complete drops for a page sent once
+	started()
 	for {
 		reply, err := s.cfg.Model.Complete(ctx, req)
 		meta.Attempts++
