@@ -179,6 +179,10 @@ type Response struct {
 	// photo), in the pixel coordinates of the image the model was sent: what a check of the
 	// model's values against the page reads. It is health data and never encoded.
 	Text [][]intake.Word `json:"-"`
+	// Pages is the number of pages the uploads held once split (what Config.MaxPages counts; a
+	// PDF of three pages is three), 0 when one could not be split. Unlike the rest, it is set
+	// when Extract fails too, for the caller's log line.
+	Pages int `json:"-"`
 }
 
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
@@ -204,8 +208,12 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
 	}
 	counts, err := s.split(ctx, images)
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
 	if err != nil {
-		return Response{}, err
+		return Response{Pages: n}, err
 	}
 	pages, err := s.prepare(ctx, images, counts)
 	uploads := make([]int64, len(images))
@@ -214,7 +222,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	}
 	clear(images)
 	if err != nil {
-		return Response{}, err
+		return Response{Pages: n}, err
 	}
 	// Each upload's bytes are held; its pages take their shares from them, in order, and what
 	// is left is given back now (the upload is garbage). Pages rendered from a small document
@@ -278,18 +286,18 @@ dispatch:
 	}
 	wg.Wait()
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return Response{}, ctx.Err()
+		return Response{Pages: n}, ctx.Err()
 	}
 	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
 	for _, r := range results {
 		if internal(r.Err) {
-			return Response{}, r.Err
+			return Response{Pages: n}, r.Err
 		}
 	}
 
 	merged, err := draft.Merge(results)
 	if err != nil {
-		return Response{}, err
+		return Response{Pages: n}, err
 	}
 	if model == "" {
 		model = s.cfg.ModelName
@@ -322,11 +330,12 @@ dispatch:
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}
-	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text}, nil
+	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}, nil
 }
 
 // split counts each upload's pages (1 each unless the Preparer is a Splitter) and refuses a
-// request of more than MaxPages of them, before any page is prepared.
+// request of more than MaxPages of them, before any page is prepared; the counts come with that
+// refusal too, and are nil when an upload cannot be split.
 func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 	counts := make([]int, len(images))
 	sp, ok := s.cfg.Prep.(Splitter)
@@ -362,9 +371,9 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 	}
 	if s.cfg.MaxPages > 0 && total > s.cfg.MaxPages {
 		if total == len(images) {
-			return nil, TooManyPages(s.cfg.MaxPages)
+			return counts, TooManyPages(s.cfg.MaxPages)
 		}
-		return nil, problem.Errorf(problem.TooManyPages,
+		return counts, problem.Errorf(problem.TooManyPages,
 			"the files hold %d pages; send at most %d pages per request (split the document)", total, s.cfg.MaxPages)
 	}
 	return counts, nil
