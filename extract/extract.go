@@ -59,7 +59,8 @@ type Config struct {
 	OutputMode  string
 	MaxAttempts int // model calls per page while the reply is unparseable; 0 means DefaultMaxAttempts
 	// Concurrency bounds the pages of one request read at once; 0 means DefaultConcurrency.
-	// Pages beyond it wait.
+	// Pages beyond it wait. The model calls start in page order (with 1, one after another),
+	// so a document reaches the model as it reads; they may end in any order.
 	Concurrency int
 	// RetryMemory bounds the bytes of page images kept, across all requests, while their model
 	// calls run, so that a call can be tried again (after a 429, a 5xx or a broken connection)
