@@ -59,7 +59,8 @@ type Config struct {
 	OutputMode  string
 	MaxAttempts int // model calls per page while the reply is unparseable; 0 means DefaultMaxAttempts
 	// Concurrency bounds the pages of one request read at once; 0 means DefaultConcurrency.
-	// Pages beyond it wait.
+	// Pages beyond it wait. The model calls start in page order (with 1, one after another),
+	// so a document reaches the model as it reads; they may end in any order.
 	Concurrency int
 	// RetryMemory bounds the bytes of page images kept, across all requests, while their model
 	// calls run, so that a call can be tried again (after a 429, a 5xx or a broken connection)
@@ -179,6 +180,10 @@ type Response struct {
 	// photo), in the pixel coordinates of the image the model was sent: what a check of the
 	// model's values against the page reads. It is health data and never encoded.
 	Text [][]intake.Word `json:"-"`
+	// Pages is the number of pages the uploads held once split (what Config.MaxPages counts; a
+	// PDF of three pages is three), 0 when one could not be split. Unlike the rest, it is set
+	// when Extract fails too, for the caller's log line.
+	Pages int `json:"-"`
 }
 
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
@@ -204,8 +209,12 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
 	}
 	counts, err := s.split(ctx, images)
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
 	if err != nil {
-		return Response{}, err
+		return Response{Pages: n}, err
 	}
 	pages, err := s.prepare(ctx, images, counts)
 	uploads := make([]int64, len(images))
@@ -214,7 +223,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	}
 	clear(images)
 	if err != nil {
-		return Response{}, err
+		return Response{Pages: n}, err
 	}
 	// Each upload's bytes are held; its pages take their shares from them, in order, and what
 	// is left is given back now (the upload is garbage). Pages rendered from a small document
@@ -242,43 +251,54 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	var wg sync.WaitGroup
 	var model string
 	var once sync.Once
+	// Pages are handed their slots here, one by one, and the next waits until this one's model
+	// call has started (or the page has ended without one): goroutines that raced for the slots
+	// would start their calls in whatever order the scheduler ran them (the last page first,
+	// typically), and a document's pages must reach the model in order.
+dispatch:
 	for i := range pages {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			for j := i; j < len(pages); j++ {
+				results[j] = draft.Page{Err: ctxErr(ctx)}
+			}
+			break dispatch
+		}
+		started := make(chan struct{})
+		start := sync.OnceFunc(func() { close(started) })
 		wg.Go(func() {
+			defer start()
+			defer func() { <-sem }()
 			defer func() {
 				if v := recover(); v != nil { // the Observer's, say: page recovers its own
 					results[i] = draft.Page{Err: recovered(v)}
 				}
 			}()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = draft.Page{Err: ctxErr(ctx)}
-				return
-			}
-			defer func() { <-sem }()
 			pg := pages[i]
 			pages[i].Data = nil // page holds the only reference
-			res, meta, name, err := s.page(ctx, pg, func() { held.Give(shares[i]) })
+			res, meta, name, err := s.page(ctx, pg, func() { held.Give(shares[i]) }, start)
 			results[i], metas[i] = draft.Page{Result: res, Err: err}, meta
 			if name != "" {
 				once.Do(func() { model = name })
 			}
 		})
+		<-started
 	}
 	wg.Wait()
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return Response{}, ctx.Err()
+		return Response{Pages: n}, ctx.Err()
 	}
 	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
 	for _, r := range results {
 		if internal(r.Err) {
-			return Response{}, r.Err
+			return Response{Pages: n}, r.Err
 		}
 	}
 
 	merged, err := draft.Merge(results)
 	if err != nil {
-		return Response{}, err
+		return Response{Pages: n}, err
 	}
 	if model == "" {
 		model = s.cfg.ModelName
@@ -311,11 +331,12 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}
-	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text}, nil
+	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}, nil
 }
 
 // split counts each upload's pages (1 each unless the Preparer is a Splitter) and refuses a
-// request of more than MaxPages of them, before any page is prepared.
+// request of more than MaxPages of them, before any page is prepared; the counts come with that
+// refusal too, and are nil when an upload cannot be split.
 func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 	counts := make([]int, len(images))
 	sp, ok := s.cfg.Prep.(Splitter)
@@ -351,9 +372,9 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 	}
 	if s.cfg.MaxPages > 0 && total > s.cfg.MaxPages {
 		if total == len(images) {
-			return nil, TooManyPages(s.cfg.MaxPages)
+			return counts, TooManyPages(s.cfg.MaxPages)
 		}
-		return nil, problem.Errorf(problem.TooManyPages,
+		return counts, problem.Errorf(problem.TooManyPages,
 			"the files hold %d pages; send at most %d pages per request (split the document)", total, s.cfg.MaxPages)
 	}
 	return counts, nil
@@ -412,8 +433,9 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([
 // after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
 // once, nor after a refusal or a finish reason other than stop and length, which a re-ask would
 // meet again). Such a finish reason is an output_interrupted warning on a usable reply. offHands is called when the page's bytes no longer count against the caller: at once if
-// the retry memory takes the page, else when its request has carried it.
-func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (res *schema.Result, meta PageMeta, model string, err error) {
+// the retry memory takes the page, else when its request has carried it. started is called
+// just before the first model call, for the next page to start its own.
+func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started func()) (res *schema.Result, meta PageMeta, model string, err error) {
 	start := time.Now()
 	meta = PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
 	defer func() {
@@ -433,6 +455,7 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands func()) (re
 		req.Once, req.Sent, meta.SentOnce = true, offHands, true
 	}
 	pg.Data = nil // req holds the only reference, which Complete drops for a page sent once
+	started()
 	for {
 		reply, err := s.cfg.Model.Complete(ctx, req)
 		meta.Attempts++

@@ -66,7 +66,8 @@ func byName() *fakeModel {
 // TestDocuments: an upload of several pages becomes several pages of the report, in order,
 // mixed with single images; MaxPages counts pages, not uploads, and is refused before any page
 // is prepared or any model call made; a document that cannot be split or a page that cannot be
-// prepared is its problem, naming the page, with no model call.
+// prepared is its problem, naming the page, with no model call. Response.Pages counts the pages,
+// failure or not, once the uploads are split.
 func TestDocuments(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -76,17 +77,18 @@ func TestDocuments(t *testing.T) {
 		code    problem.Code
 		detail  string
 		prepare bool // pages were prepared before the refusal
+		pages   int  // Response.Pages
 	}{
-		{name: "a document between two photos", uploads: []string{"p1", "doc:a,b,c", "p2"}, want: "p1,a,b,c,p2"},
-		{name: "pages at the limit", uploads: []string{"doc:a,b", "p"}, max: 3, want: "a,b,p"},
+		{name: "a document between two photos", uploads: []string{"p1", "doc:a,b,c", "p2"}, want: "p1,a,b,c,p2", pages: 5},
+		{name: "pages at the limit", uploads: []string{"doc:a,b", "p"}, max: 3, want: "a,b,p", pages: 3},
 		{name: "pages over the limit", uploads: []string{"doc:a,b,c", "p"}, max: 3,
-			code: problem.TooManyPages, detail: "the files hold 4 pages; send at most 3 pages per request"},
+			code: problem.TooManyPages, detail: "the files hold 4 pages; send at most 3 pages per request", pages: 4},
 		{name: "uploads over the limit", uploads: []string{"p1", "p2"}, max: 1,
-			code: problem.TooManyPages, detail: "more than 1 images"},
+			code: problem.TooManyPages, detail: "more than 1 images", pages: 2},
 		{name: "a document that cannot be split", uploads: []string{"p1", "doc!"},
 			code: problem.ImageUnreadable, detail: "page 2: the document is damaged"},
 		{name: "a page of a document that cannot be prepared", uploads: []string{"p1", "doc:a,x"},
-			code: problem.ImageUnreadable, detail: "page 3: the page is damaged", prepare: true},
+			code: problem.ImageUnreadable, detail: "page 3: the page is damaged", prepare: true, pages: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +98,9 @@ func TestDocuments(t *testing.T) {
 				images[i] = []byte(u)
 			}
 			res, err := New(Config{Model: m, Prep: prep, MaxPages: tt.max}).Extract(t.Context(), images, nil, check.Context{})
+			if res.Pages != tt.pages {
+				t.Errorf("Response.Pages %d, want %d", res.Pages, tt.pages)
+			}
 			if tt.code != "" {
 				pe, ok := err.(*problem.Error)
 				if !ok || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {

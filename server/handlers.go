@@ -43,8 +43,10 @@ func (s *Server) extract(c echo.Context) error {
 		size += int64(len(im))
 	}
 	held.Give(held.Held() - size) // the body around the images is read and gone
-	c.Set(ctxPages, len(images))
 	res, err := s.cfg.Extractor.Extract(c.Request().Context(), images, held, who)
+	if res.Pages > 0 { // pages once split, not uploads: a PDF of three pages is three
+		c.Set(ctxPages, res.Pages)
+	}
 	if err != nil {
 		return err
 	}

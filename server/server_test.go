@@ -166,7 +166,7 @@ func newEnv(t testing.TB, o options) *env {
 		cfg.Extractor = extract.New(extract.Config{
 			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
-			RetryMemory: o.retryMemory,
+			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
 		})
 	}
 	return &env{t: t, srv: server.New(cfg), model: fake, metrics: m, log: logs}

@@ -2,12 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
@@ -69,4 +76,62 @@ func TestExtractCLI(t *testing.T) {
 	if !errors.Is(err, errFailed) || doc.Code != "unsupported_media_type" || fake.Calls() != 2 {
 		t.Errorf("docx: err %v, code %q, calls %d", err, doc.Code, fake.Calls())
 	}
+}
+
+// TestExtractWasmCache: ocrdraft extract of a PDF keeps the compiled decoder in
+// OCR_WASM_CACHE_DIR, for the next run to load instead of compiling PDFium again. The command
+// runs in a process of its own (this test binary, run again): the decoders are compiled once
+// per process, and a test before this one may have compiled them without the directory.
+func TestExtractWasmCache(t *testing.T) {
+	if args := os.Getenv("OCRDRAFT_TEST_RUN"); args != "" {
+		if err := run(context.Background(), strings.Split(args, "\n"), nil, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if testing.Short() {
+		t.Skip("compiles PDFium: about 6 s of CPU")
+	}
+	if raced() {
+		// The command's process is this binary, and the race detector makes the compile ten
+		// times slower, for nothing: the test's own goroutines only wait.
+		t.Skip("compiles PDFium, a minute of CPU with -race")
+	}
+	fake := fakeopenai.New(t)
+	fake.Default(fakeopenai.Reply(`{"title":"血脂四项","indicators":[{"itemName":"总胆固醇","valueNum":5.60}]}`))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), exe, "-test.run=^TestExtractWasmCache$")
+	cmd.Env = append(os.Environ(),
+		"OCRDRAFT_TEST_RUN=extract\n"+filepath.Join("..", "..", "testdata", "documents", "digital.pdf"),
+		"OCR_MODEL_BASE_URL="+fake.URL, "OCR_MODEL_API_KEY=sk-test", "OCR_MODEL=test-vl",
+		"OCR_WASM_CACHE_DIR="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("extract: %v\n%s", err, out)
+	}
+	var res struct{ Meta struct{ Pages []any } }
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Meta.Pages) == 0 || fake.Calls() != len(res.Meta.Pages) {
+		t.Fatalf("extract printed %s (%v) after %d model calls", out, err, fake.Calls())
+	}
+	var files int
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Errorf("%s is empty after extracting a PDF: the compiled decoder was not kept", dir)
+	}
+}
+
+// raced reports whether this binary was built with -race.
+func raced() bool {
+	bi, ok := debug.ReadBuildInfo()
+	return ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
 }

@@ -302,6 +302,9 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintln(stderr, "ocrdraft extract:", notConfigured)
 		return errUsage
 	}
+	// Before any page is prepared: a PDF or HEIC then loads the compiled decoder from the
+	// directory, where one run of serve or extract left it, instead of compiling it again.
+	intake.UseCache(cfg.WasmCacheDir)
 	var images [][]byte
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
