@@ -190,6 +190,9 @@ const maxPageObjects = 100_000
 // convertPDF renders page i of a PDF and reads its text layer. It runs under a slot like any
 // decode, in a fresh PDFium instance that the end of ctx, or PDFPageTime, kills.
 func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, err error) {
+	if _, err := pdfPool(); err != nil { // its compilation, once per process, is no page's time
+		return Page{}, fmt.Errorf("intake: start PDFium: %w", err)
+	}
 	limit, parent := cmp.Or(p.pageTime, PDFPageTime), ctx
 	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPageTime)
 	defer cancel()
