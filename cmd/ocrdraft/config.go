@@ -135,7 +135,7 @@ var settings = []setting{
 	{[]string{"OCR_MAX_PIXELS"}, "max-pixels", strconv.Itoa(intake.DefaultMaxPixels), "integer", "largest image, in pixels, read from its header before decoding", positiveInt(func(c *config, n int) { c.MaxPixels = n }), both},
 	{[]string{"OCR_MAX_EDGE"}, "max-edge", strconv.Itoa(intake.DefaultMaxEdge), "integer", "long edge, in pixels, that images are downscaled to", positiveInt(func(c *config, n int) { c.MaxEdge = n }), both},
 	{[]string{"OCR_MAX_PAGES"}, "max-pages", strconv.Itoa(server.DefaultMaxPages), "integer", "images per request", positiveInt(func(c *config, n int) { c.MaxPages = n }), both},
-	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", strconv.Itoa(extract.DefaultConcurrency), "integer", "pages of one request read at once", positiveInt(func(c *config, n int) { c.PageConcurrency = n }), both},
+	{[]string{"OCR_PAGE_CONCURRENCY"}, "page-concurrency", strconv.Itoa(extract.DefaultConcurrency), "integer", "pages of one request read at once; their model calls start in page order (with 1, one after another)", positiveInt(func(c *config, n int) { c.PageConcurrency = n }), both},
 	{[]string{"OCR_RETRY_MEMORY"}, "retry-memory", strconv.Itoa(extract.DefaultRetryMemory), "bytes", "bytes of page images kept, across the process, so that model calls can be retried; pages beyond it are sent once", positiveInt(func(c *config, n int) { c.RetryMemory = int64(n) }), both},
 	{[]string{"OCR_SHUTDOWN_TIMEOUT"}, "shutdown-timeout", "30s", "duration", "how long in-flight requests may finish after SIGTERM", duration(func(c *config, d time.Duration) { c.ShutdownTimeout = d }), cmdServe},
 	{[]string{"OCR_LOG_LEVEL"}, "log-level", "info", "level", "debug, info, warn or error", func(c *config, v string) error {
@@ -174,7 +174,7 @@ var settings = []setting{
 		c.DecodeMemory = n
 		return nil
 	}, both},
-	{[]string{"OCR_WASM_CACHE_DIR"}, "wasm-cache-dir", "", "directory", "where the compiled PDF and HEIC decoders (WebAssembly) are kept between runs, so that a start takes 0.2 s instead of 6 s of CPU; unset, they are compiled in memory each run", func(c *config, v string) error { c.WasmCacheDir = v; return nil }, both},
+	{[]string{"OCR_WASM_CACHE_DIR"}, "wasm-cache-dir", "", "directory", "where the compiled PDF and HEIC decoders (WebAssembly) are kept between runs, so that a start, or an ocrdraft extract of a PDF, takes 0.2 s instead of 6 s of CPU; unset, they are compiled in memory each run", func(c *config, v string) error { c.WasmCacheDir = v; return nil }, both},
 	{[]string{"OCR_WARM_DECODERS"}, "warm-decoders", "true", "bool", "compile the PDF and HEIC decoders in the background at start, instead of at the first PDF or HEIC upload", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
