@@ -56,6 +56,7 @@ type heifHeader struct {
 	items   int   // ispe properties seen
 	rotate  int   // irot: quarter turns anticlockwise
 	mirror  bool  // imir
+	clap    bool  // a clean aperture (a crop) on the primary image
 }
 
 // readHEIF walks ftyp → meta → pitm, iprp → ipco, ipma to the primary item's properties. It reads
@@ -143,6 +144,8 @@ func readHEIF(data []byte) (heifHeader, error) {
 					h.rotate = int(p.body[0] & 3)
 				case p.typ == "imir":
 					h.mirror = true
+				case p.typ == "clap":
+					h.clap = true
 				}
 			}
 		}

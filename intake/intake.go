@@ -437,7 +437,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	}
 	dec := h.f.decode
 	if h.f.kind == "heic" { // in its own bounded memory, without a copy of the file
-		dec = func(io.Reader) (image.Image, error) { return decodeHEIC(ctx, data, p.l.MaxDecodeBytes) }
+		dec = func(io.Reader) (image.Image, error) { return decodeHEICFile(ctx, data, h.heif, p.l.MaxDecodeBytes) }
 	}
 	if h.f.kind == "tiff" && h.ifd.compression == 7 { // x/image/tiff does not read JPEG blocks
 		dec = func(io.Reader) (image.Image, error) { return decodeTIFFJPEG(ctx, data, h.ifd) }
