@@ -173,12 +173,19 @@ func TestScans(t *testing.T) {
 	}
 }
 
-// TestFaxTIFF checks the hand-written TIFF against x/image/tiff: each page, G4 or uncompressed,
-// decodes to the bilevel page it was made from.
+// TestFaxTIFF checks the hand-written TIFF against x/image/tiff: each page, G3, G4 or uncompressed,
+// decodes to the bilevel page it was made from; a BlackIsZero CCITT page, to its negative, which
+// is how x/image/tiff reads libtiff's BlackIsZero faxes (intake inverts it back).
 func TestFaxTIFF(t *testing.T) {
-	for _, c := range []int{TIFFNone, TIFFG4} {
+	tests := []struct {
+		c        int
+		black    bool
+		negative bool
+	}{{TIFFNone, false, false}, {TIFFG3, false, false}, {TIFFG4, false, false}, {TIFFNone, true, false}, {TIFFG3, true, true}, {TIFFG4, true, true}}
+	for _, tt := range tests {
+		c := tt.c
 		want := Report(300, 420)
-		data := FaxTIFF([]FaxPage{{Image: want, Compression: c}})
+		data := FaxTIFF([]FaxPage{{Image: want, Compression: c, BlackIsZero: tt.black}})
 		m, err := tiff.Decode(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("compression %d: %v", c, err)
@@ -189,8 +196,8 @@ func TestFaxTIFF(t *testing.T) {
 		for y := range 420 {
 			for x := range 300 {
 				g := color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y
-				if (g < 128) != (want.GrayAt(x, y).Y < 128) {
-					t.Fatalf("compression %d: pixel (%d, %d) is %d, want %d", c, x, y, g, want.GrayAt(x, y).Y)
+				if (g < 128) != (want.GrayAt(x, y).Y < 128 != tt.negative) {
+					t.Fatalf("compression %d (BlackIsZero %v): pixel (%d, %d) is %d, want %d", c, tt.black, x, y, g, want.GrayAt(x, y).Y)
 				}
 			}
 		}
