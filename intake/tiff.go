@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+
+	"golang.org/x/image/tiff"
 )
 
 // MaxTIFFPages is the most IFDs a TIFF's chain is followed for. A fax or a scanner's batch has
@@ -26,6 +29,15 @@ type ifd struct {
 	tileH       int
 	orient      int // Orientation, 1 when absent
 	reduced     bool
+
+	// What features.go checks before decoding.
+	bits    int // BitsPerSample, when every sample has the same; -1 when they differ
+	samples int // SamplesPerPixel, 1 when absent
+	extra   int // ExtraSamples: the first value, 0 also when absent
+	planar  int // PlanarConfiguration, 1 when absent
+	format  int // SampleFormat: the first value that is not 1 (unsigned), else 1
+	t4      int // T4Options: bit 0 2-D coding, bit 1 uncompressed mode, bit 2 EOLs byte-aligned
+	inkSet  int // InkSet, 1 (CMYK) when absent
 	// stretch is how many rows each row stands for, when the page's pixels are taller than
 	// wide (a fax in normal mode is 204×98 dpi): YResolution below XResolution by a fifth or
 	// more. 0 or 1: square enough.
@@ -96,7 +108,7 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 	if end+4 > int64(len(data)) {
 		return ifd{}, 0, fmt.Errorf("directory at %d runs past the end of the file", off)
 	}
-	d := ifd{at: off, orient: 1}
+	d := ifd{at: off, orient: 1, bits: 1, samples: 1, planar: 1, format: 1, inkSet: 1}
 	var xres, yres float64
 	for e := off + 2; e < end; e += 12 {
 		tag, typ, count := bo.Uint16(data[e:]), bo.Uint16(data[e+2:]), bo.Uint32(data[e+4:])
@@ -114,8 +126,31 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 			}
 			continue
 		}
+		if (tag == 258 || tag == 338 || tag == 339) && typ == 3 { // a SHORT for each sample
+			v := shorts(data, bo, e, count)
+			switch {
+			case len(v) == 0:
+			case tag == 258:
+				d.bits = v[0]
+				for _, b := range v {
+					if b != d.bits {
+						d.bits = -1
+					}
+				}
+			case tag == 338:
+				d.extra = v[0]
+			default:
+				for _, f := range v {
+					if f != 1 {
+						d.format = f
+						break
+					}
+				}
+			}
+			continue
+		}
 		if count != 1 || typ != 3 && typ != 4 {
-			continue // every tag read here is one SHORT or LONG
+			continue // every other tag read here is one SHORT or LONG
 		}
 		v := int(bo.Uint32(data[e+8:]))
 		if typ == 3 {
@@ -142,12 +177,38 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 			d.tileW = v
 		case 323:
 			d.tileH = v
+		case 277:
+			d.samples = v
+		case 284:
+			d.planar = v
+		case 292:
+			d.t4 = v
+		case 332:
+			d.inkSet = v
 		}
 	}
 	if xres > 0 && yres > 0 && xres >= 1.2*yres {
 		d.stretch = min(4, int(math.Round(xres/yres)))
 	}
 	return d, int64(bo.Uint32(data[end:])), nil
+}
+
+// shorts returns the first values (16 at most, as many as a pixel has samples) of the SHORT
+// entry at e, or nil when they lie outside the file: the decoder refuses that.
+func shorts(data []byte, bo binary.ByteOrder, e int64, count uint32) []int {
+	n := int64(min(count, 16))
+	at := e + 8
+	if count > 2 {
+		at = int64(bo.Uint32(data[e+8:]))
+	}
+	if at < 0 || at+2*n > int64(len(data)) {
+		return nil
+	}
+	v := make([]int, n)
+	for i := range v {
+		v[i] = int(bo.Uint16(data[at+2*int64(i):]))
+	}
+	return v
 }
 
 // stretchRows repeats each row of g n times: a page of tall pixels made square.
@@ -165,28 +226,85 @@ func stretchRows(g *image.Gray, n int) *image.Gray {
 
 // tiffView is a TIFF seen as if the directory at ifd were its first: the header's offset is
 // replaced, nothing is copied. x/image/tiff reads only the first directory, and reads through
-// ReadAt when it can, so the view is how it decodes page n without holding a second copy.
+// ReadAt when it can, so the view is how it decodes page n without holding a second copy. A view
+// may also hold a directory of its own past the end of the file (tail), which the header then
+// points at.
 type tiffView struct {
 	data []byte
 	head [8]byte
+	tail []byte
 }
 
 func newTIFFView(data []byte, at int64) *io.SectionReader {
+	return (&tiffView{data: data}).at(at)
+}
+
+// at points the view's header at the directory at off, and returns the view as a reader.
+func (v *tiffView) at(off int64) *io.SectionReader {
+	copy(v.head[:], v.data[:8])
+	bo, _, _ := tiffOrder(v.data)
+	bo.PutUint32(v.head[4:], uint32(off))
+	return io.NewSectionReader(v, 0, int64(len(v.data)+len(v.tail)))
+}
+
+// tiffReader returns page d as x/image/tiff is to read it: a view of the file whose header points
+// at d. x/image/tiff reads no CMYK, so for a CMYK page the view holds a copy of d's directory
+// that says RGB with an alpha sample, its other entries (and the offsets they hold) as they
+// are: x/image/tiff then reads the four bytes of each pixel, predictor and compression undone,
+// into an NRGBA image, and tiffDecoder takes them for the C, M, Y and K they are.
+func tiffReader(data []byte, d ifd) *io.SectionReader {
 	v := &tiffView{data: data}
-	copy(v.head[:], data[:8])
+	if d.photometric != 5 {
+		return v.at(d.at)
+	}
 	bo, _, _ := tiffOrder(data)
-	bo.PutUint32(v.head[4:], uint32(at))
-	return io.NewSectionReader(v, 0, int64(len(data)))
+	n := int(bo.Uint16(data[d.at:]))
+	entries := data[d.at+2 : d.at+2+12*int64(n)]
+	pad := len(data) % 2 // a directory starts on a word
+	dir := make([]byte, pad+2, pad+2+12*(n+1)+4)
+	bo.PutUint16(dir[pad:], uint16(n+1))
+	extra := short(bo, 338, 2) // ExtraSamples: unassociated alpha
+	for i := range n {
+		e := entries[12*i : 12*i+12]
+		tag := bo.Uint16(e)
+		if extra != nil && tag > 338 {
+			dir, extra = append(dir, extra...), nil
+		}
+		if tag == 262 { // PhotometricInterpretation: RGB
+			e = short(bo, 262, 2)
+		}
+		dir = append(dir, e...)
+	}
+	dir = append(dir, extra...)
+	v.tail = append(dir, 0, 0, 0, 0)
+	return v.at(int64(len(data) + pad))
+}
+
+// short returns a directory entry of one SHORT.
+func short(bo binary.ByteOrder, tag, v uint16) []byte {
+	e := make([]byte, 12)
+	bo.PutUint16(e, tag)
+	bo.PutUint16(e[2:], 3)
+	bo.PutUint32(e[4:], 1)
+	bo.PutUint16(e[8:], v)
+	return e
 }
 
 func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errors.New("tiff: negative offset")
 	}
-	if off >= int64(len(v.data)) {
+	size := int64(len(v.data) + len(v.tail))
+	if off >= size {
 		return 0, io.EOF
 	}
-	n := copy(p, v.data[off:])
+	n := 0
+	if off < int64(len(v.data)) {
+		n = copy(p, v.data[off:])
+	}
+	if n < len(p) && len(v.tail) > 0 {
+		n += copy(p[n:], v.tail[off+int64(n)-int64(len(v.data)):])
+	}
 	if off < 8 {
 		copy(p, v.head[off:])
 	}
@@ -194,6 +312,43 @@ func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// tiffDecoder returns the decoder of page d, which reads the page through tiffReader's view:
+// decodeTIFFJPEG for JPEG blocks, else x/image/tiff, with two of its readings put right.
+//
+// A CMYK page comes out of the view as NRGBA, and is the CMYK image those bytes are.
+//
+// A CCITT code has white runs and black runs. libtiff, which writes and reads most faxes, codes a
+// run of 0 bits as white and of 1 bits as black whatever PhotometricInterpretation says, and lets
+// that tag say what a 0 bit is: a BlackIsZero fax from libtiff codes its white pixels as black
+// runs, and every reader built on it (ImageMagick, viewers, fax software) shows it upright.
+// x/image/tiff instead takes a white run for white under either, and so decodes a BlackIsZero
+// fax as its negative; it is inverted back here. A WhiteIsZero fax, the usual kind, reads the
+// same under both.
+func tiffDecoder(ctx context.Context, data []byte, d ifd) decoder {
+	if d.compression == 7 { // x/image/tiff does not read JPEG blocks
+		return func(io.Reader) (image.Image, error) { return decodeTIFFJPEG(ctx, data, d) }
+	}
+	return func(r io.Reader) (image.Image, error) {
+		m, err := tiff.Decode(r)
+		if err != nil {
+			return nil, err
+		}
+		switch m := m.(type) {
+		case *image.Gray:
+			if (d.compression == 3 || d.compression == 4) && d.photometric == 1 {
+				for i, v := range m.Pix {
+					m.Pix[i] = ^v
+				}
+			}
+		case *image.NRGBA:
+			if d.photometric == 5 {
+				return &image.CMYK{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}, nil
+			}
+		}
+		return m, nil
+	}
 }
 
 // bytesPerPixel is what the image types the x/image decoders return hold per pixel, from the
