@@ -258,3 +258,39 @@ func TestGoldenDocuments(t *testing.T) {
 		t.Errorf("documents total %d bytes; keep them under 2 MiB", total)
 	}
 }
+
+// TestRLEBMP checks the run-length BMP writer by the rules of the format: the stream holds only
+// runs, stretches, ends of line and one end of bitmap, and spends fewer bytes than pixels on a
+// page of long runs.
+func TestRLEBMP(t *testing.T) {
+	m := Paletted(300, 200)
+	for _, four := range []bool{false, true} {
+		data := RLEBMP(m, four)
+		px := data[14+40+4*len(m.Palette):]
+		lines, i := 0, 0
+		for i+2 <= len(px) {
+			n, c := px[i], px[i+1]
+			i += 2
+			switch {
+			case n > 0:
+			case c == 0:
+				lines++
+			case c == 1:
+				if i != len(px) {
+					t.Errorf("four %v: the end of bitmap at %d of %d bytes", four, i, len(px))
+				}
+			case c == 2:
+				t.Fatalf("four %v: a move, which the writer never writes", four)
+			default:
+				size := int(c)
+				if four {
+					size = (size + 1) / 2
+				}
+				i += size + size%2
+			}
+		}
+		if lines != 200 || len(px) >= 300*200/2 {
+			t.Errorf("four %v: %d ends of line in %d bytes", four, lines, len(px))
+		}
+	}
+}
