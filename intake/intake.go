@@ -190,6 +190,7 @@ type header struct {
 	cost   cost
 	ifd    ifd        // a TIFF page's directory
 	heif   heifHeader // a HEIC's container
+	bmp    bmpHeader  // a BMP's headers
 	page   int        // of a PDF
 }
 
@@ -323,7 +324,14 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 	}
 	var cfg image.Config
 	var err error
+	if f.kind == "bmp" {
+		if h.bmp, err = bmpSupported(data); err != nil {
+			return header{}, err
+		}
+	}
 	switch {
+	case f.kind == "bmp" && h.bmp.rle(): // x/image/bmp reads no run-length pixels
+		cfg, err = h.bmp.config(data)
 	case f.kind == "heic":
 		cfg, h.heif, err = heicConfig(data)
 	case f.kind == "tiff" && h.ifd.compression == 7: // x/image/tiff reads no YCbCr header
@@ -440,6 +448,9 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	}
 	if h.f.kind == "tiff" {
 		dec = tiffDecoder(ctx, data, h.ifd)
+	}
+	if h.f.kind == "bmp" && h.bmp.rle() {
+		dec = func(io.Reader) (image.Image, error) { return decodeBMPRLE(data, h.bmp) }
 	}
 	if p.dec != nil {
 		next := dec
