@@ -11,8 +11,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/image/ccitt"
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/images from the generator")
@@ -293,4 +296,43 @@ func TestRLEBMP(t *testing.T) {
 			t.Errorf("four %v: %d ends of line in %d bytes", four, lines, len(px))
 		}
 	}
+}
+
+// TestModifiedREAD checks mr, the 2-D coder of G3 2-D pages, against x/image/ccitt: a page
+// with every row coded against the row above, as Group 4 codes it, decodes to its pixels.
+func TestModifiedREAD(t *testing.T) {
+	for _, want := range []*image.Gray{Report(300, 420), negative(Report(97, 64)), dither(123, 80)} {
+		w, h := want.Rect.Dx(), want.Rect.Dy()
+		b := fax.NewWriter(nil)
+		ref := bytes.Repeat([]byte{0xff}, w)
+		for y := range h {
+			row := want.Pix[y*want.Stride : y*want.Stride+w]
+			mr(b, ref, row)
+			ref = row
+		}
+		b.Put(fax.EOL)
+		b.Put(fax.EOL)
+		got := image.NewGray(want.Rect)
+		if err := ccitt.DecodeIntoGray(got, bytes.NewReader(b.Bytes()), ccitt.MSB, ccitt.Group4, nil); err != nil {
+			t.Fatalf("%v: %v", want.Rect, err)
+		}
+		for i, v := range got.Pix {
+			if v < 128 != (want.Pix[i] < 128) {
+				t.Fatalf("%v: pixel (%d, %d) differs", want.Rect, i%w, i/w)
+			}
+		}
+	}
+}
+
+// dither is a page of isolated pixels and short runs, which 2-D coding meets as pass and
+// vertical modes of every offset.
+func dither(w, h int) *image.Gray {
+	m := image.NewGray(image.Rect(0, 0, w, h))
+	r := rng(7)
+	for i := range m.Pix {
+		if r.next(3) == 0 {
+			m.Pix[i] = 0xff
+		}
+	}
+	return m
 }

@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/color"
 	"sort"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
 )
 
 // Compression values of a TIFF page.
@@ -26,16 +28,17 @@ type FaxPage struct {
 	// 1, a 1 bit white, and the bits coded as they are, so that its white pixels are the CCITT
 	// code's black runs (libtiff codes 0 bits as white runs whatever the photometric says).
 	BlackIsZero bool
-	// T4Options is written as it is for a G3 page (bit 0 says 2-D, bit 2 fill bits); the strip
-	// is 1-D without fill whatever it says.
+	// T4Options is written as it is for a G3 page: with bit 0, the strip is coded 2-D (K = 4);
+	// the other bits (uncompressed mode, fill bits) change nothing in it.
 	T4Options uint32
+	Rows      int // RowsPerStrip, each strip coded on its own; 0 for one strip
 }
 
 // FaxTIFF writes a little-endian TIFF with one directory per page, as fax software and
-// scanners write them: 1 bit per pixel, WhiteIsZero, one strip per page, the pages chained in
-// order (BlackIsZero when the page says so). x/image/tiff writes neither several pages nor CCITT, so this writes the file by hand
-// and encodes G4 in horizontal mode only (every row a series of white and black run pairs),
-// which any G4 decoder reads.
+// scanners write them: 1 bit per pixel, WhiteIsZero (BlackIsZero when the page says so), one
+// strip per page unless it says how many rows, the pages chained in order. x/image/tiff writes
+// neither several pages nor CCITT, so this writes the file by hand and encodes G4 in horizontal
+// mode only (every row a series of white and black run pairs), which any G4 decoder reads.
 func FaxTIFF(pages []FaxPage) []byte {
 	var b bytes.Buffer
 	b.WriteString("II*\x00\x00\x00\x00\x00") // the first directory's offset is patched below
@@ -47,22 +50,37 @@ func FaxTIFF(pages []FaxPage) []byte {
 		if p.BlackIsZero { // the negative is what codes a 1 bit as black
 			coded, photometric = negative(p.Image), 1
 		}
-		var strip []byte
-		switch p.Compression {
-		case TIFFG3:
-			strip = g3(coded)
-		case TIFFG4:
-			strip = g4(coded)
-		default:
-			strip = packBits(coded)
+		rows := h
+		if p.Rows > 0 && p.Rows < h {
+			rows = p.Rows
+		}
+		var offs, counts []uint32
+		for y := 0; y < h; y += rows {
+			part := coded.SubImage(image.Rect(0, y, w, min(h, y+rows))).(*image.Gray)
+			var strip []byte
+			switch p.Compression {
+			case TIFFG3:
+				strip = g3(part, p.T4Options&1 != 0)
+			case TIFFG4:
+				strip = g4(part)
+			default:
+				strip = packBits(part)
+			}
+			for b.Len()%2 != 0 {
+				b.WriteByte(0)
+			}
+			offs, counts = append(offs, uint32(b.Len())), append(counts, uint32(len(strip)))
+			b.Write(strip)
 		}
 		for b.Len()%2 != 0 {
 			b.WriteByte(0)
 		}
-		stripAt := b.Len()
-		b.Write(strip)
-		for b.Len()%2 != 0 {
-			b.WriteByte(0)
+		stripAt, stripLen := offs[0], counts[0]
+		if len(offs) > 1 { // the offsets and counts, out of line
+			stripAt, stripLen = uint32(b.Len()), uint32(b.Len()+4*len(offs))
+			for _, v := range append(offs, counts...) {
+				b.Write(le.AppendUint32(nil, v))
+			}
 		}
 		resAt := b.Len()
 		if p.XRes > 0 {
@@ -79,7 +97,7 @@ func FaxTIFF(pages []FaxPage) []byte {
 		}
 		tags := map[uint16]uint32{
 			254: subfile, 256: uint32(w), 257: uint32(h), 258: 1, 259: uint32(p.Compression),
-			262: photometric, 273: uint32(stripAt), 277: 1, 278: uint32(h), 279: uint32(len(strip)),
+			262: photometric, 273: stripAt, 277: 1, 278: uint32(rows), 279: stripLen,
 		}
 		if !p.Thumbnail {
 			tags[297] = uint32(i) | uint32(len(pages))<<16 // PageNumber: this one, of the count
@@ -110,6 +128,8 @@ func FaxTIFF(pages []FaxPage) []byte {
 				typ = 5 // RATIONAL, at the offset
 			case 297:
 				typ, count = 3, 2 // two SHORTs packed in the value
+			case 273, 279:
+				count = uint32(len(offs))
 			}
 			le.PutUint16(e[0:], uint16(id))
 			le.PutUint16(e[2:], typ)
@@ -155,35 +175,6 @@ func packBits(m *image.Gray) []byte {
 	return out
 }
 
-// code writes a CCITT code into b (handmade.go's writer, most significant bit first).
-func (b *bits) code(c bitString) { b.put(c.bits, uint(c.n)) }
-
-// zeroPad ends a CCITT stream: the last byte is filled with 0 bits, which no code starts with
-// meaningfully (fill before an EOL is zeros).
-func (b *bits) zeroPad() []byte {
-	if b.n > 0 {
-		b.put(0, 8-b.n)
-	}
-	return b.buf.Bytes()
-}
-
-// run writes one run length: makeup codes for the multiples of 64, then a terminating code.
-func (b *bits) run(n int, black bool) {
-	term, makeup := white2[:], white3[:]
-	if black {
-		term, makeup = black2[:], black3[:]
-	}
-	for n >= 2560 {
-		b.code(makeup[len(makeup)-1])
-		n -= 2560
-	}
-	if n >= 64 {
-		b.code(makeup[n/64-1])
-		n %= 64
-	}
-	b.code(term[n])
-}
-
 // runs returns a row's alternating runs of white and black pixels (black: under 128), starting
 // with white, in pairs: the last black run may be 0.
 func runs(row []byte) []int {
@@ -204,46 +195,104 @@ func runs(row []byte) []int {
 }
 
 // g3 encodes a page in CCITT Group 3 1-D: an EOL, then each row as its runs followed by an
-// EOL, then five more EOLs (the return to control).
-func g3(m *image.Gray) []byte {
+// EOL, then five more EOLs (the return to control). With twoD, as Group 3 2-D (modified READ,
+// K = 4, as a fax in fine mode sends it): each EOL is followed by a tag bit, 1 before a row
+// coded 1-D (every fourth, from the first), 0 before one coded against the row above (mr).
+func g3(m *image.Gray, twoD bool) []byte {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
-	var b bits
-	eol := bitString{0x1, 12}
-	b.code(eol)
+	b := fax.NewWriter(nil)
+	b.Put(fax.EOL)
+	ref := make([]byte, w) // the row above the first is white
+	for i := range ref {
+		ref[i] = 0xff
+	}
 	for y := range h {
-		rs := runs(m.Pix[y*m.Stride : y*m.Stride+w])
-		if rs[len(rs)-1] == 0 { // a row ends at its width: no pair to fill
-			rs = rs[:len(rs)-1]
+		row := m.Pix[y*m.Stride : y*m.Stride+w]
+		if twoD && y%4 != 0 {
+			b.Put(fax.Code{Bits: 0, N: 1})
+			mr(b, ref, row)
+		} else {
+			if twoD {
+				b.Put(fax.Code{Bits: 1, N: 1})
+			}
+			rs := runs(row)
+			if rs[len(rs)-1] == 0 { // a row ends at its width: no pair to fill
+				rs = rs[:len(rs)-1]
+			}
+			for i, n := range rs {
+				b.Run(n, i%2 == 1)
+			}
 		}
-		for i, n := range rs {
-			b.run(n, i%2 == 1)
+		ref = row
+		b.Put(fax.EOL)
+	}
+	for i := range 6 { // the return to control: six EOLs, each with a tag bit 1 in 2-D
+		if i > 0 {
+			b.Put(fax.EOL)
 		}
-		b.code(eol)
+		if twoD {
+			b.Put(fax.Code{Bits: 1, N: 1})
+		}
 	}
-	for range 5 {
-		b.code(eol)
+	return b.Bytes()
+}
+
+// mr codes row against ref in the modes of T.4 2-D and T.6 (pass, vertical, horizontal), as
+// T.4 §4.2.1.3 lays out.
+func mr(b *fax.Writer, ref, row []byte) {
+	w := len(row)
+	black := func(line []byte, p int) bool { return p >= 0 && p < w && line[p] < 128 }
+	// next returns the first changing element of line after p, or w: a pixel whose colour is not
+	// its left neighbour's (left of the first is white).
+	next := func(line []byte, p int) int {
+		for q := p + 1; q < w; q++ {
+			if black(line, q) != black(line, q-1) {
+				return q
+			}
+		}
+		return w
 	}
-	return b.zeroPad()
+	vertical := [7]fax.Code{{Bits: 0x2, N: 7}, {Bits: 0x2, N: 6}, {Bits: 0x2, N: 3}, {Bits: 0x1, N: 1}, {Bits: 0x3, N: 3}, {Bits: 0x3, N: 6}, {Bits: 0x3, N: 7}}
+	a0, colour := -1, false // colour: is a0's colour black
+	for a0 < w {
+		a1, b1 := next(row, a0), next(ref, a0)
+		for b1 < w && black(ref, b1) == colour { // b1 is of the colour opposite a0's
+			b1 = next(ref, b1)
+		}
+		b2 := next(ref, b1)
+		switch {
+		case b2 < a1: // pass
+			b.Put(fax.Code{Bits: 0x1, N: 4})
+			a0 = b2
+		case a1-b1 >= -3 && a1-b1 <= 3:
+			b.Put(vertical[a1-b1+3])
+			a0, colour = a1, !colour
+		default:
+			a2 := next(row, a1)
+			b.Put(fax.Horizontal)
+			b.Run(a1-max(a0, 0), colour)
+			b.Run(a2-a1, !colour)
+			a0 = a2
+		}
+	}
 }
 
 // g4 encodes a page in CCITT Group 4, every row as horizontal-mode pairs of runs, and ends with
 // the end-of-facsimile-block code.
 func g4(m *image.Gray) []byte {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
-	var b bits
-	horizontal := bitString{0x1, 3} // "001"
+	b := fax.NewWriter(nil)
 	for y := range h {
 		rs := runs(m.Pix[y*m.Stride : y*m.Stride+w])
 		for i := 0; i < len(rs); i += 2 {
-			b.code(horizontal)
-			b.run(rs[i], false)
-			b.run(rs[i+1], true)
+			b.Put(fax.Horizontal)
+			b.Run(rs[i], false)
+			b.Run(rs[i+1], true)
 		}
 	}
-	eol := bitString{0x1, 12}
-	b.code(eol)
-	b.code(eol)
-	return b.zeroPad()
+	b.Put(fax.EOL)
+	b.Put(fax.EOL)
+	return b.Bytes()
 }
 
 // CMYKTIFF writes m as ImageMagick writes a CMYK TIFF (-colorspace CMYK): PhotometricInterpretation
