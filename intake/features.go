@@ -6,7 +6,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
-// A valid file may use a feature that no decoder here reads: a G3 fax coded in 2-D, a TIFF in
+// A valid file may use a feature that no decoder here reads: a G3 fax with fill bits, a TIFF in
 // the Lab colour space, a BMP of 16-bit pixels. Such a file is not damaged, and saying so would
 // send its sender to export it again the same way; it is refused as unsupported_media_type
 // instead, naming the feature and what to send in its place, from the headers and before any
@@ -31,18 +31,18 @@ var tiffFeatures = []tiffFeature{
 		}
 		return fmt.Sprintf("a compression that is not read here (compression %d)", d.compression)
 	}, "with LZW, deflate, CCITT G4 or JPEG compression"},
-	{func(d ifd) string { // x/image/ccitt reads G3 in 1-D only, each EOL right after its row
+	{func(d ifd) string { // x/image/ccitt reads G3 1-D, decodeTIFFG3 G3 2-D in strips
 		switch {
 		case d.compression != 3:
-		case d.t4&1 != 0:
-			return "CCITT G3 2-D coding (T4Options bit 0)"
 		case d.t4&2 != 0:
 			return "CCITT G3 uncompressed mode (T4Options bit 1)"
 		case d.t4&4 != 0:
 			return "CCITT G3 with fill bits before each EOL (T4Options bit 2)"
+		case d.t4&1 != 0 && d.tileW > 0:
+			return "CCITT G3 2-D coding in tiles"
 		}
 		return ""
-	}, "with CCITT G4 compression (tiffcp -c g4), or as CCITT G3 1-D without fill bits"},
+	}, "with CCITT G4 compression (tiffcp -c g4)"},
 	{func(d ifd) string {
 		switch d.photometric {
 		case 0, 1, 2, 3, 5, 6:

@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,7 +11,10 @@ import (
 	"io"
 	"math"
 
+	"golang.org/x/image/ccitt"
 	"golang.org/x/image/tiff"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
 )
 
 // MaxTIFFPages is the most IFDs a TIFF's chain is followed for. A fax or a scanner's batch has
@@ -315,7 +319,8 @@ func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // tiffDecoder returns the decoder of page d, which reads the page through tiffReader's view:
-// decodeTIFFJPEG for JPEG blocks, else x/image/tiff, with two of its readings put right.
+// decodeTIFFJPEG for JPEG blocks, decodeTIFFG3 for G3 2-D, else x/image/tiff, with two of its
+// readings put right.
 //
 // A CMYK page comes out of the view as NRGBA, and is the CMYK image those bytes are.
 //
@@ -329,6 +334,9 @@ func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
 func tiffDecoder(ctx context.Context, data []byte, d ifd) decoder {
 	if d.compression == 7 { // x/image/tiff does not read JPEG blocks
 		return func(io.Reader) (image.Image, error) { return decodeTIFFJPEG(ctx, data, d) }
+	}
+	if d.compression == 3 && d.t4&1 != 0 { // nor G3 2-D
+		return func(io.Reader) (image.Image, error) { return decodeTIFFG3(ctx, data, d) }
 	}
 	return func(r io.Reader) (image.Image, error) {
 		m, err := tiff.Decode(r)
@@ -349,6 +357,63 @@ func tiffDecoder(ctx context.Context, data []byte, d ifd) decoder {
 		}
 		return m, nil
 	}
+}
+
+// decodeTIFFG3 decodes a page of CCITT G3 2-D, strip by strip: each is rewritten as G4
+// (fax.G4), which x/image/ccitt decodes straight into the strip's rows of the grey page, a white
+// run white on a WhiteIsZero page and black on a BlackIsZero one (libtiff's reading, as in
+// tiffDecoder). One buffer holds the rewritten strip, twice the largest strip at most.
+func decodeTIFFG3(ctx context.Context, data []byte, d ifd) (image.Image, error) {
+	bo, _, err := tiffOrder(data)
+	if err != nil {
+		return nil, err
+	}
+	offs, _, err := tiffTag(data, bo, d.at, 273)
+	if err != nil {
+		return nil, err
+	}
+	counts, _, err := tiffTag(data, bo, d.at, 279)
+	if err != nil {
+		return nil, err
+	}
+	bh := d.h
+	if d.rows > 0 && d.rows < d.h {
+		bh = d.rows
+	}
+	n := (d.h + bh - 1) / bh
+	if len(offs) < n || len(counts) < n {
+		return nil, fmt.Errorf("tiff: %d strips for a page of %d", min(len(offs), len(counts)), n)
+	}
+	largest := uint32(0)
+	for _, c := range counts[:n] {
+		largest = max(largest, c)
+	}
+	if int64(largest) > int64(len(data)) {
+		return nil, errors.New("tiff: a strip larger than the file")
+	}
+	fill, _, _ := tiffTag(data, bo, d.at, 266)
+	lsb := len(fill) == 1 && fill[0] == 2
+	page := image.NewGray(image.Rect(0, 0, d.w, d.h))
+	buf := make([]byte, 0, 2*int(largest)+16)
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		at, size := int64(offs[i]), int64(counts[i])
+		if at+size > int64(len(data)) {
+			return nil, fmt.Errorf("tiff: strip %d runs past the end of the file", i)
+		}
+		y := i * bh
+		rows := min(bh, d.h-y)
+		if buf, err = fax.G4(buf[:0], data[at:at+size], lsb, d.w, rows); err != nil {
+			return nil, fmt.Errorf("tiff: strip %d: %w", i, err)
+		}
+		strip := page.SubImage(image.Rect(0, y, d.w, y+rows)).(*image.Gray)
+		if err := ccitt.DecodeIntoGray(strip, bytes.NewReader(buf), ccitt.MSB, ccitt.Group4, &ccitt.Options{Invert: d.photometric == 1}); err != nil {
+			return nil, fmt.Errorf("tiff: strip %d: %w", i, err)
+		}
+	}
+	return page, nil
 }
 
 // bytesPerPixel is what the image types the x/image decoders return hold per pixel, from the
@@ -394,6 +459,10 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 		c.mem += min(int64(size), bw*bh*8)
 	case 3, 4: // CCITT G3, G4, and the decoder's state of two rows of transitions
 		c.mem += 4*((bw+7)/8)*bh + 64*bw
+		if d.compression == 3 && d.t4&1 != 0 { // decodeTIFFG3: a strip rewritten, twice its size at
+			// most, and a decoder of 1 KiB or so for each strip
+			c.mem = w*h + 2*int64(size) + 16<<10 + 4<<10*((h+bh-1)/bh)
+		}
 	default:
 		c.mem += 2 * bw * bh * 8
 		c.what = "compressed TIFF"

@@ -185,7 +185,8 @@ func TestTIFFAllocation(t *testing.T) {
 		{"G4 fax page", fax, 0, false},
 		{"uncompressed fax page 2", fax, 1, false},
 		{"BlackIsZero G3 fax", gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2200), Compression: gen.TIFFG3, BlackIsZero: true}}), 0, false},
-		{"CMYK deflate strips", gen.CMYKTIFF(gen.Photo(1200, 1600), 64, true), 0, true}, // 8 bytes a pixel of a strip inflated, at worst
+		{"G3 2-D fax", gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2200), Compression: gen.TIFFG3, T4Options: 1}}), 0, false},
+		{"CMYK deflate strips", gen.CMYKTIFF(gen.Photo(1200, 1600), 256, true), 0, true}, // 8 bytes a pixel of a strip inflated, at worst
 		{"CMYK stored", gen.CMYKTIFF(gen.Photo(1200, 1600), 1600, false), 0, false},
 		{"deflate RGB", deflate.Bytes(), 0, true}, // the worst case is 8 bytes a pixel inflated
 		{"JPEG colour strips", gen.JPEGTIFF(gen.Photo(1200, 1600), 128, false, true), 0, false},
@@ -352,8 +353,9 @@ func TestTIFFJPEGRefused(t *testing.T) {
 }
 
 // TestTIFFFaxPhotometric: a fax reads as the page it was made from, pixel for pixel, whichever
-// way its PhotometricInterpretation says a 1 bit is and however it is coded. x/image/tiff alone
-// reads a BlackIsZero CCITT fax (libtiff's tiffcp -c g4 from a PBM) as its negative.
+// way its PhotometricInterpretation says a 1 bit is and however it is coded (G3 1-D, G3 2-D, G4,
+// none; one strip or several). x/image/tiff alone reads a BlackIsZero CCITT fax (libtiff's
+// tiffcp -c g4 from a PBM) as its negative, and no G3 2-D at all.
 func TestTIFFFaxPhotometric(t *testing.T) {
 	src := gen.Report(300, 420)
 	tests := []struct {
@@ -364,6 +366,10 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 		{"BlackIsZero G4", gen.FaxPage{Image: src, Compression: gen.TIFFG4, BlackIsZero: true}},
 		{"WhiteIsZero G3 1-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3}},
 		{"BlackIsZero G3 1-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3, BlackIsZero: true}},
+		{"WhiteIsZero G3 2-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3, T4Options: 1}},
+		{"BlackIsZero G3 2-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3, T4Options: 1, BlackIsZero: true}},
+		{"G3 2-D in strips of 38 rows", gen.FaxPage{Image: src, Compression: gen.TIFFG3, T4Options: 1, Rows: 38}},
+		{"BlackIsZero G4 in strips of 38 rows", gen.FaxPage{Image: src, Compression: gen.TIFFG4, BlackIsZero: true, Rows: 38}},
 		{"WhiteIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone}},
 		{"BlackIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone, BlackIsZero: true}},
 	}
@@ -431,7 +437,6 @@ func TestTIFFUnsupported(t *testing.T) {
 		data   []byte
 		detail string
 	}{
-		{"G3 2-D", fax(1), "CCITT G3 2-D coding (T4Options bit 0)"},
 		{"G3 uncompressed mode", fax(2), "uncompressed mode"},
 		{"G3 fill bits", fax(4), "fill bits"},
 		{"CCITT modified Huffman", set(grey, 259, 2), "CCITT modified Huffman (RLE) compression (compression 2)"},
@@ -453,8 +458,10 @@ func TestTIFFUnsupported(t *testing.T) {
 			}
 		})
 	}
-	if _, err := p.PreparePage(t.Context(), fax(0), 0); err != nil {
-		t.Errorf("G3 1-D: %v", err)
+	for _, t4 := range []uint32{0, 1} {
+		if _, err := p.PreparePage(t.Context(), fax(t4), 0); err != nil {
+			t.Errorf("G3 with T4Options %d: %v", t4, err)
+		}
 	}
 }
 
