@@ -460,8 +460,8 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 	case 3, 4: // CCITT G3, G4, and the decoder's state of two rows of transitions
 		c.mem += 4*((bw+7)/8)*bh + 64*bw
 		if d.compression == 3 && d.t4&1 != 0 { // decodeTIFFG3: a strip rewritten, twice its size at
-			// most, and a decoder of 1 KiB or so for each strip
-			c.mem = w*h + 2*int64(size) + 16<<10 + 4<<10*((h+bh-1)/bh)
+			// most, and for each strip a decoder of 1 KiB or so and the runs of a row
+			c.mem = w*h + 2*int64(size) + 16<<10 + (4<<10+8*(w+2))*((h+bh-1)/bh)
 		}
 	default:
 		c.mem += 2 * bw * bh * 8

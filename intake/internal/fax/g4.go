@@ -135,14 +135,14 @@ func (r *bitReader) run(black bool) (int, error) {
 // is coded in the modes Group 4 codes in, against the row above as in Group 4, and is copied
 // code for code up to the next EOL; a 1-D row (tag 1) is white and black runs, rewritten as
 // pairs of runs in horizontal mode. lsb is TIFF's FillOrder 2. The result is at most twice the
-// strip and 16 bytes.
+// strip and 16 bytes; G4 itself holds 8 bytes a pixel of a row.
 func G4(dst, src []byte, lsb bool, width, rows int) ([]byte, error) {
 	r := &bitReader{src: src, lsb: lsb}
 	w := NewWriter(dst)
 	if !r.eol() {
 		return nil, errors.New("fax: no EOL at the start of the strip")
 	}
-	var rs []int
+	rs := make([]int, 0, width+2) // a 1-D row's runs
 	for row := range rows {
 		last := row == rows-1
 		tag, ok := r.bit()
@@ -156,7 +156,7 @@ func G4(dst, src []byte, lsb bool, width, rows int) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				if x += n; x > width {
+				if x += n; x > width || len(rs) > width { // runs of no pixels are no more than one a pixel
 					return nil, fmt.Errorf("fax: row %d runs past its width", row+1)
 				}
 				rs = append(rs, n)
