@@ -186,6 +186,9 @@ func TestBMPUnsupported(t *testing.T) {
 
 // TestBMPAllocation holds bmpCost to what the BMP decoders allocate.
 func TestBMPAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates beside the decoder")
+	}
 	var plain bytes.Buffer
 	if err := bmp.Encode(&plain, gen.Photo(1200, 1600)); err != nil {
 		t.Fatal(err)

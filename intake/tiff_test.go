@@ -171,6 +171,9 @@ func TestTIFFBounds(t *testing.T) {
 // TestTIFFAllocation holds tiffCost to what tiffDecoder (x/image/tiff, decodeTIFFJPEG) allocates,
 // page by page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates beside the decoder")
+	}
 	var deflate bytes.Buffer
 	if err := tiff.Encode(&deflate, gen.Photo(600, 400), &tiff.Options{Compression: tiff.Deflate}); err != nil {
 		t.Fatal(err)
