@@ -77,3 +77,39 @@ func TestG4(t *testing.T) {
 		}
 	}
 }
+
+// FuzzG4 feeds G4 arbitrary strips: it must never panic, and what it returns is at most twice
+// the strip and 16 bytes, and decodes or fails without panicking.
+func FuzzG4(f *testing.F) {
+	w := NewWriter(nil)
+	for _, c := range []Code{EOL, {1, 1}} {
+		w.Put(c)
+	}
+	w.Run(3, false)
+	w.Run(2, true)
+	w.Run(3, false)
+	w.Put(EOL)
+	w.Put(Code{0, 1})
+	w.Put(Code{1, 1})
+	f.Add(w.Bytes(), 8, 2)
+	f.Add([]byte{0, 0x10, 0xff, 0}, 8, 3)
+	f.Fuzz(func(t *testing.T, src []byte, width, rows int) {
+		width, rows = 1+abs(width)%64, abs(rows)%16
+		g4, err := G4(nil, src, false, width, rows)
+		if err != nil {
+			return
+		}
+		if len(g4) > 2*len(src)+16 {
+			t.Fatalf("%d bytes from %d", len(g4), len(src))
+		}
+		m := image.NewGray(image.Rect(0, 0, width, rows))
+		ccitt.DecodeIntoGray(m, bytes.NewReader(g4), ccitt.MSB, ccitt.Group4, nil)
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
