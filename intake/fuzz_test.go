@@ -65,6 +65,15 @@ func FuzzPrepare(f *testing.F) {
 	f.Add(gen.Scans(64, 64, 3, 2, false))
 	f.Add(gen.Scans(512, 512, 1, 65, true))
 	f.Add(pngHeader(64, 64, 16, 6, true, make([]byte, 1<<16)))
+	// The decoders of features.go's neighbours: run-length BMP, CMYK TIFF, BlackIsZero faxes.
+	f.Add(gen.RLEBMP(quantised(64, 48, 216), false))
+	f.Add(gen.RLEBMP(quantised(65, 48, 16), true))
+	f.Add(gen.CMYKTIFF(gen.Photo(64, 48), 16, true))
+	f.Add(gen.CMYKTIFF(gen.Photo(64, 48), 48, false))
+	for _, c := range []int{gen.TIFFG3, gen.TIFFG4} {
+		f.Add(gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 80), Compression: c, BlackIsZero: true}}))
+	}
+	f.Add(gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 80), Compression: gen.TIFFG3, T4Options: 1}}))
 
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
 	p := New(l)

@@ -53,6 +53,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/tiff"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -189,13 +191,14 @@ type header struct {
 	cost   cost
 	ifd    ifd        // a TIFF page's directory
 	heif   heifHeader // a HEIC's container
+	bmp    bmpHeader  // a BMP's headers
 	page   int        // of a PDF
 }
 
 // open returns the bytes of the page h describes, as its decoder reads them.
 func (h header) open(data []byte) io.Reader {
 	if h.f.kind == "tiff" {
-		return newTIFFView(data, h.ifd.at)
+		return tiffReader(data, h.ifd)
 	}
 	return bytes.NewReader(data)
 }
@@ -314,17 +317,22 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 		}
 		h.ifd = pages[page]
 		h.orient = h.ifd.orient
-		if _, ok := tiffCompressions[h.ifd.compression]; !ok {
-			return header{}, problem.Errorf(problem.UnsupportedMediaType,
-				"page %d of the TIFF is compressed in a way that is not read here (compression %d); save it again with LZW, deflate, CCITT G4 or JPEG compression, or as a PDF",
-				page+1, h.ifd.compression)
+		if err := tiffSupported(h.ifd, page); err != nil {
+			return header{}, err
 		}
 	} else if page != 0 {
 		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
 	}
 	var cfg image.Config
 	var err error
+	if f.kind == "bmp" {
+		if h.bmp, err = bmpSupported(data); err != nil {
+			return header{}, err
+		}
+	}
 	switch {
+	case f.kind == "bmp" && h.bmp.rle(): // x/image/bmp reads no run-length pixels
+		cfg, err = h.bmp.config(data)
 	case f.kind == "heic":
 		cfg, h.heif, err = heicConfig(data)
 	case f.kind == "tiff" && h.ifd.compression == 7: // x/image/tiff reads no YCbCr header
@@ -439,8 +447,11 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	if h.f.kind == "heic" { // in its own bounded memory, without a copy of the file
 		dec = func(io.Reader) (image.Image, error) { return decodeHEICFile(ctx, data, h.heif, p.l.MaxDecodeBytes) }
 	}
-	if h.f.kind == "tiff" && h.ifd.compression == 7 { // x/image/tiff does not read JPEG blocks
-		dec = func(io.Reader) (image.Image, error) { return decodeTIFFJPEG(ctx, data, h.ifd) }
+	if h.f.kind == "tiff" {
+		dec = tiffDecoder(ctx, data, h.ifd)
+	}
+	if h.f.kind == "bmp" && h.bmp.rle() {
+		dec = func(io.Reader) (image.Image, error) { return decodeBMPRLE(data, h.bmp) }
 	}
 	if p.dec != nil {
 		next := dec
@@ -574,7 +585,21 @@ func recoverInto(err *error) {
 	}
 }
 
+// unreadable is the refusal of a file its decoder could not read; what the decoder calls valid
+// but unsupported is unsupported_media_type instead (features.go refuses most of it first).
 func unreadable(f format, err error) error {
+	var tu tiff.UnsupportedError
+	if errors.As(err, &tu) || errors.Is(err, bmp.ErrUnsupported) {
+		what := "a feature"
+		if errors.As(err, &tu) {
+			what = fmt.Sprintf("a feature (%s)", string(tu))
+		}
+		return &problem.Error{
+			Code:   problem.UnsupportedMediaType,
+			Detail: fmt.Sprintf("the file is %s that uses %s not read here; save it again as PNG or JPEG, or as a PDF", f.what, what),
+			Err:    err,
+		}
+	}
 	return &problem.Error{
 		Code:   problem.ImageUnreadable,
 		Detail: fmt.Sprintf("the file starts as %s but is truncated or corrupt; export it again or retake the photo", f.what),

@@ -1,6 +1,8 @@
 package intake
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +10,11 @@ import (
 	"image/color"
 	"io"
 	"math"
+
+	"golang.org/x/image/ccitt"
+	"golang.org/x/image/tiff"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
 )
 
 // MaxTIFFPages is the most IFDs a TIFF's chain is followed for. A fax or a scanner's batch has
@@ -26,6 +33,15 @@ type ifd struct {
 	tileH       int
 	orient      int // Orientation, 1 when absent
 	reduced     bool
+
+	// What features.go checks before decoding.
+	bits    int // BitsPerSample, when every sample has the same; -1 when they differ
+	samples int // SamplesPerPixel, 1 when absent
+	extra   int // ExtraSamples: the first value, 0 also when absent
+	planar  int // PlanarConfiguration, 1 when absent
+	format  int // SampleFormat: the first value that is not 1 (unsigned), else 1
+	t4      int // T4Options: bit 0 2-D coding, bit 1 uncompressed mode, bit 2 EOLs byte-aligned
+	inkSet  int // InkSet, 1 (CMYK) when absent
 	// stretch is how many rows each row stands for, when the page's pixels are taller than
 	// wide (a fax in normal mode is 204×98 dpi): YResolution below XResolution by a fifth or
 	// more. 0 or 1: square enough.
@@ -96,7 +112,7 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 	if end+4 > int64(len(data)) {
 		return ifd{}, 0, fmt.Errorf("directory at %d runs past the end of the file", off)
 	}
-	d := ifd{at: off, orient: 1}
+	d := ifd{at: off, orient: 1, bits: 1, samples: 1, planar: 1, format: 1, inkSet: 1}
 	var xres, yres float64
 	for e := off + 2; e < end; e += 12 {
 		tag, typ, count := bo.Uint16(data[e:]), bo.Uint16(data[e+2:]), bo.Uint32(data[e+4:])
@@ -114,8 +130,31 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 			}
 			continue
 		}
+		if (tag == 258 || tag == 338 || tag == 339) && typ == 3 { // a SHORT for each sample
+			v := shorts(data, bo, e, count)
+			switch {
+			case len(v) == 0:
+			case tag == 258:
+				d.bits = v[0]
+				for _, b := range v {
+					if b != d.bits {
+						d.bits = -1
+					}
+				}
+			case tag == 338:
+				d.extra = v[0]
+			default:
+				for _, f := range v {
+					if f != 1 {
+						d.format = f
+						break
+					}
+				}
+			}
+			continue
+		}
 		if count != 1 || typ != 3 && typ != 4 {
-			continue // every tag read here is one SHORT or LONG
+			continue // every other tag read here is one SHORT or LONG
 		}
 		v := int(bo.Uint32(data[e+8:]))
 		if typ == 3 {
@@ -142,12 +181,38 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 			d.tileW = v
 		case 323:
 			d.tileH = v
+		case 277:
+			d.samples = v
+		case 284:
+			d.planar = v
+		case 292:
+			d.t4 = v
+		case 332:
+			d.inkSet = v
 		}
 	}
 	if xres > 0 && yres > 0 && xres >= 1.2*yres {
 		d.stretch = min(4, int(math.Round(xres/yres)))
 	}
 	return d, int64(bo.Uint32(data[end:])), nil
+}
+
+// shorts returns the first values (16 at most, as many as a pixel has samples) of the SHORT
+// entry at e, or nil when they lie outside the file: the decoder refuses that.
+func shorts(data []byte, bo binary.ByteOrder, e int64, count uint32) []int {
+	n := int64(min(count, 16))
+	at := e + 8
+	if count > 2 {
+		at = int64(bo.Uint32(data[e+8:]))
+	}
+	if at < 0 || at+2*n > int64(len(data)) {
+		return nil
+	}
+	v := make([]int, n)
+	for i := range v {
+		v[i] = int(bo.Uint16(data[at+2*int64(i):]))
+	}
+	return v
 }
 
 // stretchRows repeats each row of g n times: a page of tall pixels made square.
@@ -165,28 +230,85 @@ func stretchRows(g *image.Gray, n int) *image.Gray {
 
 // tiffView is a TIFF seen as if the directory at ifd were its first: the header's offset is
 // replaced, nothing is copied. x/image/tiff reads only the first directory, and reads through
-// ReadAt when it can, so the view is how it decodes page n without holding a second copy.
+// ReadAt when it can, so the view is how it decodes page n without holding a second copy. A view
+// may also hold a directory of its own past the end of the file (tail), which the header then
+// points at.
 type tiffView struct {
 	data []byte
 	head [8]byte
+	tail []byte
 }
 
 func newTIFFView(data []byte, at int64) *io.SectionReader {
+	return (&tiffView{data: data}).at(at)
+}
+
+// at points the view's header at the directory at off, and returns the view as a reader.
+func (v *tiffView) at(off int64) *io.SectionReader {
+	copy(v.head[:], v.data[:8])
+	bo, _, _ := tiffOrder(v.data)
+	bo.PutUint32(v.head[4:], uint32(off))
+	return io.NewSectionReader(v, 0, int64(len(v.data)+len(v.tail)))
+}
+
+// tiffReader returns page d as x/image/tiff is to read it: a view of the file whose header points
+// at d. x/image/tiff reads no CMYK, so for a CMYK page the view holds a copy of d's directory
+// that says RGB with an alpha sample, its other entries (and the offsets they hold) as they
+// are: x/image/tiff then reads the four bytes of each pixel, predictor and compression undone,
+// into an NRGBA image, and tiffDecoder takes them for the C, M, Y and K they are.
+func tiffReader(data []byte, d ifd) *io.SectionReader {
 	v := &tiffView{data: data}
-	copy(v.head[:], data[:8])
+	if d.photometric != 5 {
+		return v.at(d.at)
+	}
 	bo, _, _ := tiffOrder(data)
-	bo.PutUint32(v.head[4:], uint32(at))
-	return io.NewSectionReader(v, 0, int64(len(data)))
+	n := int(bo.Uint16(data[d.at:]))
+	entries := data[d.at+2 : d.at+2+12*int64(n)]
+	pad := len(data) % 2 // a directory starts on a word
+	dir := make([]byte, pad+2, pad+2+12*(n+1)+4)
+	bo.PutUint16(dir[pad:], uint16(n+1))
+	extra := short(bo, 338, 2) // ExtraSamples: unassociated alpha
+	for i := range n {
+		e := entries[12*i : 12*i+12]
+		tag := bo.Uint16(e)
+		if extra != nil && tag > 338 {
+			dir, extra = append(dir, extra...), nil
+		}
+		if tag == 262 { // PhotometricInterpretation: RGB
+			e = short(bo, 262, 2)
+		}
+		dir = append(dir, e...)
+	}
+	dir = append(dir, extra...)
+	v.tail = append(dir, 0, 0, 0, 0)
+	return v.at(int64(len(data) + pad))
+}
+
+// short returns a directory entry of one SHORT.
+func short(bo binary.ByteOrder, tag, v uint16) []byte {
+	e := make([]byte, 12)
+	bo.PutUint16(e, tag)
+	bo.PutUint16(e[2:], 3)
+	bo.PutUint32(e[4:], 1)
+	bo.PutUint16(e[8:], v)
+	return e
 }
 
 func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errors.New("tiff: negative offset")
 	}
-	if off >= int64(len(v.data)) {
+	size := int64(len(v.data) + len(v.tail))
+	if off >= size {
 		return 0, io.EOF
 	}
-	n := copy(p, v.data[off:])
+	n := 0
+	if off < int64(len(v.data)) {
+		n = copy(p, v.data[off:])
+	}
+	if n < len(p) && len(v.tail) > 0 {
+		n += copy(p[n:], v.tail[off+int64(n)-int64(len(v.data)):])
+	}
 	if off < 8 {
 		copy(p, v.head[off:])
 	}
@@ -194,6 +316,104 @@ func (v *tiffView) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// tiffDecoder returns the decoder of page d, which reads the page through tiffReader's view:
+// decodeTIFFJPEG for JPEG blocks, decodeTIFFG3 for G3 2-D, else x/image/tiff, with two of its
+// readings put right.
+//
+// A CMYK page comes out of the view as NRGBA, and is the CMYK image those bytes are.
+//
+// A CCITT code has white runs and black runs. libtiff, which writes and reads most faxes, codes a
+// run of 0 bits as white and of 1 bits as black whatever PhotometricInterpretation says, and lets
+// that tag say what a 0 bit is: a BlackIsZero fax from libtiff codes its white pixels as black
+// runs, and every reader built on it (ImageMagick, viewers, fax software) shows it upright.
+// x/image/tiff instead takes a white run for white under either, and so decodes a BlackIsZero
+// fax as its negative; it is inverted back here. A WhiteIsZero fax, the usual kind, reads the
+// same under both.
+func tiffDecoder(ctx context.Context, data []byte, d ifd) decoder {
+	if d.compression == 7 { // x/image/tiff does not read JPEG blocks
+		return func(io.Reader) (image.Image, error) { return decodeTIFFJPEG(ctx, data, d) }
+	}
+	if d.compression == 3 && d.t4&1 != 0 { // nor G3 2-D
+		return func(io.Reader) (image.Image, error) { return decodeTIFFG3(ctx, data, d) }
+	}
+	return func(r io.Reader) (image.Image, error) {
+		m, err := tiff.Decode(r)
+		if err != nil {
+			return nil, err
+		}
+		switch m := m.(type) {
+		case *image.Gray:
+			if (d.compression == 3 || d.compression == 4) && d.photometric == 1 {
+				for i, v := range m.Pix {
+					m.Pix[i] = ^v
+				}
+			}
+		case *image.NRGBA:
+			if d.photometric == 5 {
+				return &image.CMYK{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}, nil
+			}
+		}
+		return m, nil
+	}
+}
+
+// decodeTIFFG3 decodes a page of CCITT G3 2-D, strip by strip: each is rewritten as G4
+// (fax.G4), which x/image/ccitt decodes straight into the strip's rows of the grey page, a white
+// run white on a WhiteIsZero page and black on a BlackIsZero one (libtiff's reading, as in
+// tiffDecoder). One buffer holds the rewritten strip, twice the largest strip at most.
+func decodeTIFFG3(ctx context.Context, data []byte, d ifd) (image.Image, error) {
+	bo, _, err := tiffOrder(data)
+	if err != nil {
+		return nil, err
+	}
+	offs, _, err := tiffTag(data, bo, d.at, 273)
+	if err != nil {
+		return nil, err
+	}
+	counts, _, err := tiffTag(data, bo, d.at, 279)
+	if err != nil {
+		return nil, err
+	}
+	bh := d.h
+	if d.rows > 0 && d.rows < d.h {
+		bh = d.rows
+	}
+	n := (d.h + bh - 1) / bh
+	if len(offs) < n || len(counts) < n {
+		return nil, fmt.Errorf("tiff: %d strips for a page of %d", min(len(offs), len(counts)), n)
+	}
+	largest := uint32(0)
+	for _, c := range counts[:n] {
+		largest = max(largest, c)
+	}
+	if int64(largest) > int64(len(data)) {
+		return nil, errors.New("tiff: a strip larger than the file")
+	}
+	fill, _, _ := tiffTag(data, bo, d.at, 266)
+	lsb := len(fill) == 1 && fill[0] == 2
+	page := image.NewGray(image.Rect(0, 0, d.w, d.h))
+	buf := make([]byte, 0, 2*int(largest)+16)
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		at, size := int64(offs[i]), int64(counts[i])
+		if at+size > int64(len(data)) {
+			return nil, fmt.Errorf("tiff: strip %d runs past the end of the file", i)
+		}
+		y := i * bh
+		rows := min(bh, d.h-y)
+		if buf, err = fax.G4(buf[:0], data[at:at+size], lsb, d.w, rows); err != nil {
+			return nil, fmt.Errorf("tiff: strip %d: %w", i, err)
+		}
+		strip := page.SubImage(image.Rect(0, y, d.w, y+rows)).(*image.Gray)
+		if err := ccitt.DecodeIntoGray(strip, bytes.NewReader(buf), ccitt.MSB, ccitt.Group4, &ccitt.Options{Invert: d.photometric == 1}); err != nil {
+			return nil, fmt.Errorf("tiff: strip %d: %w", i, err)
+		}
+	}
+	return page, nil
 }
 
 // bytesPerPixel is what the image types the x/image decoders return hold per pixel, from the
@@ -239,6 +459,10 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 		c.mem += min(int64(size), bw*bh*8)
 	case 3, 4: // CCITT G3, G4, and the decoder's state of two rows of transitions
 		c.mem += 4*((bw+7)/8)*bh + 64*bw
+		if d.compression == 3 && d.t4&1 != 0 { // decodeTIFFG3: a strip rewritten, twice its size at
+			// most, and for each strip a decoder of 1 KiB or so and the runs of a row
+			c.mem = w*h + 2*int64(size) + 16<<10 + (4<<10+8*(w+2))*((h+bh-1)/bh)
+		}
 	default:
 		c.mem += 2 * bw * bh * 8
 		c.what = "compressed TIFF"
@@ -247,7 +471,8 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 }
 
 // bmpCost: x/image/bmp holds a paletted image at a byte per pixel and every other at four, and
-// reads one row at a time.
+// reads one row at a time; decodeBMPRLE holds the same paletted image and reads the file in
+// place.
 func bmpCost(cfg image.Config) cost {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	return cost{mem: w*h*bytesPerPixel(cfg.ColorModel) + 4*w, what: "BMP"}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"image"
+	"image/color"
+	"image/jpeg"
 	"io"
 	"runtime"
 	"strings"
@@ -166,9 +168,12 @@ func TestTIFFBounds(t *testing.T) {
 	}
 }
 
-// TestTIFFAllocation holds tiffCost to what x/image/tiff (or decodeTIFFJPEG) allocates, page by
-// page of a multi-page file decoded through the view.
+// TestTIFFAllocation holds tiffCost to what tiffDecoder (x/image/tiff, decodeTIFFJPEG) allocates,
+// page by page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates beside the decoder")
+	}
 	var deflate bytes.Buffer
 	if err := tiff.Encode(&deflate, gen.Photo(600, 400), &tiff.Options{Compression: tiff.Deflate}); err != nil {
 		t.Fatal(err)
@@ -182,6 +187,10 @@ func TestTIFFAllocation(t *testing.T) {
 	}{
 		{"G4 fax page", fax, 0, false},
 		{"uncompressed fax page 2", fax, 1, false},
+		{"BlackIsZero G3 fax", gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2200), Compression: gen.TIFFG3, BlackIsZero: true}}), 0, false},
+		{"G3 2-D fax", gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2200), Compression: gen.TIFFG3, T4Options: 1}}), 0, false},
+		{"CMYK deflate strips", gen.CMYKTIFF(gen.Photo(1200, 1600), 256, true), 0, true}, // 8 bytes a pixel of a strip inflated, at worst
+		{"CMYK stored", gen.CMYKTIFF(gen.Photo(1200, 1600), 1600, false), 0, false},
 		{"deflate RGB", deflate.Bytes(), 0, true}, // the worst case is 8 bytes a pixel inflated
 		{"JPEG colour strips", gen.JPEGTIFF(gen.Photo(1200, 1600), 128, false, true), 0, false},
 		{"JPEG grey tiles", gen.JPEGTIFF(gen.Report(1200, 1600), 256, true, true), 0, true}, // counted as colour
@@ -194,11 +203,7 @@ func TestTIFFAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := allocated(func() error {
-				if h.ifd.compression == 7 {
-					_, err := decodeTIFFJPEG(t.Context(), tt.data, h.ifd)
-					return err
-				}
-				_, err := tiff.Decode(h.open(tt.data))
+				_, err := tiffDecoder(t.Context(), tt.data, h.ifd)(h.open(tt.data))
 				return err
 			})
 			if err != nil {
@@ -345,6 +350,168 @@ func TestTIFFJPEGRefused(t *testing.T) {
 			var pe *problem.Error
 			if !errors.As(err, &pe) || pe.Code != tt.code || !strings.Contains(pe.Error(), tt.detail) {
 				t.Fatalf("got %v; want %s mentioning %q", err, tt.code, tt.detail)
+			}
+		})
+	}
+}
+
+// TestTIFFFaxPhotometric: a fax reads as the page it was made from, pixel for pixel, whichever
+// way its PhotometricInterpretation says a 1 bit is and however it is coded (G3 1-D, G3 2-D, G4,
+// none; one strip or several). x/image/tiff alone reads a BlackIsZero CCITT fax (libtiff's
+// tiffcp -c g4 from a PBM) as its negative, and no G3 2-D at all.
+func TestTIFFFaxPhotometric(t *testing.T) {
+	src := gen.Report(300, 420)
+	tests := []struct {
+		name string
+		page gen.FaxPage
+	}{
+		{"WhiteIsZero G4", gen.FaxPage{Image: src, Compression: gen.TIFFG4}},
+		{"BlackIsZero G4", gen.FaxPage{Image: src, Compression: gen.TIFFG4, BlackIsZero: true}},
+		{"WhiteIsZero G3 1-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3}},
+		{"BlackIsZero G3 1-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3, BlackIsZero: true}},
+		{"WhiteIsZero G3 2-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3, T4Options: 1}},
+		{"BlackIsZero G3 2-D", gen.FaxPage{Image: src, Compression: gen.TIFFG3, T4Options: 1, BlackIsZero: true}},
+		{"G3 2-D in strips of 38 rows", gen.FaxPage{Image: src, Compression: gen.TIFFG3, T4Options: 1, Rows: 38}},
+		{"BlackIsZero G4 in strips of 38 rows", gen.FaxPage{Image: src, Compression: gen.TIFFG4, BlackIsZero: true, Rows: 38}},
+		{"WhiteIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone}},
+		{"BlackIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone, BlackIsZero: true}},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := gen.FaxTIFF([]gen.FaxPage{tt.page})
+			h, err := p.inspect(data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := tiffDecoder(t.Context(), data, h.ifd)(h.open(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, ok := m.(*image.Gray)
+			if !ok || g.Rect != src.Rect {
+				t.Fatalf("decoded %T of %v, want grey of %v", m, m.Bounds(), src.Rect)
+			}
+			wrong := 0
+			for i, v := range g.Pix {
+				if v < 128 != (src.Pix[i] < 128) {
+					wrong++
+				}
+			}
+			if wrong > 0 {
+				t.Errorf("%d of %d pixels differ from the source", wrong, len(g.Pix))
+			}
+			pg, err := p.PreparePage(t.Context(), data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := jpeg.Decode(bytes.NewReader(pg.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if worst := areaDiff(out, src); worst > 48 {
+				t.Errorf("the prepared page: an 8×8 area differs by %d in its mean", worst)
+			}
+		})
+	}
+}
+
+// TestTIFFUnsupported: a valid TIFF that uses a feature nothing here decodes is refused as
+// unsupported_media_type by the feature's name, from its directory, never as damaged.
+func TestTIFFUnsupported(t *testing.T) {
+	fax := func(t4 uint32) []byte {
+		return gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 64), Compression: gen.TIFFG3, T4Options: t4}})
+	}
+	// set rewrites one SHORT entry of tiffHeader's directory.
+	set := func(b []byte, tag, v uint16) []byte {
+		b = bytes.Clone(b)
+		for e := 10; e+12 <= len(b); e += 12 {
+			if binary.LittleEndian.Uint16(b[e:]) == tag {
+				binary.LittleEndian.PutUint16(b[e+8:], v)
+				return b
+			}
+		}
+		panic("no such tag")
+	}
+	rgb := tiffHeader(64, 64, 5, 3, make([]byte, 16), 0)
+	grey := tiffHeader(64, 64, 1, 1, make([]byte, 8*64), 0)
+	tests := []struct {
+		name   string
+		data   []byte
+		detail string
+	}{
+		{"G3 uncompressed mode", fax(2), "uncompressed mode"},
+		{"G3 fill bits", fax(4), "fill bits"},
+		{"CCITT modified Huffman", set(grey, 259, 2), "CCITT modified Huffman (RLE) compression (compression 2)"},
+		{"an unknown compression", set(grey, 259, 12345), "compression 12345"},
+		{"CIE L*a*b*", set(rgb, 262, 8), "the CIE L*a*b* colour space (PhotometricInterpretation 8)"},
+		{"an unknown colour space", set(rgb, 262, 77), "PhotometricInterpretation 77"},
+		{"YCbCr, not JPEG", set(rgb, 262, 6), "YCbCr pixels that are not JPEG-compressed"},
+		{"CMYK of 3 samples", set(rgb, 262, 5), "separated colour other than CMYK"},
+		{"4-bit grey", set(grey, 258, 4), "4 bits per sample"},
+		{"grey with alpha", set(grey, 277, 2), "grey or palette pixels with 2 samples"},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.PreparePage(t.Context(), tt.data, 0)
+			var pe *problem.Error
+			if !errors.As(err, &pe) || pe.Code != problem.UnsupportedMediaType || !strings.Contains(pe.Detail, tt.detail) {
+				t.Fatalf("got %v; want unsupported_media_type naming %q", err, tt.detail)
+			}
+		})
+	}
+	for _, t4 := range []uint32{0, 1} {
+		if _, err := p.PreparePage(t.Context(), fax(t4), 0); err != nil {
+			t.Errorf("G3 with T4Options %d: %v", t4, err)
+		}
+	}
+}
+
+// TestTIFFCMYK decodes 8-bit CMYK pages as ImageMagick writes them, through the directory the
+// view rewrites for x/image/tiff: every pixel is the page's own four inks, strip by strip, the
+// predictor undone; the prepared page shows the colours of the source.
+func TestTIFFCMYK(t *testing.T) {
+	src := gen.Photo(300, 200)
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"deflate with the predictor, strips of 16 rows", gen.CMYKTIFF(src, 16, true)},
+		{"stored, one strip", gen.CMYKTIFF(src, 200, false)},
+	}
+	p := New(Limits{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := p.inspect(tt.data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := tiffDecoder(t.Context(), tt.data, h.ifd)(h.open(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, ok := m.(*image.CMYK)
+			if !ok || c.Rect != src.Rect {
+				t.Fatalf("decoded %T of %v, want CMYK of %v", m, m.Bounds(), src.Rect)
+			}
+			for y := range 200 {
+				for x := range 300 {
+					if got, want := c.CMYKAt(x, y), color.CMYKModel.Convert(src.At(x, y)); got != want {
+						t.Fatalf("pixel (%d, %d) is %v, want %v", x, y, got, want)
+					}
+				}
+			}
+			pg, err := p.PreparePage(t.Context(), tt.data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := jpeg.Decode(bytes.NewReader(pg.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if worst := areaDiff(out, src); worst > 24 {
+				t.Errorf("the prepared page: an 8×8 area differs by %d in a channel's mean", worst)
 			}
 		})
 	}

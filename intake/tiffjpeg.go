@@ -13,7 +13,8 @@ import (
 
 // TIFF compressions: what x/image/tiff decodes, and JPEG (7, TIFF Technical Note 2), which
 // office scanners write for grey and colour batches and which intake decodes here. Anything
-// else (old-style JPEG 6, JPEG 2000, JBIG …) is refused by name before decoding.
+// else (old-style JPEG 6, JPEG 2000, JBIG …) is refused before decoding, by the name
+// features.go gives it.
 var tiffCompressions = map[int]string{
 	0: "none", 1: "none", 3: "CCITT G3", 4: "CCITT G4", 5: "LZW", 7: "JPEG",
 	8: "deflate", 32773: "PackBits", 32946: "deflate",

@@ -11,8 +11,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/image/ccitt"
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/images from the generator")
@@ -173,12 +176,19 @@ func TestScans(t *testing.T) {
 	}
 }
 
-// TestFaxTIFF checks the hand-written TIFF against x/image/tiff: each page, G4 or uncompressed,
-// decodes to the bilevel page it was made from.
+// TestFaxTIFF checks the hand-written TIFF against x/image/tiff: each page, G3, G4 or uncompressed,
+// decodes to the bilevel page it was made from; a BlackIsZero CCITT page, to its negative, which
+// is how x/image/tiff reads libtiff's BlackIsZero faxes (intake inverts it back).
 func TestFaxTIFF(t *testing.T) {
-	for _, c := range []int{TIFFNone, TIFFG4} {
+	tests := []struct {
+		c        int
+		black    bool
+		negative bool
+	}{{TIFFNone, false, false}, {TIFFG3, false, false}, {TIFFG4, false, false}, {TIFFNone, true, false}, {TIFFG3, true, true}, {TIFFG4, true, true}}
+	for _, tt := range tests {
+		c := tt.c
 		want := Report(300, 420)
-		data := FaxTIFF([]FaxPage{{Image: want, Compression: c}})
+		data := FaxTIFF([]FaxPage{{Image: want, Compression: c, BlackIsZero: tt.black}})
 		m, err := tiff.Decode(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("compression %d: %v", c, err)
@@ -189,8 +199,8 @@ func TestFaxTIFF(t *testing.T) {
 		for y := range 420 {
 			for x := range 300 {
 				g := color.GrayModel.Convert(m.At(x, y)).(color.Gray).Y
-				if (g < 128) != (want.GrayAt(x, y).Y < 128) {
-					t.Fatalf("compression %d: pixel (%d, %d) is %d, want %d", c, x, y, g, want.GrayAt(x, y).Y)
+				if (g < 128) != (want.GrayAt(x, y).Y < 128 != tt.negative) {
+					t.Fatalf("compression %d (BlackIsZero %v): pixel (%d, %d) is %d, want %d", c, tt.black, x, y, g, want.GrayAt(x, y).Y)
 				}
 			}
 		}
@@ -250,4 +260,79 @@ func TestGoldenDocuments(t *testing.T) {
 	if total > 2<<20 {
 		t.Errorf("documents total %d bytes; keep them under 2 MiB", total)
 	}
+}
+
+// TestRLEBMP checks the run-length BMP writer by the rules of the format: the stream holds only
+// runs, stretches, ends of line and one end of bitmap, and spends fewer bytes than pixels on a
+// page of long runs.
+func TestRLEBMP(t *testing.T) {
+	m := Paletted(300, 200)
+	for _, four := range []bool{false, true} {
+		data := RLEBMP(m, four)
+		px := data[14+40+4*len(m.Palette):]
+		lines, i := 0, 0
+		for i+2 <= len(px) {
+			n, c := px[i], px[i+1]
+			i += 2
+			switch {
+			case n > 0:
+			case c == 0:
+				lines++
+			case c == 1:
+				if i != len(px) {
+					t.Errorf("four %v: the end of bitmap at %d of %d bytes", four, i, len(px))
+				}
+			case c == 2:
+				t.Fatalf("four %v: a move, which the writer never writes", four)
+			default:
+				size := int(c)
+				if four {
+					size = (size + 1) / 2
+				}
+				i += size + size%2
+			}
+		}
+		if lines != 200 || len(px) >= 300*200/2 {
+			t.Errorf("four %v: %d ends of line in %d bytes", four, lines, len(px))
+		}
+	}
+}
+
+// TestModifiedREAD checks mr, the 2-D coder of G3 2-D pages, against x/image/ccitt: a page
+// with every row coded against the row above, as Group 4 codes it, decodes to its pixels.
+func TestModifiedREAD(t *testing.T) {
+	for _, want := range []*image.Gray{Report(300, 420), negative(Report(97, 64)), dither(123, 80)} {
+		w, h := want.Rect.Dx(), want.Rect.Dy()
+		b := fax.NewWriter(nil)
+		ref := bytes.Repeat([]byte{0xff}, w)
+		for y := range h {
+			row := want.Pix[y*want.Stride : y*want.Stride+w]
+			mr(b, ref, row)
+			ref = row
+		}
+		b.Put(fax.EOL)
+		b.Put(fax.EOL)
+		got := image.NewGray(want.Rect)
+		if err := ccitt.DecodeIntoGray(got, bytes.NewReader(b.Bytes()), ccitt.MSB, ccitt.Group4, nil); err != nil {
+			t.Fatalf("%v: %v", want.Rect, err)
+		}
+		for i, v := range got.Pix {
+			if v < 128 != (want.Pix[i] < 128) {
+				t.Fatalf("%v: pixel (%d, %d) differs", want.Rect, i%w, i/w)
+			}
+		}
+	}
+}
+
+// dither is a page of isolated pixels and short runs, which 2-D coding meets as pass and
+// vertical modes of every offset.
+func dither(w, h int) *image.Gray {
+	m := image.NewGray(image.Rect(0, 0, w, h))
+	r := rng(7)
+	for i := range m.Pix {
+		if r.next(3) == 0 {
+			m.Pix[i] = 0xff
+		}
+	}
+	return m
 }

@@ -1,14 +1,22 @@
-package gen
+// Package fax holds the CCITT run-length codes (ITU-T T.4 Tables 2 and 3) and what is built on
+// them here: a writer of runs, and the rewriting of a Group 3 2-D page as Group 4, which
+// golang.org/x/image/ccitt decodes (it reads Group 3 in 1-D only). The tables are copied from
+// golang.org/x/image/ccitt's table.go (BSD licence, The Go Authors), which has them unexported.
+package fax
 
-// The CCITT run-length codes (ITU-T T.4 Tables 2 and 3), copied from golang.org/x/image/ccitt's
-// table.go (BSD licence, The Go Authors), which has a decoder but no encoder.
-
-// bitString is a code: its low n bits, most significant first.
-type bitString struct {
-	bits, n uint32
+// Code is a code word: its low N bits, most significant first.
+type Code struct {
+	Bits, N uint32
 }
 
-var white2 = [...]bitString{
+// The codes of T.4 and T.6 that are not runs.
+var (
+	EOL        = Code{0x1, 12} // 0000 0000 0001
+	Horizontal = Code{0x1, 3}  // 001: two runs follow
+)
+
+// WhiteTerm are the terminating codes of white runs of 0 to 63 pixels.
+var WhiteTerm = [...]Code{
 	0:  {0x0035, 8},
 	1:  {0x0007, 6},
 	2:  {0x0007, 4},
@@ -75,7 +83,9 @@ var white2 = [...]bitString{
 	63: {0x0034, 8},
 }
 
-var white3 = [...]bitString{
+// WhiteMakeup are the makeup codes of white runs of 64, 128 … 2560 pixels (the last 13 shared
+// with black).
+var WhiteMakeup = [...]Code{
 	0:  {0x001b, 5},
 	1:  {0x0012, 5},
 	2:  {0x0017, 6},
@@ -118,7 +128,8 @@ var white3 = [...]bitString{
 	39: {0x001f, 12},
 }
 
-var black2 = [...]bitString{
+// BlackTerm are the terminating codes of black runs of 0 to 63 pixels.
+var BlackTerm = [...]Code{
 	0:  {0x0037, 10},
 	1:  {0x0002, 3},
 	2:  {0x0003, 2},
@@ -185,7 +196,8 @@ var black2 = [...]bitString{
 	63: {0x0067, 12},
 }
 
-var black3 = [...]bitString{
+// BlackMakeup are the makeup codes of black runs of 64, 128 … 2560 pixels.
+var BlackMakeup = [...]Code{
 	0:  {0x000f, 10},
 	1:  {0x00c8, 12},
 	2:  {0x00c9, 12},
