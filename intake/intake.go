@@ -10,10 +10,10 @@
 //
 // A TIFF (a fax, a scanner's batch) and a PDF may hold several pages: Split counts them from the
 // headers and PreparePage prepares each as an image of its own. A TIFF page is decoded by
-// x/image/tiff (CCITT G3/G4 included). A PDF page is rendered by PDFium, so that its long edge
+// x/image/tiff, or here where it stops short (G3 2-D, CMYK, JPEG blocks). A PDF page is rendered by PDFium, so that its long edge
 // is MaxEdge, with its text layer read into Page.Text; a scanned page that is one JPEG goes as
-// that JPEG. A HEIC is decoded by libheif, upright as its container turns it. PDFium and libheif
-// run as WebAssembly (wazero): no cgo, no file system, no system library, each instance's memory
+// that JPEG. A HEIC is decoded by libheif (a grid tile by tile), upright as its container turns
+// it. PDFium and libheif run as WebAssembly (wazero): no cgo, no host file system, no system library, each instance's memory
 // capped; see pdf.go and heic.go.
 //
 // # What reaches the model
