@@ -8,8 +8,10 @@ import (
 	"image/jpeg"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,12 +209,19 @@ func FuzzHEIC(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	if dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output(); err == nil {
+		if grid, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic")); err == nil {
+			f.Add(grid) // an iPhone's grid: readGrid's walk
+		}
+	}
 	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
 	if err := Start(""); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		readHEIF(data)
+		if h, err := readHEIF(data); err == nil {
+			readGrid(data, h)
+		}
 		if kind, _ := Sniff(data); kind != "heic" {
 			return
 		}
@@ -273,6 +282,41 @@ func FuzzPDF(f *testing.F) {
 			ok(err)
 			if err == nil && (max(pg.Width, pg.Height) > 256 || pg.MIME != "image/jpeg") {
 				t.Fatalf("page %d: %s %d×%d", i+1, pg.MIME, pg.Width, pg.Height)
+			}
+		}
+	})
+}
+
+// FuzzGrid feeds the container walks arbitrary bytes: no panic, and a grid they accept is one
+// decodeGrid can patch and lay out (every offset inside the file, a tile for every cell).
+func FuzzGrid(f *testing.F) {
+	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic"} {
+		data, err := os.ReadFile(filepath.Join(documents, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	if dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output(); err == nil {
+		if grid, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic")); err == nil {
+			f.Add(grid)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := readHEIF(data)
+		if err != nil {
+			return
+		}
+		g, ok := readGrid(data, h)
+		if !ok {
+			return
+		}
+		if len(g.ids) != g.rows*g.cols || len(g.flags) != len(g.ids) || g.pitm < 0 || g.pitm+2 > len(data) {
+			t.Fatalf("grid %+v of a %d-byte file", g, len(data))
+		}
+		for _, at := range g.flags {
+			if at < 0 || at >= len(data) {
+				t.Fatalf("flags at %d of a %d-byte file", at, len(data))
 			}
 		}
 	})

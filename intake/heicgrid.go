@@ -256,6 +256,9 @@ func decodeGrid(ctx context.Context, data []byte, g heifGrid, rotate int, limit 
 // paste copies a w×h tile (src, stride ss) to (x, y) of a plane of pw×ph (dst, stride ds),
 // cutting what falls outside it.
 func paste(dst []byte, ds, pw, ph int, src []byte, ss, x, y, w, h int) {
+	if x >= pw {
+		return // a column wholly past the picture: a grid may say more tiles than it needs
+	}
 	for r := range min(h, ph-y) {
 		copy(dst[(y+r)*ds+x:(y+r)*ds+min(pw, x+w)], src[r*ss:])
 	}
