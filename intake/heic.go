@@ -126,57 +126,100 @@ func decodeHEIC(ctx context.Context, data []byte, limit int64) (image.Image, err
 }
 
 // decodeHEICProbe is decodeHEIC that also returns the module's memory, for tests.
-func decodeHEICProbe(ctx context.Context, data []byte, limit int64, memp **capped) (_ image.Image, err error) {
+func decodeHEICProbe(ctx context.Context, data []byte, limit int64, memp **capped) (image.Image, error) {
+	d, err := newHEIFDecoder(ctx, data, limit)
+	if d != nil {
+		*memp = d.mem
+		defer d.close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.picture(ctx)
+}
+
+// heifDecoder is one instance of the module holding one file, whose primary image it decodes,
+// as many times as asked: a grid's tiles are decoded by making each the primary in turn (patch),
+// in one instance, without copying the file again.
+type heifDecoder struct {
+	mod            api.Module
+	mem            *capped
+	malloc, decode api.Function
+	free           api.Function
+	in, out        uint64 // the file in the module's memory; 20 bytes of results
+	n              int
+}
+
+func newHEIFDecoder(ctx context.Context, data []byte, limit int64) (*heifDecoder, error) {
 	hr, err := heifModule()
 	if err != nil {
 		return nil, fmt.Errorf("heic: start: %w", err)
 	}
-	var mem *capped
+	d := &heifDecoder{n: len(data)}
 	ictx := experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(c, _ uint64) experimental.LinearMemory {
-		mem = newCapped(c, uint64(limit))
-		*memp = mem
-		return mem
+		d.mem = newCapped(c, uint64(limit))
+		return d.mem
 	}))
 	mod, err := hr.rt.InstantiateModule(ictx, hr.cm, wazero.NewModuleConfig().WithName("").WithStdout(io.Discard).WithStderr(io.Discard))
 	if err != nil {
 		return nil, fmt.Errorf("heic: instantiate: %w", err)
 	}
-	defer mod.Close(context.Background())
-	malloc, decode := mod.ExportedFunction("malloc"), mod.ExportedFunction("decode")
-	call := func(f api.Function, args ...uint64) (uint64, error) {
-		r, err := f.Call(ctx, args...)
-		if err != nil {
-			if ctx.Err() != nil {
-				return 0, ctx.Err()
-			}
-			return 0, err
-		}
-		return r[0], nil
+	d.mod = mod
+	d.malloc, d.decode, d.free = mod.ExportedFunction("malloc"), mod.ExportedFunction("decode"), mod.ExportedFunction("free")
+	if d.in, err = d.alloc(ctx, len(data)); err != nil {
+		return d, err
 	}
-	alloc := func(n int) (uint64, error) {
-		p, err := call(malloc, uint64(n))
-		if err == nil && p == 0 {
-			err = errHEICMemory
-		}
-		return p, err
+	if !mod.Memory().Write(uint32(d.in), data) {
+		return d, errors.New("heic: write")
 	}
-	in, err := alloc(len(data))
+	if d.out, err = d.alloc(ctx, 20); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+func (d *heifDecoder) close() { d.mod.Close(context.Background()) }
+
+func (d *heifDecoder) call(ctx context.Context, f api.Function, args ...uint64) (uint64, error) {
+	r, err := f.Call(ctx, args...)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, err
 	}
-	if !mod.Memory().Write(uint32(in), data) {
-		return nil, errors.New("heic: write")
+	if len(r) == 0 { // free returns nothing
+		return 0, nil
 	}
-	out, err := alloc(20)
+	return r[0], nil
+}
+
+func (d *heifDecoder) alloc(ctx context.Context, n int) (uint64, error) {
+	p, err := d.call(ctx, d.malloc, uint64(n))
+	if err == nil && p == 0 {
+		err = errHEICMemory
+	}
 	if err != nil {
-		return nil, err
+		return 0, heicFailed(err, d.mem)
 	}
-	u32 := func(i uint64) uint32 { v, _ := mod.Memory().ReadUint32Le(uint32(out + 4*i)); return v }
+	return p, nil
+}
+
+// patch writes b at offset at of the file held.
+func (d *heifDecoder) patch(at int, b []byte) bool {
+	return at >= 0 && at+len(b) <= d.n && d.mod.Memory().Write(uint32(d.in)+uint32(at), b)
+}
+
+// picture decodes the file's primary image, its pixels copied out of the module's memory.
+func (d *heifDecoder) picture(ctx context.Context) (image.Image, error) {
+	mem := d.mod.Memory()
+	u32 := func(i uint64) uint32 { v, _ := mem.ReadUint32Le(uint32(d.out + 4*i)); return v }
 	args := func(configOnly, dst uint64) []uint64 {
-		return []uint64{in, uint64(len(data)), configOnly, out, out + 4, out + 8, out + 12, out + 16, dst}
+		o := d.out
+		return []uint64{d.in, uint64(d.n), configOnly, o, o + 4, o + 8, o + 12, o + 16, dst}
 	}
-	if ok, err := call(decode, args(1, 0)...); err != nil || ok == 0 {
-		return nil, heicFailed(err, mem)
+	if ok, err := d.call(ctx, d.decode, args(1, 0)...); err != nil || ok == 0 {
+		return nil, heicFailed(err, d.mem)
 	}
 	w, h, space, chroma := int(u32(0)), int(u32(1)), u32(2), u32(3)
 	rect := image.Rect(0, 0, w, h)
@@ -206,14 +249,15 @@ func decodeHEICProbe(ctx context.Context, data []byte, limit int64, memp **cappe
 	default:
 		return nil, fmt.Errorf("heic: colour space %d", space)
 	}
-	dst, err := alloc(size)
+	dst, err := d.alloc(ctx, size)
 	if err != nil {
-		return nil, heicFailed(err, mem)
+		return nil, err
 	}
-	if ok, err := call(decode, args(0, dst)...); err != nil || ok == 0 {
-		return nil, heicFailed(err, mem)
+	defer d.call(context.Background(), d.free, dst)
+	if ok, err := d.call(ctx, d.decode, args(0, dst)...); err != nil || ok == 0 {
+		return nil, heicFailed(err, d.mem)
 	}
-	view, ok := mod.Memory().Read(uint32(dst), uint32(size))
+	view, ok := mem.Read(uint32(dst), uint32(size))
 	if !ok {
 		return nil, errors.New("heic: read")
 	}

@@ -1,7 +1,6 @@
 package intake
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"image"
@@ -11,7 +10,7 @@ import (
 // under a grid item that says how they are laid out. libheif decodes such a grid in about 1.5×
 // the time its tiles take one by one (docs/performance.md), so intake decodes the tiles itself,
 // each as the primary image of the same file (its item number written into pitm, its hidden flag
-// cleared: two bytes and a bit of a copy), and puts them together. Anything it does not
+// cleared, in the copy one instance of the module holds), and puts them together. Anything it does not
 // recognise — another layout of the boxes, a crop (clap) or mirror (imir), tiles that differ —
 // goes to libheif whole, as before.
 
@@ -189,7 +188,13 @@ func itemData(data []byte, inner []box, id uint16) ([]byte, bool) {
 // then turns it as irot says (libheif would have). ok is false when the tiles are not what a
 // grid of equal YCbCr or grey tiles is; the caller then decodes the file whole.
 func decodeGrid(ctx context.Context, data []byte, g heifGrid, rotate int, limit int64) (m image.Image, ok bool, err error) {
-	work := bytes.Clone(data)
+	d, err := newHEIFDecoder(ctx, data, limit)
+	if d != nil {
+		defer d.close()
+	}
+	if err != nil {
+		return nil, false, err
+	}
 	var out *image.YCbCr
 	var grey *image.Gray
 	tw, th := 0, 0
@@ -197,9 +202,11 @@ func decodeGrid(ctx context.Context, data []byte, g heifGrid, rotate int, limit 
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
-		binary.BigEndian.PutUint16(work[g.pitm:], id)
-		work[g.flags[k]] &^= 1 // not hidden: libheif will not take a hidden item as primary
-		t, err := decodeHEIC(ctx, work, limit)
+		// The tile as primary, not hidden: libheif will not take a hidden item as primary.
+		if !d.patch(g.pitm, binary.BigEndian.AppendUint16(nil, id)) || !d.patch(g.flags[k], []byte{data[g.flags[k]] &^ 1}) {
+			return nil, false, nil
+		}
+		t, err := d.picture(ctx)
 		if err != nil {
 			return nil, false, err
 		}
