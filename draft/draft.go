@@ -299,6 +299,17 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 			}
 		}
 	}
+	for _, t := range textKeys {
+		if f[t.field].key != "" {
+			continue
+		}
+		for _, m := range members {
+			if m.Value.Kind == parse.String && slices.Contains(t.keys, normKey(m.Key)) {
+				f[t.field] = slot{key: m.Key, val: m.Value}
+				break
+			}
+		}
+	}
 	d.Title = bd.text(f[fTitle], "title")
 	d.Hospital = bd.text(f[fHospital], "hospital")
 	if s := f[fCheckupDate]; s.key != "" {

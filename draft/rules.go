@@ -37,6 +37,17 @@ const (
 
 // aliases lists, per field, the keys that mean it; the first is the contract's own name. Keys
 // match after normKey, so item_name, ItemName, item-name and "item name" are all itemName. When
+// textKeys name a draft field only when their value is text: {"report": "血常规"} is the
+// title, {"lab": "XX检验中心"} the hospital, but {"report": {…}} and {"lab": {…}} wrap the
+// report's fields, and are read as wrappers. They never win over a key of aliases.
+var textKeys = []struct {
+	field field
+	keys  []string
+}{
+	{fTitle, []string{"report", "报告"}},
+	{fHospital, []string{"lab", "检验科"}},
+}
+
 // an object has several keys for one field, the one listed first here wins.
 var aliases = []struct {
 	field field

@@ -30,6 +30,14 @@ var worldDraftTests = []struct {
 	{name: "Traditional table header row", in: `{"標題":"血常規","檢驗結果":[["項目","結果","單位","參考範圍"],["白血球","6.5","10^9/L","3.5-9.5"]]}`,
 		want: `{"title":"血常規","indicators":[{"itemName":"白血球","valueNum":6.5,"unit":"10^9/L","refLow":3.5,"refHigh":9.5}]}`},
 
+	// "report" and "lab" as text are the title and the hospital; as objects they wrap fields.
+	{name: "report and lab as text", in: `{"report":"Lipid Panel","lab":"Quest Diagnostics","results":[{"test":"LDL","value":"131","unit":"mg/dL"}]}`,
+		want: `{"title":"Lipid Panel","hospital":"Quest Diagnostics","indicators":[{"itemName":"LDL","valueNum":131,"unit":"mg/dL"}]}`},
+	{name: "report as text in Chinese, title key wins", in: `{"报告":"血常规","标题":"血常规检验报告","检验科":"协和医院检验科","结果":[{"项目":"WBC","结果":6.1}]}`,
+		want: `{"title":"血常规检验报告","hospital":"协和医院检验科","indicators":[{"itemName":"WBC","valueNum":6.1}]}`},
+	{name: "report and lab as objects wrap", in: `{"report":{"title":"CBC","hospital":"St Mary's"},"lab":{"name":"Core Lab"},"results":[{"test":"HGB","value":13.2}]}`,
+		want: `{"title":"CBC","hospital":"St Mary's","indicators":[{"itemName":"HGB","valueNum":13.2}]}`},
+
 	// English report keys.
 	{name: "English lab keys", in: `{"reportTitle":"Comprehensive Metabolic Panel","laboratory":"Quest Diagnostics","collectionDate":"March 5, 2026","analytes":[{"analyte":"Glucose","result_value":"98","units":"mg/dL","reference_interval":"70-99"},{"test_name":"Sodium","value":141,"unit_of_measure":"mmol/L","normal_range":"136-145"}]}`,
 		want: `{"title":"Comprehensive Metabolic Panel","hospital":"Quest Diagnostics","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"Glucose","valueNum":98,"unit":"mg/dL","refLow":70,"refHigh":99},{"itemName":"Sodium","valueNum":141,"unit":"mmol/L","refLow":136,"refHigh":145}]}`},
