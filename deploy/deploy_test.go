@@ -202,8 +202,9 @@ func TestKubernetes(t *testing.T) {
 }
 
 // TestDockerfile: the image's HEALTHCHECK is the binary's own healthcheck (distroless has no shell
-// or curl), it asks the port the image listens on, and the version build arguments reach the
-// variables internal/version reads.
+// or curl), it asks the port the image listens on, the version build arguments reach the
+// variables internal/version reads, and the embedded libraries' notices are in the image, from
+// files that exist.
 func TestDockerfile(t *testing.T) {
 	src, err := os.ReadFile("../Dockerfile")
 	if err != nil {
@@ -216,6 +217,7 @@ func TestDockerfile(t *testing.T) {
 		`ENTRYPOINT ["/usr/local/bin/ocrdraft", "serve"]`,
 		`-X github.com/ocrdraft/ocrdraft/internal/version.version=${VERSION}`,
 		`-X github.com/ocrdraft/ocrdraft/internal/version.revision=${REVISION}`,
+		`COPY --from=build /out/licenses /usr/share/doc/ocrdraft`,
 	} {
 		if !strings.Contains(df, want) {
 			t.Errorf("Dockerfile lacks %s", want)
@@ -224,6 +226,11 @@ func TestDockerfile(t *testing.T) {
 	listen := regexp.MustCompile(`(?m)^ENV OCR_LISTEN_ADDR=:(\d+)$`).FindStringSubmatch(df)
 	if listen == nil || !strings.Contains(df, "\nEXPOSE "+listen[1]+"\n") {
 		t.Errorf("Dockerfile: want ENV OCR_LISTEN_ADDR=:PORT and EXPOSE PORT, the port healthcheck asks")
+	}
+	for _, f := range []string{"../intake/sandbox/COPYRIGHT.wqy-microhei", "../intake/sandbox/LICENSE.Apache-2.0"} {
+		if _, err := os.Stat(f); err != nil || !strings.Contains(df, strings.TrimPrefix(f, "../")) {
+			t.Errorf("Dockerfile: the notice %s is not copied, or does not exist (%v)", f, err)
+		}
 	}
 	v, err := os.ReadFile("../internal/version/version.go")
 	if err != nil {
