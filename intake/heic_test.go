@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"image"
 	"image/color"
@@ -262,4 +263,59 @@ func TestHEICGridTiles(t *testing.T) {
 	if _, ok := readGrid(small, sh); ok {
 		t.Error("a single picture read as a grid")
 	}
+}
+
+// TestHEICGridILOCBound: an iloc whose extents take no bytes of the file (every size 0, 0xffff
+// extents an item, 150,000 items in 1.5 MB) cannot make the walk's work grow past its budget
+// of extents: the grid is not read (and the file goes to libheif whole, which refuses it).
+// Before, this walk took about 25 minutes, deaf to the deadline; it would now hang the test.
+func TestHEICGridILOCBound(t *testing.T) {
+	data := hostileILOC(150_000)
+	h, err := readHEIF(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readGrid(data, h); ok {
+		t.Fatal("a grid read from an iloc past the budget")
+	}
+	meta, _ := child(boxes(data), "meta")
+	if _, ok := itemData(data, boxes(meta.body[4:]), 1); ok {
+		t.Fatal("item data found past the budget")
+	}
+}
+
+// rbox and hostileILOC are from an independent review's proof of the unbounded walk.
+func rbox(typ string, body ...[]byte) []byte {
+	n := 8
+	for _, b := range body {
+		n += len(b)
+	}
+	out := binary.BigEndian.AppendUint32(nil, uint32(n))
+	out = append(out, typ...)
+	for _, b := range body {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// hostileILOC: a grid primary whose iloc has `items` entries of 0xffff zero-byte extents each.
+func hostileILOC(items int) []byte {
+	ftyp := rbox("ftyp", []byte("heic\x00\x00\x00\x00mif1heic"))
+	pitm := rbox("pitm", []byte{0, 0, 0, 0, 0, 1})
+	infe := rbox("infe", []byte{2, 0, 0, 0, 0, 1, 0, 0}, []byte("grid"))
+	iinf := rbox("iinf", []byte{0, 0, 0, 0, 0, 1}, infe)
+	iref := rbox("iref", []byte{0, 0, 0, 0})
+	ispe := rbox("ispe", []byte{0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 3, 0})
+	ipco := rbox("ipco", ispe)
+	ipma := rbox("ipma", []byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0x81})
+	iprp := rbox("iprp", ipco, ipma)
+	// iloc v2, all sizes 0; count, then per item: id(4) method(2) dref(2) extents(2)
+	il := []byte{2, 0, 0, 0, 0x00, 0x00}
+	il = binary.BigEndian.AppendUint32(il, uint32(items))
+	for range items {
+		il = append(il, 0, 0, 0, 2, 0, 0, 0, 0, 0xff, 0xff)
+	}
+	iloc := rbox("iloc", il)
+	meta := rbox("meta", []byte{0, 0, 0, 0}, pitm, iinf, iref, iprp, iloc)
+	return append(ftyp, meta...)
 }

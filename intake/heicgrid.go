@@ -130,6 +130,9 @@ func itemData(data []byte, inner []box, id uint16) ([]byte, bool) {
 	if !ok || version > 2 {
 		return nil, false
 	}
+	// Sizes may be 0 bytes, so an extent can take no bytes of the file: the walk is bounded by
+	// a count of extents instead (a photo's items have one each).
+	budget := 4096
 	for range count {
 		item, ok1 := num(map[byte]int{0: 2, 1: 2, 2: 4}[version])
 		method := uint64(0)
@@ -144,6 +147,9 @@ func itemData(data []byte, inner []box, id uint16) ([]byte, bool) {
 		base, ok3 := num(baseSize)
 		extents, ok4 := num(2)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, false
+		}
+		if budget -= int(extents) + 1; budget < 0 {
 			return nil, false
 		}
 		var at, n uint64

@@ -320,6 +320,11 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 		if err := tiffSupported(h.ifd, page); err != nil {
 			return header{}, err
 		}
+		// A tile larger than its page by more than a tile's padding is damage, and its size,
+		// from the file, would overflow the cost of decoding it.
+		if d := h.ifd; d.tileW > d.w+256 || d.tileH > d.h+256 || d.tileW < 0 || d.tileH < 0 {
+			return header{}, unreadable(f, fmt.Errorf("tiff: %d×%d tiles on a %d×%d page", d.tileW, d.tileH, d.w, d.h))
+		}
 	} else if page != 0 {
 		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
 	}

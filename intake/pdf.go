@@ -197,7 +197,7 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, 
 	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPageTime)
 	defer cancel()
 	defer func() {
-		if parent.Err() == nil && context.Cause(pctx) == errPageTime {
+		if err != nil && parent.Err() == nil && context.Cause(pctx) == errPageTime {
 			err = problem.Errorf(problem.ImageTooLarge,
 				"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
 		}

@@ -338,7 +338,7 @@ func TestTIFFJPEGRefused(t *testing.T) {
 		code   problem.Code
 		detail string
 	}{
-		{"progressive block", progressive, problem.ImageUnreadable, "not baseline"},
+		{"progressive block: valid, not read here", progressive, problem.UnsupportedMediaType, "not baseline"},
 		{"strips that do not cover the page", fewer, problem.ImageUnreadable, "7 blocks"},
 		{"old-style JPEG", tiffHeader(64, 64, 6, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 6"},
 		{"JPEG 2000", tiffHeader(64, 64, 34712, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 34712"},

@@ -9,6 +9,8 @@ import (
 	"image"
 	"image/draw"
 	"image/jpeg"
+
+	"golang.org/x/image/tiff"
 )
 
 // TIFF compressions: what x/image/tiff decodes, and JPEG (7, TIFF Technical Note 2), which
@@ -114,8 +116,8 @@ func decodeTIFFJPEG(ctx context.Context, data []byte, d ifd) (image.Image, error
 			return nil, fmt.Errorf("tiff: block %d is no JPEG stream", i)
 		}
 		buf = append(append(append(buf[:0], 0xff, 0xd8), tables...), data[at+2:at+n]...)
-		if err := baseline(buf); err != nil {
-			return nil, fmt.Errorf("tiff: block %d: %w", i, err)
+		if err := baseline(buf); err != nil { // valid, but not read here: 415, by name
+			return nil, tiff.UnsupportedError(fmt.Sprintf("JPEG block %d: %v", i, err))
 		}
 		cfg, err := jpeg.DecodeConfig(bytes.NewReader(buf))
 		if err != nil {
