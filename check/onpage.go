@@ -4,6 +4,7 @@ import (
 	"image"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/intake"
@@ -114,6 +115,7 @@ type printed struct {
 	seen  []place
 	// looked and found count the draft's numbers on this page, and those printed on it.
 	looked, found int
+	across        bool // the page's lines run across it (else down: a turned page)
 }
 
 // numKey is a number as compared: its canonical digits without trailing fractional zeros, and
@@ -178,6 +180,17 @@ func (p *printed) addLit(s string, signed bool, box image.Rectangle) {
 // read finds the numbers of a text layer.
 func read(words []intake.Word) *printed {
 	p := &printed{words: words, at: make(map[numKey]int, 2*len(words)), seen: make([]place, 0, 2*len(words))}
+	wide, tall := 0, 0
+	for _, w := range words {
+		if utf8.RuneCountInString(w.Text) >= 3 {
+			if w.Box.Dx() >= w.Box.Dy() {
+				wide++
+			} else {
+				tall++
+			}
+		}
+	}
+	p.across = wide >= tall
 	for wi, w := range words {
 		s := halfWidth(w.Text)
 		// A minus printed as a word of its own signs the number that starts the next word.
@@ -246,7 +259,7 @@ func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
 	var at image.Rectangle
 	n := 0
 	for i := first; i >= 0; i = p.seen[i].next {
-		if b := p.seen[i].box; sameLine(line, b) && b != at {
+		if b := p.seen[i].box; p.sameLine(line, b) && b != at {
 			at, n = b, n+1
 		}
 	}
@@ -258,35 +271,51 @@ func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
 
 // offRow reports whether a row's value v, printed on the page, is printed only off the row's
 // line although the line holds numbers: the row's name is printed once, numbers are printed on
-// its line, and v is not one of them. A model that reads the row below's value (a shifted row),
-// or a number of the header (an age, a date), is then caught; a layout that puts values on a
-// line of their own, with none on the name's, is not judged. Only valueNum is held to it: a
-// range is often printed on the line below its row.
+// its line (words that are numbers, not a unit's digits nor an age), and v is not one of them.
+// A model that reads the row below's value (a shifted row), or a number of the header (an age,
+// a date), is then caught; a layout that puts values on a line of their own is not judged.
+// Only valueNum is held to it: a range is often printed on the line below its row.
 func (p *printed) offRow(v schema.Decimal, name string) bool {
 	line, ok := p.nameBox(name)
 	if !ok || p.onLine(keyOf(v), line) {
 		return false
 	}
-	for _, pl := range p.seen {
-		if sameLine(line, pl.box) && !pl.box.Overlaps(line) { // not a digit of the name itself
+	for _, w := range p.words {
+		if !w.Box.Overlaps(line) && p.sameLine(line, w.Box) && plainNumber(w.Text) {
 			return true
 		}
 	}
 	return false
 }
 
-// onLine reports whether the number k is printed on the line of at.
+// onLine reports whether the number k is printed on the line of at (in its word too:
+// 白细胞计数:6.12).
 func (p *printed) onLine(k numKey, at image.Rectangle) bool {
 	first, ok := p.at[k]
 	if !ok {
 		return false
 	}
 	for i := first; i >= 0; i = p.seen[i].next {
-		if b := p.seen[i].box; sameLine(at, b) && !b.Overlaps(at) {
+		if p.sameLine(at, p.seen[i].box) {
 			return true
 		}
 	}
 	return false
+}
+
+// plainNumber reports whether a word is a number as a result or a range is printed (6.12↑,
+// 3.50-9.50, <5.2), not a word with letters or a unit's (10^9/L, 45岁, HbA1c).
+func plainNumber(s string) bool {
+	digit := false
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || r == '/' || r == '^':
+			return false
+		case unicode.IsDigit(r):
+			digit = true
+		}
+	}
+	return digit
 }
 
 // nameBox is the box of the one word that is the row's name, or else of the one that holds it
@@ -311,10 +340,11 @@ func (p *printed) nameBox(name string) (image.Rectangle, bool) {
 	return holds, nHolds == 1
 }
 
-// sameLine reports whether b is on the line of the name at: across the page when the name runs
-// across (it is wider than tall), down it on a turned page.
-func sameLine(at, b image.Rectangle) bool {
-	if at.Dx() >= at.Dy() {
+// sameLine reports whether b is on the line of the name at: across the page when the page's
+// text runs across (most of its longer words are wider than tall), down it on a turned page.
+// The page decides, not the name: a short name (K, Cr) is taller than wide either way.
+func (p *printed) sameLine(at, b image.Rectangle) bool {
+	if p.across {
 		return min(at.Max.Y, b.Max.Y) > max(at.Min.Y, b.Min.Y)
 	}
 	return min(at.Max.X, b.Max.X) > max(at.Min.X, b.Min.X)

@@ -157,6 +157,15 @@ func TestOnPageRow(t *testing.T) {
 		w("白细胞计数", 10, 100), w("6.12", 10, 115), w("3.50-9.50", 100, 115),
 		w("红细胞计数", 10, 140), w("4.85", 10, 155), w("4.30-5.80", 100, 155),
 	}
+	unitOnName := []intake.Word{ // the name's line holds only its unit's digits
+		w("白细胞计数(10^9/L)", 10, 100), w("6.12", 10, 115), w("3.50-9.50", 100, 115),
+		w("红细胞计数(10^12/L)", 10, 140), w("4.85", 10, 155), w("4.30-5.80", 100, 155),
+	}
+	short := []intake.Word{ // names of a letter or two, taller than wide, under a date
+		w("2026-03-05", 10, 40), {Text: "K", Box: image.Rect(10, 100, 18, 116)}, w("4.1", 60, 102), w("3.5-5.3", 120, 102),
+		{Text: "Cr", Box: image.Rect(10, 130, 24, 146)}, w("71", 60, 132), w("57-111", 120, 132),
+	}
+	oneWord := []intake.Word{w("白细胞计数:6.12", 10, 100), w("3.50-9.50", 200, 100), w("红细胞计数:4.85", 10, 130), w("4.30-5.80", 200, 130)}
 	for _, tt := range []struct {
 		name string
 		text []intake.Word
@@ -170,6 +179,12 @@ func TestOnPageRow(t *testing.T) {
 		{"not printed at all", table, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("6.21")}, "missing"},
 		{"values on lines of their own", stacked, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("4.85")}, ""},
 		{"a name not printed", table, schema.OcrIndicator{ItemName: "血小板计数", ValueNum: dec("4.85")}, ""},
+		{"only a unit's digits on the name's line", unitOnName, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("6.12")}, ""},
+		{"a short name, taller than wide", short, schema.OcrIndicator{ItemName: "K", ValueNum: dec("4.1")}, ""},
+		{"another short name", short, schema.OcrIndicator{ItemName: "Cr", ValueNum: dec("71")}, ""},
+		{"a short name's shifted value", short, schema.OcrIndicator{ItemName: "K", ValueNum: dec("71")}, "offRow"},
+		{"name and value one word", oneWord, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("6.12")}, ""},
+		{"name and value one word, shifted", oneWord, schema.OcrIndicator{ItemName: "白细胞计数", ValueNum: dec("4.85")}, "offRow"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			row := tt.row
