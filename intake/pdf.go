@@ -413,19 +413,45 @@ func annotated(d *pdfDoc, page requests.Page) bool {
 			return true
 		}
 		st, err := d.inst.FPDFAnnot_GetSubtype(&requests.FPDFAnnot_GetSubtype{Annotation: a.Annotation})
-		d.inst.FPDFPage_CloseAnnot(&requests.FPDFPage_CloseAnnot{Annotation: a.Annotation})
-		if err != nil {
-			return true
+		drawn := err != nil
+		if err == nil {
+			switch st.Subtype {
+			case enums.FPDF_ANNOT_SUBTYPE_LINK, enums.FPDF_ANNOT_SUBTYPE_POPUP, enums.FPDF_ANNOT_SUBTYPE_TEXT,
+				enums.FPDF_ANNOT_SUBTYPE_HIGHLIGHT, enums.FPDF_ANNOT_SUBTYPE_UNDERLINE, enums.FPDF_ANNOT_SUBTYPE_SQUIGGLY,
+				enums.FPDF_ANNOT_SUBTYPE_STRIKEOUT, enums.FPDF_ANNOT_SUBTYPE_FILEATTACHMENT:
+			case enums.FPDF_ANNOT_SUBTYPE_WIDGET:
+				drawn = fieldText(d, a.Annotation)
+			default:
+				drawn = true
+			}
 		}
-		switch st.Subtype {
-		case enums.FPDF_ANNOT_SUBTYPE_LINK, enums.FPDF_ANNOT_SUBTYPE_POPUP, enums.FPDF_ANNOT_SUBTYPE_TEXT,
-			enums.FPDF_ANNOT_SUBTYPE_HIGHLIGHT, enums.FPDF_ANNOT_SUBTYPE_UNDERLINE, enums.FPDF_ANNOT_SUBTYPE_SQUIGGLY,
-			enums.FPDF_ANNOT_SUBTYPE_STRIKEOUT, enums.FPDF_ANNOT_SUBTYPE_FILEATTACHMENT:
-		default:
+		d.inst.FPDFPage_CloseAnnot(&requests.FPDFPage_CloseAnnot{Annotation: a.Annotation})
+		if drawn {
 			return true
 		}
 	}
 	return false
+}
+
+// fieldText reports whether a form field's widget may draw text: one with a value, or one whose
+// value may be its parent field's. An empty field, a signature field (signed e-reports carry
+// one) and the like draw none, and leave the page's text layer whole.
+func fieldText(d *pdfDoc, a references.FPDF_ANNOTATION) bool {
+	str := func(key string) string {
+		v, err := d.inst.FPDFAnnot_GetStringValue(&requests.FPDFAnnot_GetStringValue{Annotation: a, Key: key})
+		if err != nil {
+			return ""
+		}
+		return v.Value
+	}
+	if str("FT") == "Sig" {
+		return false
+	}
+	if str("V") != "" {
+		return true
+	}
+	p, err := d.inst.FPDFAnnot_HasKey(&requests.FPDFAnnot_HasKey{Annotation: a, Key: "Parent"})
+	return err != nil || p.HasKey
 }
 
 // pdfScan returns the JPEG of a scanned page and the EXIF orientation that shows it as the page

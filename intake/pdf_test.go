@@ -448,6 +448,33 @@ func TestPDFWork(t *testing.T) {
 	}
 }
 
+// TestPDFEmptyFields: a form field that draws no text (an empty one, a signature field as signed
+// e-reports carry) leaves the page's text layer whole; a filled one does not (TestPDFForm).
+func TestPDFEmptyFields(t *testing.T) {
+	p := New(Limits{})
+	empty := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0), Fields: []gen.Field{{Value: "", X: 500, Y: 20}}}}, "")
+	sig := bytes.Replace(empty, []byte("/FT /Tx /T (f0) /V ()"), []byte("/FT /Sig /T (f0)     "), 1)
+	if bytes.Equal(sig, empty) {
+		t.Fatal("no field to turn into a signature")
+	}
+	plain, err := p.PreparePage(t.Context(), gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0)}}, ""), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"an empty text field", empty}, {"a signature field", sig}} {
+		pg, err := p.PreparePage(t.Context(), c.data, 0)
+		if err != nil {
+			t.Fatal(c.name, err)
+		}
+		if len(pg.Text) != len(plain.Text) {
+			t.Errorf("%s: %d words, the page without it %d", c.name, len(pg.Text), len(plain.Text))
+		}
+	}
+}
+
 // readJPEG is the JPEG of scanned.pdf's first page, 620×877.
 func readJPEG(t *testing.T) []byte {
 	t.Helper()
