@@ -464,9 +464,15 @@ func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]b
 		return nil, 0, false
 	}
 	orient := [4]int{1, 6, 3, 8}[int(rot.PageRotation)&3] // /Rotate turns clockwise, as 6 does
-	if int(rot.PageRotation)&1 == 1 {
-		wpt, hpt = hpt, wpt // the page's size as shown; the image is placed before the turn
+	// The page as shown (its CropBox within its MediaBox), before the turn: the image must be
+	// placed on it and fill it, else the JPEG is not what the page shows (a two-up scan split
+	// into pages by CropBox, an image placed off the page).
+	bb, err := d.inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
+	if err != nil {
+		return nil, 0, false
 	}
+	l, b := float64(bb.Rect.Left), float64(bb.Rect.Bottom)
+	wpt, hpt = float64(bb.Rect.Right)-l, float64(bb.Rect.Top)-b
 	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil || n.Count != 1 {
 		return nil, 0, false
@@ -488,8 +494,12 @@ func (p *Preparer) pdfScan(d *pdfDoc, page requests.Page, wpt, hpt float64) ([]b
 		return nil, 0, false
 	}
 	m, err := d.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj.PageObject})
-	if err != nil || m.Matrix.A <= 0 || m.Matrix.D <= 0 || m.Matrix.B != 0 || m.Matrix.C != 0 ||
-		float64(m.Matrix.A) < 0.9*wpt || float64(m.Matrix.D) < 0.9*hpt {
+	if err != nil || m.Matrix.A <= 0 || m.Matrix.D <= 0 || m.Matrix.B != 0 || m.Matrix.C != 0 {
+		return nil, 0, false
+	}
+	near := func(v, want, size float64) bool { return math.Abs(v-want) <= 0.05*size }
+	if a, dd := float64(m.Matrix.A), float64(m.Matrix.D); a < 0.9*wpt || a > 1.1*wpt || dd < 0.9*hpt || dd > 1.1*hpt ||
+		!near(float64(m.Matrix.E), l, wpt) || !near(float64(m.Matrix.F), b, hpt) {
 		return nil, 0, false
 	}
 	meta, err := d.inst.FPDFImageObj_GetImageMetadata(&requests.FPDFImageObj_GetImageMetadata{ImageObject: obj.PageObject, Page: page})

@@ -475,6 +475,32 @@ func TestPDFEmptyFields(t *testing.T) {
 	}
 }
 
+// TestPDFScanCropped: a two-up scan split into two pages by CropBox (one JPEG on each, each page
+// showing its half) is drawn page by page, not sent whole as the JPEG (from an independent
+// review); the control, the same JPEG filling an uncropped page, goes as its own bytes.
+func TestPDFScanCropped(t *testing.T) {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, gen.Report(1684, 1190), &jpeg.Options{Quality: 80}); err != nil {
+		t.Fatal(err)
+	}
+	half := func(l float64) gen.PDFPage {
+		return gen.PDFPage{W: 842, H: 595, Content: "q 842 0 0 595 0 0 cm /Im1 Do Q\n", JPEG: b.Bytes(), JPEGW: 1684, JPEGH: 1190, Crop: [4]float64{l, 0, l + 421, 595}}
+	}
+	whole := half(0)
+	whole.Crop = [4]float64{}
+	data := gen.PDF([]gen.PDFPage{half(0), half(421), whole}, "")
+	p := New(Limits{})
+	for i, want := range []bool{false, false, true} {
+		pg, err := p.PreparePage(t.Context(), data, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := bytes.Contains(data, pg.Data); same != want || !want && pg.Width > pg.Height {
+			t.Errorf("page %d: %d×%d, sent as the JPEG %v; want %v", i+1, pg.Width, pg.Height, same, want)
+		}
+	}
+}
+
 // readJPEG is the JPEG of scanned.pdf's first page, 620×877.
 func readJPEG(t *testing.T) []byte {
 	t.Helper()
