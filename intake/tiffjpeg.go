@@ -127,6 +127,10 @@ func decodeTIFFJPEG(ctx context.Context, data []byte, d ifd) (image.Image, error
 			return nil, fmt.Errorf("tiff: block %d is %d×%d, its place %d×%d", i, cfg.Width, cfg.Height, bw, bh)
 		}
 		m, err := jpeg.Decode(bytes.NewReader(buf))
+		var unsupported jpeg.UnsupportedError
+		if errors.As(err, &unsupported) { // 12-bit samples, arithmetic coding …: valid, not read here
+			return nil, tiff.UnsupportedError(fmt.Sprintf("JPEG block %d: %v", i, err))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("tiff: block %d: %w", i, err)
 		}
