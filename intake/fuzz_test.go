@@ -8,10 +8,8 @@ import (
 	"image/jpeg"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -209,10 +207,8 @@ func FuzzHEIC(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	if dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output(); err == nil {
-		if grid, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic")); err == nil {
-			f.Add(grid) // an iPhone's grid: readGrid's walk
-		}
+	if grid, err := moduleGrid(); err == nil {
+		f.Add(grid) // an iPhone's grid: readGrid's walk
 	}
 	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
 	if err := Start(""); err != nil {
@@ -297,10 +293,8 @@ func FuzzGrid(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	if dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output(); err == nil {
-		if grid, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic")); err == nil {
-			f.Add(grid)
-		}
+	if grid, err := moduleGrid(); err == nil {
+		f.Add(grid)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := readHEIF(data)

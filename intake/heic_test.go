@@ -199,18 +199,10 @@ func TestHEICMemoryBound(t *testing.T) {
 }
 
 // TestHEICGrid reads the iPhone-style grid HEIC that gen2brain/heic tests with (nine 512×512
-// tiles under a 1346×1346 grid item, turned by irot, with EXIF), from the module cache: the
-// size is the grid's, not a tile's, and it decodes whole. Skipped when the go tool cannot find
-// the module.
+// tiles under a 1346×1346 grid item, with EXIF): the size is the grid's, not a tile's, and it
+// decodes whole.
 func TestHEICGrid(t *testing.T) {
-	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output()
-	if err != nil {
-		t.Skip(err)
-	}
-	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic"))
-	if err != nil {
-		t.Skip(err)
-	}
+	data := iphoneGrid(t)
 	h, err := readHEIF(data)
 	if err != nil || h.w != 1346 || h.h != 1346 || h.items != 2 {
 		t.Fatalf("header %+v, %v; want the grid's 1346×1346 among 2 ispe", h, err)
@@ -225,17 +217,9 @@ func TestHEICGrid(t *testing.T) {
 // TestHEICGridTiles: an iPhone's grid HEIC (gen2brain/heic's test file, nine 512×512 tiles under
 // a 1346×1346 grid) is decoded tile by tile and put together, and comes out as libheif's own
 // decode of the grid does, area by area (luma to the pixel but for the cut edge; libheif's
-// chroma differs by a little); a file that is not a grid is not read as one. Skipped when the
-// go tool cannot find the module.
+// chroma differs by a little); a file that is not a grid is not read as one.
 func TestHEICGridTiles(t *testing.T) {
-	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output()
-	if err != nil {
-		t.Skip(err)
-	}
-	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic"))
-	if err != nil {
-		t.Skip(err)
-	}
+	data := iphoneGrid(t)
 	h, err := readHEIF(data)
 	if err != nil {
 		t.Fatal(err)
@@ -318,4 +302,23 @@ func hostileILOC(items int) []byte {
 	iloc := rbox("iloc", il)
 	meta := rbox("meta", []byte{0, 0, 0, 0}, pitm, iinf, iref, iprp, iloc)
 	return append(ftyp, meta...)
+}
+
+// iphoneGrid is gen2brain/heic's test file, an iPhone's grid HEIC, from the module cache; the
+// test is skipped when the go tool cannot find it.
+func iphoneGrid(tb testing.TB) []byte {
+	tb.Helper()
+	data, err := moduleGrid()
+	if err != nil {
+		tb.Skip(err)
+	}
+	return data
+}
+
+func moduleGrid() ([]byte, error) {
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gen2brain/heic").Output()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic"))
 }
