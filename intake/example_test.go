@@ -38,7 +38,7 @@ func ExamplePreparer_Prepare() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(page.Kind, i+1, "→", page.MIME, page.Width, "×", page.Height, "numbers:", len(intake.Numbers(page.Text)))
+		fmt.Println(page.Kind, i+1, "→", page.MIME, page.Width, "×", page.Height, "words:", len(page.Text))
 	}
 
 	locked, err := os.ReadFile("../testdata/documents/encrypted.pdf")
@@ -50,8 +50,8 @@ func ExamplePreparer_Prepare() {
 	fmt.Println(problem.From(err).Detail)
 	// Output:
 	// jpeg → image/jpeg 1536 × 2048 reencoded: true
-	// pdf 1 → image/jpeg 1447 × 2048 numbers: 23
-	// pdf 2 → image/jpeg 1447 × 2048 numbers: 14
+	// pdf 1 → image/jpeg 1447 × 2048 words: 35
+	// pdf 2 → image/jpeg 1447 × 2048 words: 30
 	// document_encrypted
 	// the PDF is protected by a password; remove the protection (print it to a new PDF) and send it again
 }

@@ -147,7 +147,7 @@ type Page struct {
 	Stripped      int // metadata bytes left out of an upload sent as its own bytes
 
 	// Text is the page's text layer, for a PDF page that has one (nil otherwise): each word
-	// as printed, with its box in the pixels of Data, upright. Numbers picks out its numbers.
+	// as printed, with its box in the pixels of Data, upright; check.OnPage reads its numbers.
 	Text []Word
 }
 

@@ -675,29 +675,3 @@ func (p pageBox) pixels(x0, y0, x1, y1 float64) image.Rectangle {
 	return image.Rect(int(math.Floor(math.Min(u0, u1)*W)), int(math.Floor(math.Min(v0, v1)*H)),
 		int(math.Ceil(math.Max(u0, u1)*W)), int(math.Ceil(math.Max(v0, v1)*H)))
 }
-
-// Numbers returns the words of a text layer that are numbers as printed, each with its box: a
-// run of ASCII digits with at most one decimal point inside it, cut out of the word around it
-// ("3.50-9.50" gives 3.50 and 9.50, "<0.1" gives 0.1, "10^9/L" gives 10 and 9). A check of the
-// model's values against the page compares each value's digits with these, digit for digit
-// (5.20 is not 5.2: as printed), and uses the box as the value's place on the page.
-func Numbers(text []Word) []Word {
-	var out []Word
-	for _, w := range text {
-		s := w.Text
-		for i := 0; i < len(s); {
-			if s[i] < '0' || s[i] > '9' {
-				i++
-				continue
-			}
-			j, dot := i, false
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && !dot && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
-				dot = dot || s[j] == '.'
-				j++
-			}
-			out = append(out, Word{Text: s[i:j], Box: w.Box})
-			i = j
-		}
-	}
-	return out
-}

@@ -124,7 +124,7 @@ func TestPDFText(t *testing.T) {
 				t.Fatal(err)
 			}
 			var nums []string
-			for _, w := range Numbers(pg.Text) {
+			for _, w := range numbers(pg.Text) {
 				nums = append(nums, w.Text)
 			}
 			for _, r := range gen.LabRows[i] {
@@ -189,7 +189,7 @@ func TestPDFCIDFonts(t *testing.T) {
 		}
 	}
 	var nums []string
-	for _, w := range Numbers(pg.Text) {
+	for _, w := range numbers(pg.Text) {
 		nums = append(nums, w.Text)
 	}
 	for _, r := range gen.CIDRows {
@@ -353,7 +353,7 @@ func TestPDFTurnedGlyphs(t *testing.T) {
 	var want []string // the unturned page's: values, units' digits, ranges' bounds
 	for _, r := range gen.LabRows[0] {
 		want = append(want, r.Value)
-		for _, w := range Numbers([]Word{{Text: r.Unit}}) {
+		for _, w := range numbers([]Word{{Text: r.Unit}}) {
 			want = append(want, w.Text)
 		}
 		want = append(want, strings.Split(r.Range, "-")...)
@@ -368,7 +368,7 @@ func TestPDFTurnedGlyphs(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, w := range Numbers(pg.Text) {
+		for _, w := range numbers(pg.Text) {
 			got = append(got, w.Text)
 			if !ink(m, w.Box) {
 				t.Errorf("/Rotate %d: no ink in the box %v of %q", rot, w.Box, w.Text)
@@ -551,7 +551,7 @@ func TestNumbers(t *testing.T) {
 		text = append(text, Word{Text: s})
 	}
 	var got []string
-	for _, w := range Numbers(text) {
+	for _, w := range numbers(text) {
 		got = append(got, w.Text)
 	}
 	want := []string{"3.50", "9.50", "0.1", "10", "9", "5.20", "1.2", "3", "7", "12.5"}
@@ -685,4 +685,29 @@ func TestPDFScanTurned(t *testing.T) {
 	if same, turned := diff(false), diff(true); same > 12 || turned < 2*same+10 {
 		t.Errorf("mean difference from the upright photo %d, turned half way %d", same, turned)
 	}
+}
+
+// numbers returns the runs of ASCII digits (with at most one decimal point inside) of a text
+// layer, each with its word's box ("3.50-9.50" gives 3.50 and 9.50, "10^9/L" gives 10 and 9):
+// the tests' plain view of what a page prints. The check of a draft against the page reads
+// numbers by its own, fuller rules (check.OnPage).
+func numbers(text []Word) []Word {
+	var out []Word
+	for _, w := range text {
+		s := w.Text
+		for i := 0; i < len(s); {
+			if s[i] < '0' || s[i] > '9' {
+				i++
+				continue
+			}
+			j, dot := i, false
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && !dot && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+				dot = dot || s[j] == '.'
+				j++
+			}
+			out = append(out, Word{Text: s[i:j], Box: w.Box})
+			i = j
+		}
+	}
+	return out
 }
