@@ -35,9 +35,9 @@ var heifModule = sync.OnceValues(func() (*heifRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Not WithCloseOnContextDone: its checks make the decoder four to six times slower (a
-	// 12-megapixel photo in 4–7 s instead of 0.8–1.4 s). A decode nobody waits for runs on to its
-	// end, holding its slot, like Go's decoders; its memory and pixels are bounded.
+	// Not WithCloseOnContextDone: its checks make the decoder several times slower
+	// (docs/performance.md). A picture nobody waits for runs on to its end, holding its slot,
+	// like Go's decoders (a grid stops at its next tile); its memory and pixels are bounded.
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wasmCache()))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		return nil, err
