@@ -335,5 +335,9 @@ func decodeHEICReader(r io.Reader) (image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeHEIC(context.Background(), b, DefaultMemPerPixel*DefaultMaxPixels)
+	h, err := readHEIF(b)
+	if err != nil {
+		return nil, err
+	}
+	return decodeHEICFile(context.Background(), b, h, DefaultMemPerPixel*DefaultMaxPixels)
 }
