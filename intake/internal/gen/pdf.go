@@ -215,7 +215,13 @@ var LabRows = [][]LabRow{
 
 // LabPage is the content of page i of the digital report on an A4 page: a title, a header line,
 // and one row per result at 24-point steps from y = 700.
-func LabPage(i int) string {
+func LabPage(i int) string { return labPage(i, Text) }
+
+// GlyphPage is LabPage with every value and range placed glyph by glyph.
+func GlyphPage(i int) string { return labPage(i, Glyphs) }
+
+// labPage is LabPage with its values and ranges written by number (Text or Glyphs).
+func labPage(i int, number func(f string, pt, x, y float64, s string) string) string {
 	var b strings.Builder
 	b.WriteString(Text("F2", 18, 50, 790, "检验报告单"))
 	b.WriteString(Text("F1", 10, 400, 790, fmt.Sprintf("Page %d of %d", i+1, len(LabRows))))
@@ -228,9 +234,9 @@ func LabPage(i int) string {
 		y := 700 - 24*float64(j)
 		b.WriteString(Text("F2", 11, 50, y, r.Name))
 		b.WriteString(Text("F1", 11, 230, y, r.Code))
-		b.WriteString(Text("F1", 11, 310, y, r.Value))
+		b.WriteString(number("F1", 11, 310, y, r.Value))
 		b.WriteString(Text("F1", 11, 390, y, r.Unit))
-		b.WriteString(Text("F1", 11, 470, y, r.Range))
+		b.WriteString(number("F1", 11, 470, y, r.Range))
 	}
 	return b.String()
 }
@@ -280,20 +286,6 @@ func Glyphs(f string, pt, x, y float64, s string) string {
 		if c != '.' && c != '-' {
 			x += 0.556 * pt
 		}
-	}
-	return b.String()
-}
-
-// GlyphPage is LabPage with every value and range placed glyph by glyph.
-func GlyphPage(i int) string {
-	var b strings.Builder
-	b.WriteString(Text("F2", 18, 50, 790, "检验报告单"))
-	for j, r := range LabRows[i] {
-		y := 700 - 24*float64(j)
-		b.WriteString(Text("F2", 11, 50, y, r.Name))
-		b.WriteString(Glyphs("F1", 11, 310, y, r.Value))
-		b.WriteString(Text("F1", 11, 390, y, r.Unit))
-		b.WriteString(Glyphs("F1", 11, 470, y, r.Range))
 	}
 	return b.String()
 }
