@@ -310,6 +310,9 @@ type Warning struct {
 // WarningCode A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 type WarningCode = string
 
+// PatientSex defines model for PatientSex.
+type PatientSex = string
+
 // ProblemRetry defines model for ProblemRetry.
 type ProblemRetry = Problem
 
@@ -320,9 +323,16 @@ type Unauthorized = Problem
 type ExtractDraftMultipartBody struct {
 	// Image One part named "image" per page, in order.
 	Image []openapi_types.File `json:"image"`
+}
 
-	// Sex The patient's sex, male or female, for the checks only (never sent to the model) — a printed range that differs for men and women then gives this sex's bounds; without it such bounds are null.
-	Sex *string `json:"sex,omitempty"`
+// ExtractDraftParams defines parameters for ExtractDraft.
+type ExtractDraftParams struct {
+	// PatientSex The patient's sex, male or female, for the checks only: a printed range that differs for
+	// men and women then gives this sex's bounds; without it such bounds are null. Never sent to
+	// the model and never logged. A header, not a form field, so that a generated client can
+	// leave it out; a multipart field named sex, as clients built before this header send it, is
+	// still read (both given and different is 400 invalid_request).
+	PatientSex *PatientSex `json:"Patient-Sex,omitempty"`
 }
 
 // ParseReplyTextBody defines parameters for ParseReply.
@@ -473,7 +483,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraftWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ExtractDraftWithBody(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ExtractDraft Read a report's page images into a draft
 	//
@@ -485,7 +495,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraft(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ExtractDraft(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ParseReplyWithBody Read a captured model reply into a draft, without a model call
 	//
@@ -701,8 +711,8 @@ func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *Client) ExtractDraftWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewExtractDraftRequestWithBody(c.Server, contentType, body)
+func (c *Client) ExtractDraftWithBody(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtractDraftRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -723,8 +733,8 @@ func (c *Client) ExtractDraftWithBody(ctx context.Context, contentType string, b
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *Client) ExtractDraft(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewExtractDraftRequest(c.Server, body)
+func (c *Client) ExtractDraft(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtractDraftRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1099,18 +1109,18 @@ func NewReadyzHeadRequest(server string) (*http.Request, error) {
 }
 
 // NewExtractDraftRequest calls the generic ExtractDraft builder with application/json body
-func NewExtractDraftRequest(server string, body ExtractDraftJSONRequestBody) (*http.Request, error) {
+func NewExtractDraftRequest(server string, params *ExtractDraftParams, body ExtractDraftJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewExtractDraftRequestWithBody(server, "application/json", bodyReader)
+	return NewExtractDraftRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewExtractDraftRequestWithBody constructs an http.Request for the ExtractDraft method, with any body, and a specified content type
-func NewExtractDraftRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewExtractDraftRequestWithBody(server string, params *ExtractDraftParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1134,6 +1144,21 @@ func NewExtractDraftRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.PatientSex != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Patient-Sex", *params.PatientSex, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Patient-Sex", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1399,7 +1424,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraftWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
+	ExtractDraftWithBodyWithResponse(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
 
 	// ExtractDraftWithResponse Read a report's page images into a draft
 	//
@@ -1411,7 +1436,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraftWithResponse(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
+	ExtractDraftWithResponse(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
 
 	// ParseReplyWithBodyWithResponse Read a captured model reply into a draft, without a model call
 	//
@@ -2511,8 +2536,8 @@ func (c *ClientWithResponses) ReadyzHeadWithResponse(ctx context.Context, reqEdi
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
-	rsp, err := c.ExtractDraftWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
+	rsp, err := c.ExtractDraftWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2529,8 +2554,8 @@ func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *ClientWithResponses) ExtractDraftWithResponse(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
-	rsp, err := c.ExtractDraft(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ExtractDraftWithResponse(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
+	rsp, err := c.ExtractDraft(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
