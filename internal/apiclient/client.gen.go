@@ -112,7 +112,7 @@ type OcrDraft struct {
 
 // OcrIndicator defines model for OcrIndicator.
 type OcrIndicator struct {
-	// Analyte The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model.
+	// Analyte The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model. Always present in a response; a request may leave it out (null), as clients built before this key do.
 	Analyte *string `json:"analyte"`
 
 	// ItemGroup The section or panel the item is printed under, such as 血常规.
@@ -121,10 +121,10 @@ type OcrIndicator struct {
 	// ItemName The item's name as printed, such as 总胆固醇 or ALT.
 	ItemName string `json:"itemName"`
 
-	// Page The 1-based page of the report the row came from (1 for /v1/parse).
+	// Page The 1-based page of the report the row came from (1 for /v1/parse). Always present in a response; a request may leave it out (null), as clients built before this key do.
 	Page *int `json:"page"`
 
-	// PrintedFlag The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed.
+	// PrintedFlag The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed. Always present in a response; a request may leave it out (null), as clients built before this key do.
 	PrintedFlag *string `json:"printedFlag"`
 
 	// RefHigh The upper bound of the reference range.
@@ -133,7 +133,7 @@ type OcrIndicator struct {
 	// RefLow The lower bound of the reference range.
 	RefLow *json.Number `json:"refLow"`
 
-	// RefText The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45.
+	// RefText The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45. Always present in a response; a request may leave it out (null), as clients built before this key do.
 	RefText *string `json:"refText"`
 
 	// Unit The unit as printed, such as mmol/L or ×10^9/L.
@@ -530,9 +530,10 @@ type ClientInterface interface {
 	// ValidateDraftWithBody Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
 	// model's reply (a reversed reference range is swapped, with a warning), with the same
 	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -547,9 +548,10 @@ type ClientInterface interface {
 	// ValidateDraft Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
 	// model's reply (a reversed reference range is swapped, with a warning), with the same
 	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -808,9 +810,10 @@ func (c *Client) ParseReplyWithTextBody(ctx context.Context, body ParseReplyText
 // ValidateDraftWithBody Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
 // model's reply (a reversed reference range is swapped, with a warning), with the same
 // review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -835,9 +838,10 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 // ValidateDraft Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
 // model's reply (a reversed reference range is swapped, with a warning), with the same
 // review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -1471,9 +1475,10 @@ type ClientWithResponsesInterface interface {
 	// ValidateDraftWithBodyWithResponse Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
 	// model's reply (a reversed reference range is swapped, with a warning), with the same
 	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -1488,9 +1493,10 @@ type ClientWithResponsesInterface interface {
 	// ValidateDraftWithResponse Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 	// too: send its draft member. A valid draft comes back normalised by the same rules as a
 	// model's reply (a reversed reference range is swapped, with a warning), with the same
 	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -2613,9 +2619,10 @@ func (c *ClientWithResponses) ParseReplyWithTextBodyWithResponse(ctx context.Con
 // ValidateDraftWithBodyWithResponse Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
 // model's reply (a reversed reference range is swapped, with a warning), with the same
 // review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
@@ -2636,9 +2643,10 @@ func (c *ClientWithResponses) ValidateDraftWithBodyWithResponse(ctx context.Cont
 // ValidateDraftWithResponse Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
 // too: send its draft member. A valid draft comes back normalised by the same rules as a
 // model's reply (a reversed reference range is swapped, with a warning), with the same
 // review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
