@@ -281,6 +281,9 @@ func (g Generator) object(t reflect.Type) *JSONSchema {
 			s.Required = append(s.Required, name)
 		}
 	}
+	if len(s.Required) == 0 && g.Style == OpenAPI {
+		s.Required = nil // OpenAPI 3.0 wants a required list to hold at least one name
+	}
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"gopkg.in/yaml.v3"
 
 	"github.com/ocrdraft/ocrdraft"
 )
@@ -41,4 +42,29 @@ func TestNoOptionalFormFields(t *testing.T) {
 	if forms == 0 {
 		t.Error("no multipart request body in openapi.yaml: this test checks nothing")
 	}
+}
+
+// TestNoEmptyRequired: no schema of openapi.yaml says required: [], which OpenAPI 3.0 does not
+// allow (a required list holds at least one name; Spectral's oas3-schema rule reports it).
+func TestNoEmptyRequired(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(ocrdraft.Spec, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, n *yaml.Node)
+	walk = func(path string, n *yaml.Node) {
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i].Value, n.Content[i+1]
+			if k == "required" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+				t.Errorf("%s.required is empty; leave it out", path)
+			}
+			walk(path+"."+k, v)
+		}
+		if n.Kind != yaml.MappingNode {
+			for _, c := range n.Content {
+				walk(path, c)
+			}
+		}
+	}
+	walk("", &doc)
 }
