@@ -1,8 +1,14 @@
 package server_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"gopkg.in/yaml.v3"
@@ -67,4 +73,45 @@ func TestNoEmptyRequired(t *testing.T) {
 		}
 	}
 	walk("", &doc)
+}
+
+// TestLinters runs the linters API teams hold a spec to, when they are installed (npm:
+// @stoplight/spectral-cli and @redocly/cli, on PATH): Spectral with spectral:oas (.spectral.yaml)
+// and Redocly with its recommended rules (redocly.yaml), each with no error and no warning. The
+// tests need neither; without them this test skips.
+func TestLinters(t *testing.T) {
+	for _, l := range []struct {
+		bin  string
+		args []string
+		// clean reports whether the output says no problem.
+		clean func(out []byte, err error) bool
+	}{
+		// -F hint: any result at all, whatever its severity, fails the run.
+		{"spectral", []string{"lint", "-F", "hint", "-r", ".spectral.yaml", "openapi.yaml"}, func(_ []byte, err error) bool { return err == nil }},
+		// Redocly exits 0 on warnings: its totals say.
+		{"redocly", []string{"lint", "--format=json"}, func(out []byte, err error) bool {
+			var r struct {
+				Totals struct{ Errors, Warnings int }
+			}
+			i := bytes.IndexByte(out, '{')
+			return err == nil && i >= 0 && json.Unmarshal(out[i:], &r) == nil && r.Totals.Errors+r.Totals.Warnings == 0
+		}},
+	} {
+		t.Run(l.bin, func(t *testing.T) {
+			path, err := exec.LookPath(l.bin)
+			if err != nil {
+				t.Skipf("%s is not installed (npm install @stoplight/spectral-cli @redocly/cli)", l.bin)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, path, l.args...)
+			cmd.Dir = ".." // the configurations sit beside openapi.yaml
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			err = cmd.Run()
+			if !l.clean(out.Bytes(), err) {
+				t.Errorf("%s %s: %v\n%s", l.bin, strings.Join(l.args, " "), err, out.Bytes())
+			}
+		})
+	}
 }

@@ -429,10 +429,14 @@ type ClientInterface interface {
 
 	// Healthz Liveness
 	//
+	// Alive while the process serves HTTP; it checks nothing else.
+	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// HealthzHead Liveness, headers only
+	//
+	// GET /healthz without the body, for probes that send HEAD.
 	//
 	// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
 	HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -448,15 +452,21 @@ type ClientInterface interface {
 
 	// GetMetricsHead Prometheus metrics, headers only
 	//
+	// GET /metrics without the body.
+	//
 	// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
 	GetMetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPI This document
 	//
+	// This OpenAPI document, as the running build embeds it; generate clients from it.
+	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIHead This document, headers only
+	//
+	// GET /openapi.yaml without the body.
 	//
 	// Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
 	GetOpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -469,6 +479,8 @@ type ClientInterface interface {
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReadyzHead Readiness, headers only
+	//
+	// GET /readyz without the body, for probes that send HEAD.
 	//
 	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
 	ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -573,11 +585,15 @@ type ClientInterface interface {
 
 	// GetVersionHead The running build, headers only
 	//
+	// GET /version without the body.
+	//
 	// Corresponds with HEAD /version (the `GetVersionHead` operationId).
 	GetVersionHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // Healthz Liveness
+//
+// Alive while the process serves HTTP; it checks nothing else.
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -593,6 +609,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 }
 
 // HealthzHead Liveness, headers only
+//
+// GET /healthz without the body, for probes that send HEAD.
 //
 // Corresponds with HEAD /healthz (the `HealthzHead` operationId).
 func (c *Client) HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -628,6 +646,8 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // GetMetricsHead Prometheus metrics, headers only
 //
+// GET /metrics without the body.
+//
 // Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
 func (c *Client) GetMetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMetricsHeadRequest(c.Server)
@@ -643,6 +663,8 @@ func (c *Client) GetMetricsHead(ctx context.Context, reqEditors ...RequestEditor
 
 // GetOpenAPI This document
 //
+// This OpenAPI document, as the running build embeds it; generate clients from it.
+//
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
@@ -657,6 +679,8 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 }
 
 // GetOpenAPIHead This document, headers only
+//
+// GET /openapi.yaml without the body.
 //
 // Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
 func (c *Client) GetOpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -689,6 +713,8 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 }
 
 // ReadyzHead Readiness, headers only
+//
+// GET /readyz without the body, for probes that send HEAD.
 //
 // Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
 func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -882,6 +908,8 @@ func (c *Client) GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) 
 }
 
 // GetVersionHead The running build, headers only
+//
+// GET /version without the body.
 //
 // Corresponds with HEAD /version (the `GetVersionHead` operationId).
 func (c *Client) GetVersionHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1358,12 +1386,16 @@ type ClientWithResponsesInterface interface {
 
 	// HealthzWithResponse Liveness
 	//
+	// Alive while the process serves HTTP; it checks nothing else.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHTTPResponse, error)
 
 	// HealthzHeadWithResponse Liveness, headers only
+	//
+	// GET /healthz without the body, for probes that send HEAD.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1383,6 +1415,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetMetricsHeadWithResponse Prometheus metrics, headers only
 	//
+	// GET /metrics without the body.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
@@ -1390,12 +1424,16 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIWithResponse This document
 	//
+	// This OpenAPI document, as the running build embeds it; generate clients from it.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIHTTPResponse, error)
 
 	// GetOpenAPIHeadWithResponse This document, headers only
+	//
+	// GET /openapi.yaml without the body.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1412,6 +1450,8 @@ type ClientWithResponsesInterface interface {
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzHTTPResponse, error)
 
 	// ReadyzHeadWithResponse Readiness, headers only
+	//
+	// GET /readyz without the body, for probes that send HEAD.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1519,6 +1559,8 @@ type ClientWithResponsesInterface interface {
 	GetVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHTTPResponse, error)
 
 	// GetVersionHeadWithResponse The running build, headers only
+	//
+	// GET /version without the body.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2424,6 +2466,8 @@ func (r GetVersionHeadHTTPResponse) ContentType() string {
 
 // HealthzWithResponse Liveness
 //
+// Alive while the process serves HTTP; it checks nothing else.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
@@ -2436,6 +2480,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 }
 
 // HealthzHeadWithResponse Liveness, headers only
+//
+// GET /healthz without the body, for probes that send HEAD.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2467,6 +2513,8 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 
 // GetMetricsHeadWithResponse Prometheus metrics, headers only
 //
+// GET /metrics without the body.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
@@ -2480,6 +2528,8 @@ func (c *ClientWithResponses) GetMetricsHeadWithResponse(ctx context.Context, re
 
 // GetOpenAPIWithResponse This document
 //
+// This OpenAPI document, as the running build embeds it; generate clients from it.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
@@ -2492,6 +2542,8 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 }
 
 // GetOpenAPIHeadWithResponse This document, headers only
+//
+// GET /openapi.yaml without the body.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2520,6 +2572,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 }
 
 // ReadyzHeadWithResponse Readiness, headers only
+//
+// GET /readyz without the body, for probes that send HEAD.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2681,6 +2735,8 @@ func (c *ClientWithResponses) GetVersionWithResponse(ctx context.Context, reqEdi
 }
 
 // GetVersionHeadWithResponse The running build, headers only
+//
+// GET /version without the body.
 //
 // Returns a wrapper object for the known response body format(s).
 //
