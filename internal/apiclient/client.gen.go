@@ -545,12 +545,13 @@ type ClientInterface interface {
 	// unknown; the keys the service fills, which say so, may be left out and read as null, as
 	// clients built before them send a draft), a wrong type, an unknown key, a nameless
 	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -563,12 +564,13 @@ type ClientInterface interface {
 	// unknown; the keys the service fills, which say so, may be left out and read as null, as
 	// clients built before them send a draft), a wrong type, an unknown key, a nameless
 	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -839,12 +841,13 @@ func (c *Client) ParseReplyWithTextBody(ctx context.Context, body ParseReplyText
 // unknown; the keys the service fills, which say so, may be left out and read as null, as
 // clients built before them send a draft), a wrong type, an unknown key, a nameless
 // indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes any type of body and a specified content type.
 //
@@ -867,12 +870,13 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 // unknown; the keys the service fills, which say so, may be left out and read as null, as
 // clients built before them send a draft), a wrong type, an unknown key, a nameless
 // indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1518,12 +1522,13 @@ type ClientWithResponsesInterface interface {
 	// unknown; the keys the service fills, which say so, may be left out and read as null, as
 	// clients built before them send a draft), a wrong type, an unknown key, a nameless
 	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1536,12 +1541,13 @@ type ClientWithResponsesInterface interface {
 	// unknown; the keys the service fills, which say so, may be left out and read as null, as
 	// clients built before them send a draft), a wrong type, an unknown key, a nameless
 	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-	// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2676,12 +2682,13 @@ func (c *ClientWithResponses) ParseReplyWithTextBodyWithResponse(ctx context.Con
 // unknown; the keys the service fills, which say so, may be left out and read as null, as
 // clients built before them send a draft), a wrong type, an unknown key, a nameless
 // indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2700,12 +2707,13 @@ func (c *ClientWithResponses) ValidateDraftWithBodyWithResponse(ctx context.Cont
 // unknown; the keys the service fills, which say so, may be left out and read as null, as
 // clients built before them send a draft), a wrong type, an unknown key, a nameless
 // indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
-// length or range rule is 422 invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
