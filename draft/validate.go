@@ -13,15 +13,18 @@ import (
 )
 
 // Validate checks a draft as a person confirmed it and returns it normalised by the same rules
-// as a model's reply. Unlike a reply, a confirmed draft is held to the contract: a missing key (every
-// key is always present), a wrong type, an unknown key, a nameless indicator, an impossible date,
-// a flag other than the three, or a broken length or range rule is an invalid_draft error, and one
-// answer lists every such field at once.
+// as a model's reply. Unlike a reply, a confirmed draft is held to the contract: a missing key of
+// the caller's (every such key is always present), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a flag other than the three, or a broken length or range rule is
+// an invalid_draft error, and one answer lists every such field at once. The service's keys
+// (owner:"service" in schema: the evidence) may be left out, as clients built before them do;
+// absent is null.
 //
-// The evidence: refText and printedFlag are the person's; refLow and refHigh given beside a
-// refText are kept as given (the person may have corrected them), not split again from it. page
-// is kept as given (code cannot know it). analyte is accepted as given only in type and filled
-// again from the lexicon: it is code's reading of the name, not a fact a person confirms.
+// The evidence, when sent back: refText and printedFlag are as the person confirmed them; refLow
+// and refHigh given beside a refText are kept as given (the person may have corrected them), not
+// split again from it. page is kept as given (code cannot know it). analyte is accepted as given
+// only in type and filled again from the lexicon: it is code's reading of the name, not a fact a
+// person confirms.
 func (b *Builder) Validate(body []byte) (schema.Result, error) {
 	v, err := parse.Decode(string(body))
 	if err != nil {
@@ -145,7 +148,11 @@ func (c *checker) check(t reflect.Type, rule string, v parse.Value, path string)
 			}
 			x, present := v.Get(name)
 			if !present {
-				c.bad(p, "is missing (every key is always present: null when unknown)")
+				// The service's keys (owner:"service") are ours to return, not the caller's to
+				// send back: a client built before them leaves them out, which is null.
+				if schema.CallerSends(f) {
+					c.bad(p, "is missing (every key is always present: null when unknown)")
+				}
 				continue
 			}
 			c.check(f.Type, f.Tag.Get("validate"), x, p)

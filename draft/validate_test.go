@@ -30,9 +30,12 @@ func TestValidate(t *testing.T) {
 		{name: "an empty object lists every missing key",
 			body:  `{}`,
 			paths: []string{"title", "hospital", "checkupDate", "reportYear", "indicators"}},
-		{name: "a missing indicator key",
-			body:  `{` + draftHead + `,"indicators":[{"itemName":"TC","itemGroup":null,"valueNum":5.86,"valueText":null,"unit":null,"refLow":null,"refHigh":null,"page":1,"analyte":null}]}`,
-			paths: []string{"indicators[0].printedFlag", "indicators[0].refText"}},
+		{name: "a missing indicator key of the caller's",
+			body:  `{` + draftHead + `,"indicators":[{"itemName":"TC","itemGroup":null,"valueNum":5.86,"unit":null,"refHigh":null,"printedFlag":null,"refText":null,"page":1,"analyte":null}]}`,
+			paths: []string{"indicators[0].valueText", "indicators[0].refLow"}},
+		{name: "the service's keys left out, as a client built before them sends it: null",
+			body: `{` + draftHead + `,"indicators":[{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.86,"valueText":null,"unit":"mmol/L","refLow":3.1,"refHigh":5.2}]}`,
+			want: `{"title":"血脂","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.86,"unit":"mmol/L","refLow":3.1,"refHigh":5.2,"analyte":"total_cholesterol"}]}`},
 		{name: "types, lengths, dates, ranges and unknown keys, all at once",
 			body: `{"title":"` + strings.Repeat("题", 201) + `","hospital":null,"checkupDate":"2026-02-30","reportYear":1800,"extra":1,"indicators":[` +
 				`{"itemName":" ","itemGroup":null,"valueNum":"5.6","valueText":null,"unit":"` + strings.Repeat("u", 51) + `","refLow":null,"refHigh":null,"printedFlag":"H","refText":null,"page":0,"analyte":null},` +

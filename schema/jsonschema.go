@@ -141,6 +141,10 @@ func (s *JSONSchema) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// ServiceKeyNote ends the description of a key owned by the service (owner:"service"): the same
+// schema describes the draft a response returns and the one /v1/validate takes back.
+const ServiceKeyNote = "Always present in a response; a request may leave it out (null), as clients built before this key do."
+
 // ExtensibleNote describes every code in openapi.yaml: the values are open.
 const ExtensibleNote = "A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem)."
 
@@ -262,6 +266,9 @@ func (g Generator) object(t reflect.Type) *JSONSchema {
 		p := g.gen(f.Type, false)
 		if p.Ref == "" {
 			p.Description = f.Tag.Get("desc")
+			if g.Style == OpenAPI && !CallerSends(f) {
+				p.Description += " " + ServiceKeyNote
+			}
 			if fm := f.Tag.Get("format"); fm != "" {
 				p.Format = fm // such as byte, for base64
 			}
@@ -273,6 +280,9 @@ func (g Generator) object(t reflect.Type) *JSONSchema {
 		if !strings.Contains(opts, "omitempty") || g.Style == Strict {
 			s.Required = append(s.Required, name)
 		}
+	}
+	if len(s.Required) == 0 && g.Style == OpenAPI {
+		s.Required = nil // OpenAPI 3.0 wants a required list to hold at least one name
 	}
 	return s
 }

@@ -9,7 +9,13 @@
 //   - validate: go-playground/validator rules, checked item by item in package draft;
 //   - desc: what the field means, written for the model and for API readers alike;
 //   - model:"-": filled by code, never by the model: left out of the prompt and of the
-//     structured-output schema (see ModelSees).
+//     structured-output schema (see ModelSees);
+//   - owner:"service": which side owns the key. Without it a key is the caller's: a draft sent
+//     back (/v1/validate) must hold it, null when unknown, so that a client that drops a key by
+//     mistake is told rather than read as "unknown". With it the key is the service's to return
+//     (what it read or worked out): a request may leave it out, which reads as null. Every key
+//     added to the contract after its first version is the service's, so that a client built
+//     before the key keeps working (see CallerSends).
 package schema
 
 import (
@@ -37,12 +43,12 @@ type OcrIndicator struct {
 	RefLow    *Decimal `json:"refLow" validate:"-" desc:"The lower bound of the reference range."`
 	RefHigh   *Decimal `json:"refHigh" validate:"-" desc:"The upper bound of the reference range."`
 	// Evidence: what the report printed beside the value, kept so that code can check it.
-	PrintedFlag *Flag   `json:"printedFlag" validate:"-" desc:"The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed."`
-	RefText     *string `json:"refText" validate:"omitempty,max=200" desc:"The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45."`
+	PrintedFlag *Flag   `json:"printedFlag" validate:"-" owner:"service" desc:"The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed."`
+	RefText     *string `json:"refText" validate:"omitempty,max=200" owner:"service" desc:"The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45."`
 	// Page and Analyte are filled by code, never by the model (model:"-" keeps them out of the
 	// prompt and the structured-output schema).
-	Page    *int    `json:"page" validate:"-" model:"-" desc:"The 1-based page of the report the row came from (1 for /v1/parse)."`
-	Analyte *string `json:"analyte" validate:"-" model:"-" desc:"The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model."`
+	Page    *int    `json:"page" validate:"-" model:"-" owner:"service" desc:"The 1-based page of the report the row came from (1 for /v1/parse)."`
+	Analyte *string `json:"analyte" validate:"-" model:"-" owner:"service" desc:"The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model."`
 }
 
 // Flag is an abnormality mark as printed beside a result.
@@ -60,6 +66,10 @@ var Flags = []Flag{FlagHigh, FlagLow, FlagAbnormal}
 
 // ModelSees reports whether a field is the model's to fill: code-only fields carry model:"-".
 func ModelSees(f reflect.StructField) bool { return f.Tag.Get("model") != "-" }
+
+// CallerSends reports whether a request must hold a field's key: the caller's keys, not those
+// tagged owner:"service", which a request may leave out (absent is null).
+func CallerSends(f reflect.StructField) bool { return f.Tag.Get("owner") != "service" }
 
 // Result is a draft and what the person confirming it should look at.
 type Result struct {

@@ -76,6 +76,25 @@ func TestSexContext(t *testing.T) {
 		t.Errorf("multipart female: bounds %s–%s, sex %q", lo, hi, sex)
 	}
 
+	// The Patient-Sex header, beside a multipart body with no sex field (what a client generated
+	// from today's spec sends), and beside a JSON body.
+	b.Reset()
+	w = multipart.NewWriter(&b)
+	fw, _ = w.CreateFormFile("image", "page1.png")
+	fw.Write(page)
+	w.Close()
+	req = httptest.NewRequest(http.MethodPost, "/v1/extract", &b)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Patient-Sex", "female")
+	if lo, hi, sex, ok := bounds(t, e.do(req)); ok && (lo != "115" || hi != "150" || sex != "female") {
+		t.Errorf("header female, multipart: bounds %s–%s, sex %q", lo, hi, sex)
+	}
+	req = jsonReq("/v1/extract", map[string]any{"images": []map[string]string{{"data": b64(page)}}})
+	req.Header.Set("Patient-Sex", "Male")
+	if lo, hi, sex, ok := bounds(t, e.do(req)); ok && (lo != "130" || hi != "175" || sex != "male") {
+		t.Errorf("header male, JSON: bounds %s–%s, sex %q", lo, hi, sex)
+	}
+
 	// JSON, with the image as base64.
 	img := map[string]any{"images": []map[string]string{{"data": b64(page)}}, "context": map[string]string{"sex": "male"}}
 	if lo, hi, sex, ok := bounds(t, e.do(jsonReq("/v1/extract", img))); ok && (lo != "130" || hi != "175" || sex != "male") {
@@ -96,18 +115,29 @@ func TestSexContext(t *testing.T) {
 			t.Errorf("the model was told the sex: %.300s", r.Body)
 		}
 	}
-	if l := e.log.String(); strings.Contains(l, "female") || strings.Contains(l, "\"male\"") || strings.Contains(l, "sex") {
+	if l := strings.ToLower(e.log.String()); strings.Contains(l, "female") || strings.Contains(l, "\"male\"") || strings.Contains(l, "sex") {
 		t.Errorf("the log holds the sex:\n%s", l)
 	}
 }
 
-// TestSexInvalid: a sex other than male or female is the caller's mistake, and is not echoed.
+// TestSexInvalid: a sex other than male or female is the caller's mistake, and is not echoed;
+// so is a header given twice, or a header and a body that disagree.
 func TestSexInvalid(t *testing.T) {
 	e := newEnv(t, options{})
 	e.model.Default(fakeopenai.Reply(sexReply))
+	withHeader := func(req *http.Request, vs ...string) *http.Request {
+		for _, v := range vs {
+			req.Header.Add("Patient-Sex", v)
+		}
+		return req
+	}
+	img := []map[string]string{{"data": b64(page)}}
 	for _, req := range []*http.Request{
-		jsonReq("/v1/extract", map[string]any{"images": []map[string]string{{"data": b64(page)}}, "context": map[string]string{"sex": "intersex-x"}}),
+		jsonReq("/v1/extract", map[string]any{"images": img, "context": map[string]string{"sex": "intersex-x"}}),
 		jsonReq("/v1/parse", map[string]any{"reply": sexReply, "context": map[string]string{"sex": "intersex-x"}}),
+		withHeader(jsonReq("/v1/extract", map[string]any{"images": img}), "intersex-x"),
+		withHeader(jsonReq("/v1/extract", map[string]any{"images": img}), "male", "male"),
+		withHeader(jsonReq("/v1/extract", map[string]any{"images": img, "context": map[string]string{"sex": "female"}}), "male"),
 	} {
 		rec := e.do(req)
 		if rec.Code != http.StatusBadRequest || strings.Contains(rec.Body.String(), "intersex-x") {

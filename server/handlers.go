@@ -59,16 +59,56 @@ func (s *Server) extract(c echo.Context) error {
 // images reads the page images of a request, multipart or JSON, enforcing the page count and the
 // per-image size while reading, and the caller's context (the patient's sex) for the checks.
 func (s *Server) images(c echo.Context) ([][]byte, check.Context, error) {
+	head, err := headerSex(c.Request().Header)
+	if err != nil {
+		return nil, check.Context{}, err // before a byte of the upload is read
+	}
 	mt, params, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	var images [][]byte
+	var who check.Context
 	switch mt {
 	case "multipart/form-data":
-		return s.multipartImages(c, params["boundary"])
+		images, who, err = s.multipartImages(c, params["boundary"])
 	case "application/json":
-		return s.jsonImages(c)
+		images, who, err = s.jsonImages(c)
 	default:
 		return nil, check.Context{}, problem.Errorf(problem.UnsupportedMediaType,
 			"send multipart/form-data with one image part per page, or application/json {\"images\": [{\"data\": \"<base64>\"}]}; got %q", mt)
 	}
+	if err != nil {
+		return nil, who, err
+	}
+	switch {
+	case head.Sex == "":
+	case who.Sex == "":
+		who = head
+	case who.Sex != head.Sex:
+		return nil, who, problem.Errorf(problem.InvalidRequest, "the patient's sex is given twice, differently: in the %s header and in the body", PatientSexHeader)
+	}
+	return images, who, nil
+}
+
+// PatientSexHeader carries the patient's sex on /v1/extract. A header and not a multipart field:
+// the Java client openapi-generator writes with its default options (java, native) sends every
+// multipart field it knows of, and throws for a null one, while it sends a header only when
+// given; and not a query parameter, because proxies log URLs. The server log never writes it
+// (logRequests names its attributes one by one; no header is among them). The multipart field
+// sex and the JSON context.sex of earlier clients are still read.
+const PatientSexHeader = "Patient-Sex"
+
+// maxSexField bounds the multipart sex field read: "female" and some spaces.
+const maxSexField = 32
+
+// headerSex reads the Patient-Sex header; absent or empty is no sex.
+func headerSex(h http.Header) (check.Context, error) {
+	vs := h.Values(PatientSexHeader)
+	switch {
+	case len(vs) == 0:
+		return check.Context{}, nil
+	case len(vs) > 1:
+		return check.Context{}, problem.Errorf(problem.InvalidRequest, "send the %s header once", PatientSexHeader)
+	}
+	return checkContext(vs[0])
 }
 
 // RequestContext is what the caller knows about the patient. It is used only by the checks, to
@@ -76,9 +116,6 @@ func (s *Server) images(c echo.Context) ([][]byte, check.Context, error) {
 type RequestContext struct {
 	Sex string `json:"sex,omitempty" desc:"The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null."`
 }
-
-// maxSexField bounds the multipart sex field read: "female" and some spaces.
-const maxSexField = 32
 
 // checkContext turns the caller's context into the checks'; the value is never echoed, so that
 // it cannot reach a log through the problem's detail.

@@ -112,7 +112,7 @@ type OcrDraft struct {
 
 // OcrIndicator defines model for OcrIndicator.
 type OcrIndicator struct {
-	// Analyte The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model.
+	// Analyte The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model. Always present in a response; a request may leave it out (null), as clients built before this key do.
 	Analyte *string `json:"analyte"`
 
 	// ItemGroup The section or panel the item is printed under, such as 血常规.
@@ -121,10 +121,10 @@ type OcrIndicator struct {
 	// ItemName The item's name as printed, such as 总胆固醇 or ALT.
 	ItemName string `json:"itemName"`
 
-	// Page The 1-based page of the report the row came from (1 for /v1/parse).
+	// Page The 1-based page of the report the row came from (1 for /v1/parse). Always present in a response; a request may leave it out (null), as clients built before this key do.
 	Page *int `json:"page"`
 
-	// PrintedFlag The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed.
+	// PrintedFlag The abnormality mark printed beside the result: high (↑, H, 高, 偏高), low (↓, L, 低, 偏低), abnormal (*, !, 异常, a mark with no direction); null when none is printed. Always present in a response; a request may leave it out (null), as clients built before this key do.
 	PrintedFlag *string `json:"printedFlag"`
 
 	// RefHigh The upper bound of the reference range.
@@ -133,7 +133,7 @@ type OcrIndicator struct {
 	// RefLow The lower bound of the reference range.
 	RefLow *json.Number `json:"refLow"`
 
-	// RefText The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45.
+	// RefText The reference range exactly as printed, such as 3.9-6.1, <5.2, 阴性 or 男：40-50；女：35-45. Always present in a response; a request may leave it out (null), as clients built before this key do.
 	RefText *string `json:"refText"`
 
 	// Unit The unit as printed, such as mmol/L or ×10^9/L.
@@ -310,6 +310,9 @@ type Warning struct {
 // WarningCode A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 type WarningCode = string
 
+// PatientSex defines model for PatientSex.
+type PatientSex = string
+
 // ProblemRetry defines model for ProblemRetry.
 type ProblemRetry = Problem
 
@@ -320,9 +323,16 @@ type Unauthorized = Problem
 type ExtractDraftMultipartBody struct {
 	// Image One part named "image" per page, in order.
 	Image []openapi_types.File `json:"image"`
+}
 
-	// Sex The patient's sex, male or female, for the checks only (never sent to the model) — a printed range that differs for men and women then gives this sex's bounds; without it such bounds are null.
-	Sex *string `json:"sex,omitempty"`
+// ExtractDraftParams defines parameters for ExtractDraft.
+type ExtractDraftParams struct {
+	// PatientSex The patient's sex, male or female, for the checks only: a printed range that differs for
+	// men and women then gives this sex's bounds; without it such bounds are null. Never sent to
+	// the model and never logged. A header, not a form field, so that a generated client can
+	// leave it out; a multipart field named sex, as clients built before this header send it, is
+	// still read (both given and different is 400 invalid_request).
+	PatientSex *PatientSex `json:"Patient-Sex,omitempty"`
 }
 
 // ParseReplyTextBody defines parameters for ParseReply.
@@ -419,10 +429,14 @@ type ClientInterface interface {
 
 	// Healthz Liveness
 	//
+	// Alive while the process serves HTTP; it checks nothing else.
+	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// HealthzHead Liveness, headers only
+	//
+	// GET /healthz without the body, for probes that send HEAD.
 	//
 	// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
 	HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -438,15 +452,21 @@ type ClientInterface interface {
 
 	// GetMetricsHead Prometheus metrics, headers only
 	//
+	// GET /metrics without the body.
+	//
 	// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
 	GetMetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPI This document
 	//
+	// This OpenAPI document, as the running build embeds it; generate clients from it.
+	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIHead This document, headers only
+	//
+	// GET /openapi.yaml without the body.
 	//
 	// Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
 	GetOpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -459,6 +479,8 @@ type ClientInterface interface {
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReadyzHead Readiness, headers only
+	//
+	// GET /readyz without the body, for probes that send HEAD.
 	//
 	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
 	ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -473,7 +495,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraftWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ExtractDraftWithBody(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ExtractDraft Read a report's page images into a draft
 	//
@@ -485,7 +507,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraft(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ExtractDraft(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ParseReplyWithBody Read a captured model reply into a draft, without a model call
 	//
@@ -520,14 +542,16 @@ type ClientInterface interface {
 	// ValidateDraftWithBody Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -537,14 +561,16 @@ type ClientInterface interface {
 	// ValidateDraft Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -561,11 +587,15 @@ type ClientInterface interface {
 
 	// GetVersionHead The running build, headers only
 	//
+	// GET /version without the body.
+	//
 	// Corresponds with HEAD /version (the `GetVersionHead` operationId).
 	GetVersionHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // Healthz Liveness
+//
+// Alive while the process serves HTTP; it checks nothing else.
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -581,6 +611,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 }
 
 // HealthzHead Liveness, headers only
+//
+// GET /healthz without the body, for probes that send HEAD.
 //
 // Corresponds with HEAD /healthz (the `HealthzHead` operationId).
 func (c *Client) HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -616,6 +648,8 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // GetMetricsHead Prometheus metrics, headers only
 //
+// GET /metrics without the body.
+//
 // Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
 func (c *Client) GetMetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMetricsHeadRequest(c.Server)
@@ -631,6 +665,8 @@ func (c *Client) GetMetricsHead(ctx context.Context, reqEditors ...RequestEditor
 
 // GetOpenAPI This document
 //
+// This OpenAPI document, as the running build embeds it; generate clients from it.
+//
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
@@ -645,6 +681,8 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 }
 
 // GetOpenAPIHead This document, headers only
+//
+// GET /openapi.yaml without the body.
 //
 // Corresponds with HEAD /openapi.yaml (the `GetOpenAPIHead` operationId).
 func (c *Client) GetOpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -678,6 +716,8 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 
 // ReadyzHead Readiness, headers only
 //
+// GET /readyz without the body, for probes that send HEAD.
+//
 // Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
 func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzHeadRequest(c.Server)
@@ -701,8 +741,8 @@ func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *Client) ExtractDraftWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewExtractDraftRequestWithBody(c.Server, contentType, body)
+func (c *Client) ExtractDraftWithBody(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtractDraftRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -723,8 +763,8 @@ func (c *Client) ExtractDraftWithBody(ctx context.Context, contentType string, b
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *Client) ExtractDraft(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewExtractDraftRequest(c.Server, body)
+func (c *Client) ExtractDraft(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtractDraftRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -798,14 +838,16 @@ func (c *Client) ParseReplyWithTextBody(ctx context.Context, body ParseReplyText
 // ValidateDraftWithBody Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes any type of body and a specified content type.
 //
@@ -825,14 +867,16 @@ func (c *Client) ValidateDraftWithBody(ctx context.Context, contentType string, 
 // ValidateDraft Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -868,6 +912,8 @@ func (c *Client) GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) 
 }
 
 // GetVersionHead The running build, headers only
+//
+// GET /version without the body.
 //
 // Corresponds with HEAD /version (the `GetVersionHead` operationId).
 func (c *Client) GetVersionHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1099,18 +1145,18 @@ func NewReadyzHeadRequest(server string) (*http.Request, error) {
 }
 
 // NewExtractDraftRequest calls the generic ExtractDraft builder with application/json body
-func NewExtractDraftRequest(server string, body ExtractDraftJSONRequestBody) (*http.Request, error) {
+func NewExtractDraftRequest(server string, params *ExtractDraftParams, body ExtractDraftJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewExtractDraftRequestWithBody(server, "application/json", bodyReader)
+	return NewExtractDraftRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewExtractDraftRequestWithBody constructs an http.Request for the ExtractDraft method, with any body, and a specified content type
-func NewExtractDraftRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewExtractDraftRequestWithBody(server string, params *ExtractDraftParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1134,6 +1180,21 @@ func NewExtractDraftRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.PatientSex != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Patient-Sex", *params.PatientSex, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Patient-Sex", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1329,12 +1390,16 @@ type ClientWithResponsesInterface interface {
 
 	// HealthzWithResponse Liveness
 	//
+	// Alive while the process serves HTTP; it checks nothing else.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHTTPResponse, error)
 
 	// HealthzHeadWithResponse Liveness, headers only
+	//
+	// GET /healthz without the body, for probes that send HEAD.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1354,6 +1419,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetMetricsHeadWithResponse Prometheus metrics, headers only
 	//
+	// GET /metrics without the body.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
@@ -1361,12 +1428,16 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIWithResponse This document
 	//
+	// This OpenAPI document, as the running build embeds it; generate clients from it.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIHTTPResponse, error)
 
 	// GetOpenAPIHeadWithResponse This document, headers only
+	//
+	// GET /openapi.yaml without the body.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1384,6 +1455,8 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzHeadWithResponse Readiness, headers only
 	//
+	// GET /readyz without the body, for probes that send HEAD.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
@@ -1399,7 +1472,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraftWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
+	ExtractDraftWithBodyWithResponse(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
 
 	// ExtractDraftWithResponse Read a report's page images into a draft
 	//
@@ -1411,7 +1484,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-	ExtractDraftWithResponse(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
+	ExtractDraftWithResponse(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
 
 	// ParseReplyWithBodyWithResponse Read a captured model reply into a draft, without a model call
 	//
@@ -1446,14 +1519,16 @@ type ClientWithResponsesInterface interface {
 	// ValidateDraftWithBodyWithResponse Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1463,14 +1538,16 @@ type ClientWithResponsesInterface interface {
 	// ValidateDraftWithResponse Check a draft as a person confirmed it, and normalise it
 	//
 	// The draft is held to the contract: a missing key (every key is always present, null when
-	// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-	// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-	// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-	// too: send its draft member. A valid draft comes back normalised by the same rules as a
-	// model's reply (a reversed reference range is swapped, with a warning), with the same
-	// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-	// given beside refText are kept as given, page is kept, analyte is filled again from the
-	// lexicon, and the review warnings never change a confirmed draft's values.
+	// unknown; the keys the service fills, which say so, may be left out and read as null, as
+	// clients built before them send a draft), a wrong type, an unknown key, a nameless
+	// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+	// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+	// extract or parse response is 422 too: send its draft member. A valid draft comes back
+	// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+	// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+	// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+	// kept, analyte is filled again from the lexicon, and the review warnings never change a
+	// confirmed draft's values.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1488,6 +1565,8 @@ type ClientWithResponsesInterface interface {
 	GetVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionHTTPResponse, error)
 
 	// GetVersionHeadWithResponse The running build, headers only
+	//
+	// GET /version without the body.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2393,6 +2472,8 @@ func (r GetVersionHeadHTTPResponse) ContentType() string {
 
 // HealthzWithResponse Liveness
 //
+// Alive while the process serves HTTP; it checks nothing else.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
@@ -2405,6 +2486,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 }
 
 // HealthzHeadWithResponse Liveness, headers only
+//
+// GET /healthz without the body, for probes that send HEAD.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2436,6 +2519,8 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 
 // GetMetricsHeadWithResponse Prometheus metrics, headers only
 //
+// GET /metrics without the body.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /metrics (the `GetMetricsHead` operationId).
@@ -2449,6 +2534,8 @@ func (c *ClientWithResponses) GetMetricsHeadWithResponse(ctx context.Context, re
 
 // GetOpenAPIWithResponse This document
 //
+// This OpenAPI document, as the running build embeds it; generate clients from it.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
@@ -2461,6 +2548,8 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 }
 
 // GetOpenAPIHeadWithResponse This document, headers only
+//
+// GET /openapi.yaml without the body.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2490,6 +2579,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 
 // ReadyzHeadWithResponse Readiness, headers only
 //
+// GET /readyz without the body, for probes that send HEAD.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
@@ -2511,8 +2602,8 @@ func (c *ClientWithResponses) ReadyzHeadWithResponse(ctx context.Context, reqEdi
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
-	rsp, err := c.ExtractDraftWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Context, params *ExtractDraftParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
+	rsp, err := c.ExtractDraftWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2529,8 +2620,8 @@ func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
-func (c *ClientWithResponses) ExtractDraftWithResponse(ctx context.Context, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
-	rsp, err := c.ExtractDraft(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ExtractDraftWithResponse(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error) {
+	rsp, err := c.ExtractDraft(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2588,14 +2679,16 @@ func (c *ClientWithResponses) ParseReplyWithTextBodyWithResponse(ctx context.Con
 // ValidateDraftWithBodyWithResponse Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2611,14 +2704,16 @@ func (c *ClientWithResponses) ValidateDraftWithBodyWithResponse(ctx context.Cont
 // ValidateDraftWithResponse Check a draft as a person confirmed it, and normalise it
 //
 // The draft is held to the contract: a missing key (every key is always present, null when
-// unknown), a wrong type, an unknown key, a nameless indicator, an impossible date, a
-// printedFlag other than high, low or abnormal, or a broken length or range rule is 422
-// invalid_draft, one answer listing every field. A whole extract or parse response is 422
-// too: send its draft member. A valid draft comes back normalised by the same rules as a
-// model's reply (a reversed reference range is swapped, with a warning), with the same
-// review warnings as a fresh draft (flag_mismatch, value_implausible …); refLow and refHigh
-// given beside refText are kept as given, page is kept, analyte is filled again from the
-// lexicon, and the review warnings never change a confirmed draft's values.
+// unknown; the keys the service fills, which say so, may be left out and read as null, as
+// clients built before them send a draft), a wrong type, an unknown key, a nameless
+// indicator, an impossible date, a printedFlag other than high, low or abnormal, or a broken
+// length or range rule is 422 invalid_draft, one answer listing every field. A whole
+// extract or parse response is 422 too: send its draft member. A valid draft comes back
+// normalised by the same rules as a model's reply (a reversed reference range is swapped,
+// with a warning), with the same review warnings as a fresh draft (flag_mismatch,
+// value_implausible …); refLow and refHigh given beside refText are kept as given, page is
+// kept, analyte is filled again from the lexicon, and the review warnings never change a
+// confirmed draft's values.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2648,6 +2743,8 @@ func (c *ClientWithResponses) GetVersionWithResponse(ctx context.Context, reqEdi
 }
 
 // GetVersionHeadWithResponse The running build, headers only
+//
+// GET /version without the body.
 //
 // Returns a wrapper object for the known response body format(s).
 //
