@@ -109,11 +109,15 @@ type Error struct {
 }
 
 // Upstream is a model endpoint's failure as the request's log line shows it, so that operators
-// see why without the caller's help. Reason is short, escaped and free of the key and of report
-// data: the endpoint's own error message, or what kind of connection failure it was.
+// see why without the caller's help. It never holds the endpoint's error message: servers quote
+// the request back in it, and the request holds the report. An HTTP error answer is its status,
+// type and code; Reason is our own words about an answer that was no error object, or about
+// none at all.
 type Upstream struct {
 	Status int    // the endpoint's HTTP status; 0 if none came (the connection failed)
-	Reason string // such as "invalid_api_key: Incorrect API key provided" or "connection refused"
+	Type   string // the error object's type, if a plain word: invalid_request_error
+	Code   string // the error object's code, if a plain word: invalid_api_key, model_not_found
+	Reason string // such as "connection refused" or "its answer was not a chat completion"
 }
 
 // Field is one field's problem in a submitted document.

@@ -54,9 +54,9 @@ func TestCompleteBoundsAnswer(t *testing.T) {
 		{"100 MB completion", fakeopenai.Huge(http.StatusOK, 100<<20), problem.ModelUnavailable, "larger than 1 MiB", limit + 1},
 		{"endless completion", fakeopenai.Endless(http.StatusOK), problem.ModelUnavailable, "larger than 1 MiB", limit + 1},
 		{"gzip bomb of 4 GiB", fakeopenai.GzipBomb(4 << 30), problem.ModelUnavailable, "larger than 1 MiB", 64 << 10},
-		{"100 MB error is cut and keeps its status", fakeopenai.Huge(http.StatusInternalServerError, 100<<20), problem.ModelUnavailable, "500 ", maxErrorBody},
-		{"endless 429 keeps its status", fakeopenai.Endless(http.StatusTooManyRequests), problem.ModelRateLimited, "429 ", maxErrorBody},
-		{"endless 400 keeps its status", fakeopenai.Endless(http.StatusBadRequest), problem.ModelRejected, "400 ", maxErrorBody},
+		{"100 MB error is cut and keeps its status", fakeopenai.Huge(http.StatusInternalServerError, 100<<20), problem.ModelUnavailable, "): 500", maxErrorBody},
+		{"endless 429 keeps its status", fakeopenai.Endless(http.StatusTooManyRequests), problem.ModelRateLimited, "): 429", maxErrorBody},
+		{"endless 400 keeps its status", fakeopenai.Endless(http.StatusBadRequest), problem.ModelRejected, "): 400", maxErrorBody},
 		{"declared 100 MB is refused unread", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "104857600")
 			w.WriteHeader(http.StatusOK)
