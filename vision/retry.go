@@ -46,6 +46,7 @@ type hint struct {
 	header http.Header
 	status int         // the response's status, 0 if none came
 	images []*imageSub // streamed into the body in place of their tokens
+	body   []byte      // a 2xx answer's body, for reread
 }
 
 type hintKey struct{}
@@ -96,7 +97,11 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 		res.Body.Close()
 		return nil, &tooLarge{d.max}
 	}
-	res.Body = d.bound(res, ok)
+	var keep *[]byte
+	if h != nil {
+		keep = &h.body
+	}
+	res.Body = d.bound(res, ok, keep)
 	return res, nil
 }
 
@@ -105,8 +110,9 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 const maxErrorBody = 64 << 10
 
 // bound wraps res's body: on the wire at most d.max bytes, and unpacked at most d.max for a
-// completion (ok) or maxErrorBody, cut short, for an error answer.
-func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
+// completion (ok) or maxErrorBody, cut short, for an error answer. A completion is kept in
+// *keep (if keep is not nil) for a lenient second read (see reread).
+func (d doer) bound(res *http.Response, ok bool, keep *[]byte) io.ReadCloser {
 	body := res.Body
 	var r io.Reader = &capped{r: body, left: d.max, limit: d.max}
 	if strings.EqualFold(strings.TrimSpace(res.Header.Get("Content-Encoding")), "gzip") {
@@ -117,6 +123,9 @@ func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
 	}
 	if ok {
 		r = &capped{r: r, left: d.max, limit: d.max}
+		if keep != nil {
+			r = &keptBody{src: r, keep: keep}
+		}
 	} else {
 		r = io.LimitReader(r, maxErrorBody)
 	}
