@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -40,8 +41,13 @@ type body struct {
 	idle  time.Duration
 	limit time.Time // the whole body's deadline
 	what  string    // the limit's name, for the detail
-	start time.Time
-	rate  int64 // bytes a second the body must average once idle has passed since start
+	start time.Time // the first Read, moved on by any wait for upload memory since
+	rate  int64     // bytes a second the body must average once idle has passed since start
+
+	// The upload memory the body is charged in as its bytes arrive (see readTurn and charge):
+	// grow adds to its hold, paid is what it has taken, most what it may take in all.
+	grow       func(n int64) (int64, error)
+	paid, most int64
 
 	reads int   // calls to Read: the first one sends a 100 Continue the caller may wait for
 	n     int64 // bytes read
@@ -54,7 +60,18 @@ func (b *body) Read(p []byte) (int, error) {
 	if b.eof || b.err != nil {
 		return 0, b.failed()
 	}
+	if b.reads == 0 {
+		// The rate is the caller's from the moment the body is read: before that the request
+		// may have waited for its turn, and bytes it sent then wait in the socket's buffers.
+		b.start = time.Now()
+	}
 	b.reads++
+	if b.grow != nil {
+		var err error
+		if p, err = b.charge(p); err != nil {
+			return 0, err
+		}
+	}
 	_ = b.rc.SetReadDeadline(b.deadline()) // unsupported by recorders
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
@@ -78,6 +95,44 @@ func (b *body) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
+}
+
+// uploadChunk is how much upload memory a body takes at a time: its first share, and each one
+// more when the bytes read reach what it holds. A body is so charged for the bytes it has sent
+// (and at most this much more), never for the length it declares: a caller that declares 32 MiB
+// and trickles it in holds what has arrived, not the memory every other caller needs.
+const uploadChunk = 64 << 10
+
+// charge makes room in the upload memory for the next read, taking another uploadChunk when
+// the bytes read have reached what the body holds, and returns p cut to the room it has. A
+// wait for room is not the caller's slowness: it moves the rate's start on by as long. A body
+// that holds all it may (its length, or the whole budget) reads on uncut. When no room comes,
+// the error is readTurn's (503 overloaded, or the request's end), and the body charges no more:
+// what is left of it may be drained without holding memory.
+func (b *body) charge(p []byte) ([]byte, error) {
+	if b.paid >= b.most {
+		return p, nil
+	}
+	if b.n >= b.paid {
+		t := time.Now()
+		n, err := b.grow(min(uploadChunk, b.most-b.paid))
+		b.start = b.start.Add(time.Since(t))
+		if err != nil {
+			b.grow = nil
+			return nil, err
+		}
+		if b.paid += n; n == 0 {
+			b.most = b.paid // the hold is the whole budget
+			return p, nil
+		}
+	}
+	return p[:min(int64(len(p)), b.paid-b.n)], nil
+}
+
+// chargeAs has b charged in h as its bytes arrive, up to most bytes in all; h holds its first
+// share already.
+func (b *body) chargeAs(h *budget.Hold, most int64, grow func(int64) (int64, error)) {
+	b.paid, b.most, b.grow = h.Held(), most, grow
 }
 
 // deadline is the next read's: idle from now, but never past the limit, nor past the moment
@@ -175,6 +230,7 @@ func refuseBody(c echo.Context) {
 // finishes sending. Whatever is left when it stops is cut off with the connection.
 func (b *body) discard(max int64, until time.Time) {
 	_ = b.rc.Flush()
+	b.grow = nil // what is discarded is held nowhere
 	if max <= 0 {
 		return
 	}
