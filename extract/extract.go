@@ -375,6 +375,9 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 		}
 		wg.Wait()
 		if i, err := phase(ctx, errs); err != nil {
+			if problem.CodeOf(err) == problem.PagesTooSlow {
+				return nil, err // about all the uploads
+			}
 			first, exact := 1, true
 			for j := range i {
 				first += counts[j]
@@ -445,6 +448,9 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([
 	}
 	wg.Wait()
 	if i, err := phase(ctx, errs); err != nil {
+		if problem.CodeOf(err) == problem.PagesTooSlow {
+			return nil, err // about all the pages
+		}
 		return nil, onPage(err, i+1, total > 1)
 	}
 	return pages, nil
@@ -501,15 +507,65 @@ func numbered(err error, page int, exact bool, i int, several bool) error {
 
 // phase is the error a phase of a request's page work (splitting the uploads, preparing the
 // pages) ends in, and its index, given each one's error: the first in order, leaving out the
-// cancellations that the first refusal caused (ctx, the request's, still alive).
+// cancellations that the first refusal caused (ctx, the request's, still alive), and told as
+// this request's own work when its deadline passed while its pages waited on each other (see
+// ownWork).
 func phase(ctx context.Context, errs []error) (int, error) {
 	for i, err := range errs {
 		if err == nil || ctx.Err() == nil && errors.Is(err, context.Canceled) {
 			continue
 		}
-		return i, err
+		return i, ownWork(ctx, err, errs)
 	}
 	return -1, nil
+}
+
+// ownWork tells a request whose deadline passed while its own pages were being prepared from
+// one the service's load kept waiting. A page that waited for a decoding slot until the
+// deadline is 503 overloaded from intake; that is the service's load only if none of this
+// request's pages had a slot either. When some had (they were prepared, or were still being
+// prepared), the request starved itself — ten slow PDF pages on two slots — and another
+// replica would starve it the same way: pages_too_slow, 413, says so, and not "scale out". So
+// does a deadline passing while a page of its own was being prepared.
+func ownWork(ctx context.Context, err error, errs []error) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	waited := func(err error) bool {
+		return problem.CodeOf(err) == problem.Overloaded && errors.Is(err, context.DeadlineExceeded)
+	}
+	running := func(err error) bool {
+		var pe *problem.Error
+		return !errors.As(err, &pe) && errors.Is(err, context.DeadlineExceeded)
+	}
+	waiting, busy, done := 0, 0, 0
+	for _, e := range errs {
+		switch {
+		case waited(e):
+			waiting++
+		case running(e):
+			busy++
+		default:
+			done++
+		}
+	}
+	if !running(err) && !(waited(err) && busy+done > 0) {
+		return err
+	}
+	detail := fmt.Sprintf("the request deadline passed while its own %s were being prepared (%d done, %d under way, %d waiting for a decoding slot held by its other pages)",
+		plural(len(errs), "page", "pages"), done, busy, waiting)
+	if waiting == 0 {
+		detail = fmt.Sprintf("the request deadline passed while its %s being prepared", plural(busy, "page was", "pages were"))
+	}
+	return &problem.Error{Code: problem.PagesTooSlow, Err: err,
+		Detail: detail + ": send fewer pages per request, or a scan or photo in place of a PDF page that is slow to draw"}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never
