@@ -12,7 +12,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -44,10 +43,7 @@ type body struct {
 	start time.Time // the first Read, moved on by any wait for upload memory since
 	rate  int64     // bytes a second the body must average once idle has passed since start
 
-	// The upload memory the body is charged in as its bytes arrive (see readTurn and charge):
-	// grow adds to its hold, paid is what it has taken, most what it may take in all.
-	grow       func(n int64) (int64, error)
-	paid, most int64
+	up *upload // its share of the upload memory, while charged (see readTurn)
 
 	reads int   // calls to Read: the first one sends a 100 Continue the caller may wait for
 	n     int64 // bytes read
@@ -66,9 +62,13 @@ func (b *body) Read(p []byte) (int, error) {
 		b.start = time.Now()
 	}
 	b.reads++
-	if b.grow != nil {
+	if b.up != nil {
+		var waited time.Duration
 		var err error
-		if p, err = b.charge(p); err != nil {
+		p, waited, err = b.up.room(p, b.n)
+		b.start = b.start.Add(waited)
+		if err != nil {
+			b.up = nil // what is left of it may be drained without holding memory
 			return 0, err
 		}
 	}
@@ -97,44 +97,6 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// uploadChunk is how much upload memory a body takes at a time: its first share, and each one
-// more when the bytes read reach what it holds. A body is so charged for the bytes it has sent
-// (and at most this much more), never for the length it declares: a caller that declares 32 MiB
-// and trickles it in holds what has arrived, not the memory every other caller needs.
-const uploadChunk = 64 << 10
-
-// charge makes room in the upload memory for the next read, taking another uploadChunk when
-// the bytes read have reached what the body holds, and returns p cut to the room it has. A
-// wait for room is not the caller's slowness: it moves the rate's start on by as long. A body
-// that holds all it may (its length, or the whole budget) reads on uncut. When no room comes,
-// the error is readTurn's (503 overloaded, or the request's end), and the body charges no more:
-// what is left of it may be drained without holding memory.
-func (b *body) charge(p []byte) ([]byte, error) {
-	if b.paid >= b.most {
-		return p, nil
-	}
-	if b.n >= b.paid {
-		t := time.Now()
-		n, err := b.grow(min(uploadChunk, b.most-b.paid))
-		b.start = b.start.Add(time.Since(t))
-		if err != nil {
-			b.grow = nil
-			return nil, err
-		}
-		if b.paid += n; n == 0 {
-			b.most = b.paid // the hold is the whole budget
-			return p, nil
-		}
-	}
-	return p[:min(int64(len(p)), b.paid-b.n)], nil
-}
-
-// chargeAs has b charged in h as its bytes arrive, up to most bytes in all; h holds its first
-// share already.
-func (b *body) chargeAs(h *budget.Hold, most int64, grow func(int64) (int64, error)) {
-	b.paid, b.most, b.grow = h.Held(), most, grow
-}
-
 // deadline is the next read's: idle from now, but never past the limit, nor past the moment
 // the bytes read so far fall below the minimum rate.
 func (b *body) deadline() time.Time {
@@ -156,6 +118,12 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// endCharge stops charging the body in the upload memory: it is read, or will not be.
+func (b *body) endCharge() {
+	b.up.end()
+	b.up = nil
 }
 
 // failed is what a read returns once the body has ended.
@@ -199,6 +167,7 @@ func (s *Server) guardBody(next echo.HandlerFunc) echo.HandlerFunc {
 		r.Body = b
 		c.Set(ctxBody, b)
 		err := next(c)
+		b.endCharge()
 		if b.drain {
 			b.discard(s.cfg.MaxRequestBytes-b.n, time.Now().Add(s.cfg.DrainTimeout))
 		}
@@ -230,7 +199,7 @@ func refuseBody(c echo.Context) {
 // finishes sending. Whatever is left when it stops is cut off with the connection.
 func (b *body) discard(max int64, until time.Time) {
 	_ = b.rc.Flush()
-	b.grow = nil // what is discarded is held nowhere
+	b.endCharge() // what is discarded is held nowhere
 	if max <= 0 {
 		return
 	}

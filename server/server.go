@@ -99,10 +99,11 @@ type Config struct {
 	// of 500 uploads of 1 MB is read, prepared and sent all at once, holding 500 MB together,
 	// and the page faults of so much fresh memory more than double the CPU each one takes
 	// (measured: 7.3 against 3 ms); a few at a time, the same memory is reused. A body counts
-	// as the bytes of it that have arrived, taken 64 KiB at a time as they do (never as the
-	// Content-Length it declares, which a caller trickling its body in would hold memory with),
-	// then as its images (a JSON body costs up to about twice that while it is decoded); none
-	// counts as more than UploadMemory. /v1/parse and /v1/validate bodies take their share too (at
+	// as its Content-Length when its reading starts, trimmed while it is read to what has
+	// arrived and what its rate brings soon (see upload: a caller trickling its body in holds
+	// what has come of it), then as its images (a JSON body costs up to about twice that while
+	// it is decoded); one of unknown length counts as MaxRequestBytes; none counts as more than
+	// UploadMemory. /v1/parse and /v1/validate bodies take their share too (at
 	// most 1 MiB each). Reading a body ends at the request's deadline, or when it makes no
 	// progress for BodyIdleTimeout, so one trickling in cannot keep its share past either.
 	UploadMemory int64
@@ -323,33 +324,32 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readTurn takes the request's first share of UploadMemory and has its body charged there as
-// its bytes arrive, up to the body's length (at most max), and returns the hold. Shares are
-// taken by the bytes received, never by the length declared (see uploadChunk), so that a body
-// trickling in holds what has come of it, not what it claims. Each share waits as long as the
-// uploads ahead of it move on (one is read and sent, giving its share back), up to the
-// request's deadline, but gives up after QueueWait without any moving with 503 overloaded, as
-// any wait for a turn does. A deadline passing while it waits is model_timeout, as for the
-// other turns; a caller going away is its context's error.
-func (s *Server) readTurn(c echo.Context, max int64) (*budget.Hold, error) {
+// readTurn takes the request's share of UploadMemory for its body (its length, at most limit)
+// and has it kept to what the body fills (see upload), and returns the hold. The share waits,
+// first come first served, as long as the uploads ahead of it move on (one is read and sent, or
+// trimmed to what it really holds, giving some back), up to the request's deadline, but gives
+// up after QueueWait without any moving with 503 overloaded, as any wait for a turn does; so
+// does a body's wait for more when it has filled its share. A deadline passing while it waits
+// is model_timeout, as for the other turns; a caller going away is its context's error.
+func (s *Server) readTurn(c echo.Context, limit int64) (*budget.Hold, error) {
 	r := c.Request()
 	n := r.ContentLength // 0 is an empty body; -1 is unknown
-	if n < 0 || n > max {
-		n = max
+	if n < 0 || n > limit {
+		n = limit
 	}
-	n = min(n, s.uploads.Size())
-	h, err := s.uploads.TakeMoving(r.Context(), min(n, uploadChunk), s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
+	n = min(max(n, 1), s.uploads.Size())
+	h, err := s.uploads.TakeMoving(r.Context(), n, s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
 	if err != nil {
 		return nil, s.uploadErr(c, err)
 	}
 	if b, ok := c.Get(ctxBody).(*body); ok {
-		b.chargeAs(h, n, func(more int64) (int64, error) {
+		b.up = newUpload(h, n, func(more int64) (int64, error) {
 			got, err := h.Grow(r.Context(), more, s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
 			if err != nil {
 				return 0, s.uploadErr(c, err)
 			}
 			return got, nil
-		})
+		}, max(s.cfg.QueueWait/4, 10*time.Millisecond))
 	}
 	return h, nil
 }

@@ -165,3 +165,37 @@ func TestRateFromFirstRead(t *testing.T) {
 		t.Errorf("the first request: %d", code)
 	}
 }
+
+// TestFastUploadsQueue: uploads that arrive at speed and together need more than the upload
+// memory are read one after another, each sure of its room, and all answered 200: none is
+// refused because the others each took part of the memory and all wait for more.
+func TestFastUploadsQueue(t *testing.T) {
+	e := newEnv(t, options{uploadMemory: 1 << 20, queueWait: 300 * time.Millisecond})
+	e.model.Default(fakeopenai.Reply(lipid))
+	addr := e.listen()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	fw, _ := w.CreateFormFile("image", "page.png")
+	fw.Write(page)
+	w.WriteField("padding", strings.Repeat("x", 600<<10))
+	w.Close()
+	raw := b.Bytes()
+
+	codes := make(chan int, 6)
+	for range cap(codes) {
+		go func() {
+			res, err := http.Post("http://"+addr+"/v1/extract", w.FormDataContentType(), bytes.NewReader(raw))
+			if err != nil {
+				codes <- 0
+				return
+			}
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	for range cap(codes) {
+		if code := <-codes; code != http.StatusOK {
+			t.Errorf("status %d, want 200", code)
+		}
+	}
+}
