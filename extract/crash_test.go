@@ -37,6 +37,8 @@ func TestUpstreamCounts(t *testing.T) {
 			completion(good, `{"prompt_tokens":10,"completion_tokens":-1}`)}},
 		{"the least int", []fakeopenai.Answer{
 			completion(good, `{"prompt_tokens":-9223372036854775808,"completion_tokens":-9223372036854775808}`)}},
+		{"counts as floats, exponents and beyond int64", []fakeopenai.Answer{
+			completion(good, `{"prompt_tokens":1289.0,"completion_tokens":1e3,"total_tokens":99999999999999999999}`)}},
 		{"huge counts summed across a re-ask", []fakeopenai.Answer{
 			completion(`"no JSON here"`, `{"prompt_tokens":9223372036854775807,"completion_tokens":9223372036854775807}`),
 			completion(good, `{"prompt_tokens":9223372036854775807,"completion_tokens":9223372036854775807}`)}},
@@ -55,6 +57,9 @@ func TestUpstreamCounts(t *testing.T) {
 			res, err := s.Extract(t.Context(), [][]byte{[]byte("page 1"), []byte("page 2")}, nil, check.Context{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(res.Draft.Indicators) != 1 {
+				t.Errorf("the reply's indicators were lost: %+v", res.Draft)
 			}
 			if u := res.Meta.Usage; u.PromptTokens < 0 || u.CompletionTokens < 0 || u.PromptTokens > 4*vision.MaxTokens {
 				t.Errorf("usage = %+v", u)

@@ -208,6 +208,15 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if len(images) == 0 {
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
 	}
+	if err := s.sniff(images); err != nil {
+		n := len(images) // the pages, if no upload is a document, which only Split counts
+		for _, img := range images {
+			if document(img) {
+				n = 0
+			}
+		}
+		return Response{Pages: n}, err
+	}
 	counts, err := s.split(ctx, images)
 	n := 0
 	for _, c := range counts {
@@ -345,6 +354,10 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 			counts[i] = 1
 		}
 	} else {
+		// The first upload refused stops its siblings' work: its answer does not wait for
+		// them (see phase).
+		work, cancel := context.WithCancel(ctx)
+		defer cancel()
 		errs := make([]error, len(images))
 		var wg sync.WaitGroup
 		for i, img := range images {
@@ -353,17 +366,24 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 					if v := recover(); v != nil {
 						errs[i] = recovered(v)
 					}
+					if errs[i] != nil {
+						cancel()
+					}
 				}()
-				counts[i], errs[i] = sp.Split(ctx, img)
+				counts[i], errs[i] = sp.Split(work, img)
 			})
 		}
 		wg.Wait()
-		first := 1
-		for i, err := range errs {
-			if err != nil {
-				return nil, onPage(err, first, len(images) > 1)
+		if i, err := phase(ctx, errs); err != nil {
+			if problem.CodeOf(err) == problem.PagesTooSlow {
+				return nil, err // about all the uploads
 			}
-			first += counts[i]
+			first, exact := 1, true
+			for j := range i {
+				first += counts[j]
+				exact = exact && errs[j] == nil
+			}
+			return nil, numbered(err, first, exact, i, len(images) > 1)
 		}
 	}
 	total := 0
@@ -400,6 +420,9 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([
 	pages := make([]intake.Page, total)
 	errs := make([]error, total)
 	sp, _ := s.cfg.Prep.(Splitter)
+	// The first page refused stops the others' work: its answer does not wait for them.
+	work, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	at := 0
 	for u, img := range images {
@@ -410,23 +433,139 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([
 					if v := recover(); v != nil {
 						errs[i] = recovered(v)
 					}
+					if errs[i] != nil {
+						cancel()
+					}
 				}()
 				if sp != nil {
-					pages[i], errs[i] = sp.PreparePage(ctx, img, j)
+					pages[i], errs[i] = sp.PreparePage(work, img, j)
 				} else {
-					pages[i], errs[i] = s.cfg.Prep.Prepare(ctx, img)
+					pages[i], errs[i] = s.cfg.Prep.Prepare(work, img)
 				}
 			})
 		}
 		at += counts[u]
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, onPage(err, i+1, total > 1)
+	if i, err := phase(ctx, errs); err != nil {
+		if problem.CodeOf(err) == problem.PagesTooSlow {
+			return nil, err // about all the pages
 		}
+		return nil, onPage(err, i+1, total > 1)
 	}
 	return pages, nil
+}
+
+// Refuser is a Preparer that tells an upload it refuses from its bytes alone, with no work
+// (an empty file, a ZIP): *intake.Preparer is one.
+type Refuser interface {
+	Refuse(data []byte) error
+}
+
+// sniff refuses, before any upload is split or any page prepared, an upload whose bytes alone
+// already say it is refused, when the Preparer is a Refuser: its answer need not wait for the
+// heavy work on its siblings (two PDFs drawn, say).
+func (s *Service) sniff(images [][]byte) error {
+	r, ok := s.cfg.Prep.(Refuser)
+	if !ok {
+		return nil
+	}
+	page, exact := 1, true
+	for i, img := range images {
+		if err := r.Refuse(img); err != nil {
+			return numbered(err, page, exact, i, len(images) > 1)
+		}
+		if document(img) {
+			exact = false // its pages are not counted yet, so neither are those after it
+		}
+		page++
+	}
+	return nil
+}
+
+// document reports whether an upload may be of several pages (a PDF, a TIFF), which Split
+// alone counts.
+func document(img []byte) bool {
+	kind, _ := intake.Sniff(img)
+	return kind == "pdf" || kind == "tiff"
+}
+
+// numbered is onPage for the upload i whose first page is page, when the pages before it are
+// known (exact); when they are not (a document before it not yet split), it is named as the
+// request's file i+1.
+func numbered(err error, page int, exact bool, i int, several bool) error {
+	if exact {
+		return onPage(err, page, several)
+	}
+	if pe, ok := err.(*problem.Error); ok {
+		cp := *pe
+		cp.Detail = "file " + strconv.Itoa(i+1) + ": " + pe.Detail
+		return &cp
+	}
+	return err
+}
+
+// phase is the error a phase of a request's page work (splitting the uploads, preparing the
+// pages) ends in, and its index, given each one's error: the first in order, leaving out the
+// cancellations that the first refusal caused (ctx, the request's, still alive), and told as
+// this request's own work when its deadline passed while its pages waited on each other (see
+// ownWork).
+func phase(ctx context.Context, errs []error) (int, error) {
+	for i, err := range errs {
+		if err == nil || ctx.Err() == nil && errors.Is(err, context.Canceled) {
+			continue
+		}
+		return i, ownWork(ctx, err, errs)
+	}
+	return -1, nil
+}
+
+// ownWork tells a request whose deadline passed while its own pages were being prepared from
+// one the service's load kept waiting. A page that waited for a decoding slot until the
+// deadline is 503 overloaded from intake; that is the service's load only if none of this
+// request's pages had a slot either. When some had (they were prepared, or were still being
+// prepared), the request starved itself — ten slow PDF pages on two slots — and another
+// replica would starve it the same way: pages_too_slow, 413, says so, and not "scale out". So
+// does a deadline passing while a page of its own was being prepared.
+func ownWork(ctx context.Context, err error, errs []error) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	waited := func(err error) bool {
+		return problem.CodeOf(err) == problem.Overloaded && errors.Is(err, context.DeadlineExceeded)
+	}
+	running := func(err error) bool {
+		var pe *problem.Error
+		return !errors.As(err, &pe) && errors.Is(err, context.DeadlineExceeded)
+	}
+	waiting, busy, done := 0, 0, 0
+	for _, e := range errs {
+		switch {
+		case waited(e):
+			waiting++
+		case running(e):
+			busy++
+		default:
+			done++
+		}
+	}
+	if !running(err) && !(waited(err) && busy+done > 0) {
+		return err
+	}
+	detail := fmt.Sprintf("the request deadline passed while its own %s were being prepared (%d done, %d under way, %d waiting for a decoding slot held by its other pages)",
+		plural(len(errs), "page", "pages"), done, busy, waiting)
+	if waiting == 0 {
+		detail = fmt.Sprintf("the request deadline passed while its %s being prepared", plural(busy, "page was", "pages were"))
+	}
+	return &problem.Error{Code: problem.PagesTooSlow, Err: err,
+		Detail: detail + ": send fewer pages per request, or a scan or photo in place of a PDF page that is slow to draw"}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never

@@ -24,6 +24,7 @@ const (
 	PayloadTooLarge        Code = "payload_too_large"
 	ImageTooLarge          Code = "image_too_large"
 	TooManyPages           Code = "too_many_pages"
+	PagesTooSlow           Code = "pages_too_slow"
 	UnsupportedMediaType   Code = "unsupported_media_type"
 	ImageUnreadable        Code = "image_unreadable"
 	DocumentEncrypted      Code = "document_encrypted"
@@ -59,6 +60,7 @@ var Codes = []Info{
 	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large", "The request or one image is larger than the configured byte limit. Send a smaller file."},
 	{ImageTooLarge, http.StatusRequestEntityTooLarge, "Image too large", "The image has more pixels than the limit (checked before decoding). Downscale it."},
 	{TooManyPages, http.StatusRequestEntityTooLarge, "Too many pages", "More pages than the page limit in one request (a PDF or TIFF counts each of its pages). Split the report."},
+	{PagesTooSlow, http.StatusRequestEntityTooLarge, "Pages too slow to prepare", "Preparing the request's own pages (drawing PDF pages, decoding images) did not finish within the request deadline: its pages waited on each other for the decoding slots, or one ran past the deadline. This request's work, not the service's load: send fewer pages per request, or a scan or photo in place of a PDF page that is slow to draw; resending it as is will not help."},
 	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type", "The file is not JPEG, PNG, WebP, GIF, HEIC, TIFF, BMP or PDF (by its bytes). Convert it and resend."},
 	{ImageUnreadable, http.StatusUnprocessableEntity, "Image unreadable", "The image is empty, truncated, corrupt or too small. Retake or re-export it."},
 	{DocumentEncrypted, http.StatusUnprocessableEntity, "Document encrypted", "The PDF needs a password to open. Remove the protection (print it to a new PDF) and resend."},
@@ -71,7 +73,7 @@ var Codes = []Info{
 	{Overloaded, http.StatusServiceUnavailable, "Overloaded", "Too many requests in flight. Retry after the Retry-After delay."},
 	{ModelNotConfigured, http.StatusServiceUnavailable, "Model not configured", "The service has no model configured. Operators set OCR_MODEL (and the endpoint and key)."},
 	{ModelRateLimited, http.StatusServiceUnavailable, "Model rate limited", "The model endpoint kept answering 429. Retry after the Retry-After delay."},
-	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The request did not finish within its deadline: the model did not answer in time, or preparing a page took too long. Retry, perhaps with fewer pages."},
+	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The request did not finish within its deadline: the model did not answer in time (preparing the pages past the deadline is pages_too_slow). Retry, perhaps with fewer pages."},
 	{Canceled, 499, "Client closed request", "The caller went away before the answer; the model call was cancelled. Seen only in logs and metrics."},
 	{Internal, http.StatusInternalServerError, "Internal error", "A bug on our side; the request id finds it in the logs."},
 }
@@ -109,11 +111,15 @@ type Error struct {
 }
 
 // Upstream is a model endpoint's failure as the request's log line shows it, so that operators
-// see why without the caller's help. Reason is short, escaped and free of the key and of report
-// data: the endpoint's own error message, or what kind of connection failure it was.
+// see why without the caller's help. It never holds the endpoint's error message: servers quote
+// the request back in it, and the request holds the report. An HTTP error answer is its status,
+// type and code; Reason is our own words about an answer that was no error object, or about
+// none at all.
 type Upstream struct {
 	Status int    // the endpoint's HTTP status; 0 if none came (the connection failed)
-	Reason string // such as "invalid_api_key: Incorrect API key provided" or "connection refused"
+	Type   string // the error object's type, if a plain word: invalid_request_error
+	Code   string // the error object's code, if a plain word: invalid_api_key, model_not_found
+	Reason string // such as "connection refused" or "its answer was not a chat completion"
 }
 
 // Field is one field's problem in a submitted document.

@@ -40,8 +40,10 @@ type body struct {
 	idle  time.Duration
 	limit time.Time // the whole body's deadline
 	what  string    // the limit's name, for the detail
-	start time.Time
-	rate  int64 // bytes a second the body must average once idle has passed since start
+	start time.Time // the first Read, moved on by any wait for upload memory since
+	rate  int64     // bytes a second the body must average once idle has passed since start
+
+	up *upload // its share of the upload memory, while charged (see readTurn)
 
 	reads int   // calls to Read: the first one sends a 100 Continue the caller may wait for
 	n     int64 // bytes read
@@ -54,7 +56,22 @@ func (b *body) Read(p []byte) (int, error) {
 	if b.eof || b.err != nil {
 		return 0, b.failed()
 	}
+	if b.reads == 0 {
+		// The rate is the caller's from the moment the body is read: before that the request
+		// may have waited for its turn, and bytes it sent then wait in the socket's buffers.
+		b.start = time.Now()
+	}
 	b.reads++
+	if b.up != nil {
+		var waited time.Duration
+		var err error
+		p, waited, err = b.up.room(p, b.n)
+		b.start = b.start.Add(waited)
+		if err != nil {
+			b.up = nil // what is left of it may be drained without holding memory
+			return 0, err
+		}
+	}
 	_ = b.rc.SetReadDeadline(b.deadline()) // unsupported by recorders
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
@@ -103,6 +120,12 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
+// endCharge stops charging the body in the upload memory: it is read, or will not be.
+func (b *body) endCharge() {
+	b.up.end()
+	b.up = nil
+}
+
 // failed is what a read returns once the body has ended.
 func (b *body) failed() error {
 	if b.err != nil {
@@ -144,6 +167,7 @@ func (s *Server) guardBody(next echo.HandlerFunc) echo.HandlerFunc {
 		r.Body = b
 		c.Set(ctxBody, b)
 		err := next(c)
+		b.endCharge()
 		if b.drain {
 			b.discard(s.cfg.MaxRequestBytes-b.n, time.Now().Add(s.cfg.DrainTimeout))
 		}
@@ -175,6 +199,7 @@ func refuseBody(c echo.Context) {
 // finishes sending. Whatever is left when it stops is cut off with the connection.
 func (b *body) discard(max int64, until time.Time) {
 	_ = b.rc.Flush()
+	b.endCharge() // what is discarded is held nowhere
 	if max <= 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,6 +133,10 @@ func checkContext(sex string) (check.Context, error) {
 // (256 for a 1 MB photo; with this, a few dozen).
 const uploadBuffer = 64 << 10
 
+// maxSizeHint caps the buffer an image is first read into (intake.ReadAllSized): a phone's photo
+// fits, and a larger one grows by doubling from there.
+const maxSizeHint = 2 << 20
+
 func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, check.Context, error) {
 	var who check.Context
 	if boundary == "" {
@@ -168,8 +173,11 @@ func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, che
 		if len(images) == s.cfg.MaxPages {
 			return nil, who, extract.TooManyPages(s.cfg.MaxPages)
 		}
-		// The body's size bounds the part's; with one image it is a close fit.
-		data, err := intake.ReadAllSized(part, s.cfg.MaxImageBytes, c.Request().ContentLength)
+		// The body's size bounds the part's; with one image it is a close fit. The buffer is
+		// made before the bytes come, so its size is capped: a body declaring more than it
+		// sends must not make a buffer of what it declares (the upload memory charges only
+		// what has arrived).
+		data, err := intake.ReadAllSized(part, s.cfg.MaxImageBytes, min(c.Request().ContentLength, maxSizeHint))
 		if err != nil {
 			return nil, who, bodyErr(err, "the image part cannot be read")
 		}
@@ -228,6 +236,9 @@ func (s *Server) jsonImages(c echo.Context) ([][]byte, check.Context, error) {
 func bodyErr(err error, what string) error {
 	if pe, ok := bodyTimeout(err); ok {
 		return pe
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // a wait for upload memory that the request's end cut short
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {

@@ -50,13 +50,18 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 				slog.Int("completionTokens", m.Usage.CompletionTokens))
 		}
 		if u, ok := c.Get(ctxUpstream).(*problem.Upstream); ok {
-			// What the model endpoint said, for the operator: its status and a short reason,
-			// capped, escaped and without the key (vision builds it); never report data.
+			// What the model endpoint said, for the operator: its status, and its error's type
+			// and code, or our words for an answer that was none (vision builds it); never
+			// its error message, which may quote the request, and the request is the report.
 			attrs = append(attrs, slog.String("model", s.cfg.ModelName))
 			if u.Status != 0 {
 				attrs = append(attrs, slog.Int("upstreamStatus", u.Status))
 			}
-			attrs = append(attrs, slog.String("upstreamReason", u.Reason))
+			for _, a := range [...]struct{ k, v string }{{"upstreamType", u.Type}, {"upstreamCode", u.Code}, {"upstreamReason", u.Reason}} {
+				if a.v != "" {
+					attrs = append(attrs, slog.String(a.k, a.v))
+				}
+			}
 		}
 		level := slog.LevelInfo
 		if code, ok := c.Get(ctxCode).(problem.Code); ok {

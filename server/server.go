@@ -76,8 +76,9 @@ type Config struct {
 	// read and discarded after the answer (at most MaxRequestBytes of it) so that a caller
 	// that sends the whole body before reading sees the answer; see refuseBody.
 	BodyIdleTimeout time.Duration
-	// MinBodyRate (default 16 KiB/s) is the slowest a request body may arrive on average, after
-	// a first BodyIdleTimeout of grace: a body trickling in a byte every few seconds makes
+	// MinBodyRate (default 16 KiB/s) is the slowest a request body may arrive on average, from
+	// its first read (waits for a turn or upload memory not counted), after a first
+	// BodyIdleTimeout of grace: a body trickling in a byte every few seconds makes
 	// progress, and without a rate it would hold its /v1/extract turn (taken before the body)
 	// for the whole request deadline; 32 such sockets would shut real callers out.
 	MinBodyRate  int64
@@ -98,9 +99,11 @@ type Config struct {
 	// of 500 uploads of 1 MB is read, prepared and sent all at once, holding 500 MB together,
 	// and the page faults of so much fresh memory more than double the CPU each one takes
 	// (measured: 7.3 against 3 ms); a few at a time, the same memory is reused. A body counts
-	// as its Content-Length until read, then as its images (a JSON body costs up to about twice
-	// that while it is decoded); one of unknown length counts as MaxRequestBytes; none counts
-	// as more than UploadMemory. /v1/parse and /v1/validate bodies take their share too (at
+	// as its Content-Length when its reading starts, trimmed while it is read to what has
+	// arrived and what its rate brings soon (see upload: a caller trickling its body in holds
+	// what has come of it), then as its images (a JSON body costs up to about twice that while
+	// it is decoded); one of unknown length counts as MaxRequestBytes; none counts as more than
+	// UploadMemory. /v1/parse and /v1/validate bodies take their share too (at
 	// most 1 MiB each). Reading a body ends at the request's deadline, or when it makes no
 	// progress for BodyIdleTimeout, so one trickling in cannot keep its share past either.
 	UploadMemory int64
@@ -321,28 +324,42 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readTurn waits until the request's body (at most max) fits in UploadMemory and returns the
-// hold on it. It
-// waits as long as the uploads ahead of it move on (one is read and sent, giving its share
-// back), up to the request's deadline, but gives up after QueueWait without any moving — one
-// trickling in, say — with 503 overloaded, as any wait for a turn does. A deadline passing
-// while it waits is model_timeout, as for the other turns; a caller going away is its
-// context's error.
-func (s *Server) readTurn(c echo.Context, max int64) (*budget.Hold, error) {
+// readTurn takes the request's share of UploadMemory for its body (its length, at most limit)
+// and has it kept to what the body fills (see upload), and returns the hold. The share waits,
+// first come first served, as long as the uploads ahead of it move on (one is read and sent, or
+// trimmed to what it really holds, giving some back), up to the request's deadline, but gives
+// up after QueueWait without any moving with 503 overloaded, as any wait for a turn does; so
+// does a body's wait for more when it has filled its share. A deadline passing while it waits
+// is model_timeout, as for the other turns; a caller going away is its context's error.
+func (s *Server) readTurn(c echo.Context, limit int64) (*budget.Hold, error) {
 	r := c.Request()
 	n := r.ContentLength // 0 is an empty body; -1 is unknown
-	if n < 0 || n > max {
-		n = max
+	if n < 0 || n > limit {
+		n = limit
 	}
+	n = min(max(n, 1), s.uploads.Size())
 	h, err := s.uploads.TakeMoving(r.Context(), n, s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
-	switch {
-	case err == nil:
-		return h, nil
-	case errors.Is(err, budget.ErrStalled):
-		return nil, gate.Refused(fmt.Sprintf("the service holds as many uploads as its upload memory allows, and none moved on within %v", s.cfg.QueueWait), s.cfg.QueueWait)
-	default:
-		return nil, gate.Abandoned(r.Context(), "room to read the body")
+	if err != nil {
+		return nil, s.uploadErr(c, err)
 	}
+	if b, ok := c.Get(ctxBody).(*body); ok {
+		b.up = newUpload(h, n, func(more int64) (int64, error) {
+			got, err := h.Grow(r.Context(), more, s.cfg.QueueWait, s.cfg.Metrics.UploadQueued)
+			if err != nil {
+				return 0, s.uploadErr(c, err)
+			}
+			return got, nil
+		}, max(s.cfg.QueueWait/4, 10*time.Millisecond))
+	}
+	return h, nil
+}
+
+// uploadErr is the error for a wait for upload memory that failed with err.
+func (s *Server) uploadErr(c echo.Context, err error) error {
+	if errors.Is(err, budget.ErrStalled) {
+		return gate.Refused(fmt.Sprintf("the service holds as many uploads as its upload memory allows, and none moved on within %v", s.cfg.QueueWait), s.cfg.QueueWait)
+	}
+	return gate.Abandoned(c.Request().Context(), "room to read the body")
 }
 
 // bearer returns the token of an "Authorization: Bearer <token>" header; the scheme's case does

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -54,5 +55,147 @@ func TestTrickledBody(t *testing.T) {
 	r, b := tr.response()
 	if r.StatusCode != http.StatusRequestTimeout || codeOf(t, b) != problem.RequestTimeout || !bytes.Contains(b, []byte("slower than 16 KiB/s")) {
 		t.Errorf("the trickled request: %d %s, want 408 request_timeout saying it was too slow", r.StatusCode, b)
+	}
+}
+
+// TestTricklesHoldWhatArrived: uploads that declare a large body and send it slowly, but above
+// the minimum rate, hold the upload memory of what has arrived, not of what they declare: two of
+// them, declaring half the memory each, leave room for an ordinary request, which is answered
+// 200, not 503 overloaded behind them.
+func TestTricklesHoldWhatArrived(t *testing.T) {
+	const budget = 2 << 20
+	e := newEnv(t, options{uploadMemory: budget, queueWait: 300 * time.Millisecond, timeout: time.Minute,
+		bodyIdle: 2 * time.Second, minBodyRate: 8 << 10})
+	e.model.Default(fakeopenai.Reply(lipid))
+	addr := e.listen()
+
+	// Each trickle: a multipart body of one image part declaring budget/2 bytes in all, sent
+	// at 40 KiB/s, five times the minimum rate.
+	start := func(stop <-chan struct{}) *rawConn {
+		var head bytes.Buffer
+		w := multipart.NewWriter(&head)
+		if _, err := w.CreateFormFile("image", "page.png"); err != nil {
+			t.Fatal(err)
+		}
+		c := dial(t, addr)
+		fmt.Fprintf(c, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", w.FormDataContentType(), budget/2)
+		c.Write(head.Bytes())
+		go func() {
+			chunk := bytes.Repeat([]byte{0x5a}, 4<<10)
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				if _, err := c.Write(chunk); err != nil {
+					return
+				}
+			}
+		}()
+		return c
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	start(stop)
+	start(stop)
+	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 2") })
+	time.Sleep(500 * time.Millisecond) // both have been reading for a while
+
+	body, ct := multipartBody(t, page)
+	raw, _ := io.ReadAll(body)
+	res, err := http.Post("http://"+addr+"/v1/extract", ct, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("beside two trickling uploads: %d %s, want 200", res.StatusCode, b)
+	}
+
+	if m := e.get("/metrics"); strings.Contains(m, `ocrdraft_queue_waiting{queue="upload"} 1`) {
+		t.Errorf("a request waits for upload memory:\n%s", grep(m, `queue="upload"`))
+	}
+}
+
+// TestRateFromFirstRead: the minimum rate counts from when the body is first read, not from the
+// request's arrival: a request that waited for its turn with its whole body sent is read, not
+// cut as "slower than" for the time it spent waiting.
+func TestRateFromFirstRead(t *testing.T) {
+	e := newEnv(t, options{maxRequests: 1, queueWait: 5 * time.Second, bodyIdle: 300 * time.Millisecond, minBodyRate: 16 << 10})
+	e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Second) // the first request holds the only turn for a second
+		fakeopenai.Reply(lipid)(w, r)
+	})
+	e.model.Default(fakeopenai.Reply(lipid))
+	addr := e.listen()
+
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	fw, _ := w.CreateFormFile("image", "page.png")
+	fw.Write(page)
+	w.WriteField("padding", strings.Repeat("x", 512<<10)) // more than the connection buffers before the handler reads
+	w.Close()
+	raw := b.Bytes()
+
+	first := make(chan int, 1)
+	go func() {
+		body, ct := multipartBody(t, page)
+		res, err := http.Post("http://"+addr+"/v1/extract", ct, body)
+		if err != nil {
+			first <- 0
+			return
+		}
+		res.Body.Close()
+		first <- res.StatusCode
+	}()
+	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+
+	res, err := http.Post("http://"+addr+"/v1/extract", w.FormDataContentType(), bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("after waiting for its turn: %d %s, want 200", res.StatusCode, got)
+	}
+	if code := <-first; code != http.StatusOK {
+		t.Errorf("the first request: %d", code)
+	}
+}
+
+// TestFastUploadsQueue: uploads that arrive at speed and together need more than the upload
+// memory are read one after another, each sure of its room, and all answered 200: none is
+// refused because the others each took part of the memory and all wait for more.
+func TestFastUploadsQueue(t *testing.T) {
+	e := newEnv(t, options{uploadMemory: 1 << 20, queueWait: 300 * time.Millisecond})
+	e.model.Default(fakeopenai.Reply(lipid))
+	addr := e.listen()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	fw, _ := w.CreateFormFile("image", "page.png")
+	fw.Write(page)
+	w.WriteField("padding", strings.Repeat("x", 600<<10))
+	w.Close()
+	raw := b.Bytes()
+
+	codes := make(chan int, 6)
+	for range cap(codes) {
+		go func() {
+			res, err := http.Post("http://"+addr+"/v1/extract", w.FormDataContentType(), bytes.NewReader(raw))
+			if err != nil {
+				codes <- 0
+				return
+			}
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	for range cap(codes) {
+		if code := <-codes; code != http.StatusOK {
+			t.Errorf("status %d, want 200", code)
+		}
 	}
 }

@@ -9,29 +9,39 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 )
 
-// TestLogSaysWhatUpstreamSaid: a failed model call's log line carries the endpoint's status and
-// its short reason, so that an operator sees "401 Incorrect API key" without asking the caller;
-// the configured model name is logged, never the name the upstream gave.
+// TestLogSaysWhatUpstreamSaid: a failed model call's log line carries the endpoint's status
+// and its error's type and code, so that an operator sees "401 invalid_api_key" without asking
+// the caller, but never the endpoint's message: servers quote the request back in it, and the
+// request is the report. Neither does the caller's answer. The configured model name is
+// logged, never the name the upstream gave.
 func TestLogSaysWhatUpstreamSaid(t *testing.T) {
+	const echoed = "总胆固醇 987.654" // report text, as an endpoint quoting the request writes it
 	tests := []struct {
 		name   string
 		answer fakeopenai.Answer
 		want   []string
 	}{
-		{"bad key", fakeopenai.Unauthorized(), []string{`"upstreamStatus":401`, `Incorrect API key provided`, `"code":"model_rejected"`, `"model":"test-vl"`}},
-		{"image refused", fakeopenai.Raw(http.StatusBadRequest, `{"error":{"message":"You uploaded an unsupported image. Please make sure your image is valid.","type":"invalid_request_error","param":null,"code":"invalid_image_format"}}`),
-			[]string{`"upstreamStatus":400`, `unsupported image`, `"code":"image_rejected"`}},
-		{"server error", fakeopenai.ServerError(), []string{`"upstreamStatus":500`, `"code":"model_unavailable"`}},
+		{"bad key", fakeopenai.Raw(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: [redacted] … `+echoed+`","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`),
+			[]string{`"upstreamStatus":401`, `"upstreamType":"invalid_request_error"`, `"upstreamCode":"invalid_api_key"`, `"code":"model_rejected"`, `"model":"test-vl"`}},
+		{"image refused", fakeopenai.Raw(http.StatusBadRequest, `{"error":{"message":"You uploaded an unsupported image: `+echoed+`","type":"invalid_request_error","param":null,"code":"invalid_image_format"}}`),
+			[]string{`"upstreamStatus":400`, `"upstreamCode":"invalid_image_format"`, `"code":"image_rejected"`}},
+		{"server error", fakeopenai.Error(http.StatusInternalServerError, "failed on: "+echoed), []string{`"upstreamStatus":500`, `"code":"model_unavailable"`}},
+		{"proxy page", fakeopenai.Raw(http.StatusBadGateway, "<html>"+echoed+"</html>"), []string{`"upstreamStatus":502`, `"upstreamReason":"its error answer was not JSON"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, options{tries: 1})
 			e.model.Queue(tt.answer)
-			e.do(extractReq(t, page))
+			rec := e.do(extractReq(t, page))
 			line := grep(e.log.String(), `"msg":"request"`)
 			for _, w := range tt.want {
 				if !strings.Contains(line, w) {
 					t.Errorf("log line %s\nlacks %s", line, w)
+				}
+			}
+			for _, where := range []string{e.log.String(), rec.Body.String()} {
+				if strings.Contains(where, "987.654") || strings.Contains(where, "胆固醇") || strings.Contains(where, "Incorrect") || strings.Contains(where, "unsupported image") {
+					t.Errorf("the upstream's message reached a log line or the answer: %s", where)
 				}
 			}
 		})

@@ -54,9 +54,9 @@ func TestCompleteBoundsAnswer(t *testing.T) {
 		{"100 MB completion", fakeopenai.Huge(http.StatusOK, 100<<20), problem.ModelUnavailable, "larger than 1 MiB", limit + 1},
 		{"endless completion", fakeopenai.Endless(http.StatusOK), problem.ModelUnavailable, "larger than 1 MiB", limit + 1},
 		{"gzip bomb of 4 GiB", fakeopenai.GzipBomb(4 << 30), problem.ModelUnavailable, "larger than 1 MiB", 64 << 10},
-		{"100 MB error is cut and keeps its status", fakeopenai.Huge(http.StatusInternalServerError, 100<<20), problem.ModelUnavailable, "500 ", maxErrorBody},
-		{"endless 429 keeps its status", fakeopenai.Endless(http.StatusTooManyRequests), problem.ModelRateLimited, "429 ", maxErrorBody},
-		{"endless 400 keeps its status", fakeopenai.Endless(http.StatusBadRequest), problem.ModelRejected, "400 ", maxErrorBody},
+		{"100 MB error is cut and keeps its status", fakeopenai.Huge(http.StatusInternalServerError, 100<<20), problem.ModelUnavailable, "): 500", maxErrorBody},
+		{"endless 429 keeps its status", fakeopenai.Endless(http.StatusTooManyRequests), problem.ModelRateLimited, "): 429", maxErrorBody},
+		{"endless 400 keeps its status", fakeopenai.Endless(http.StatusBadRequest), problem.ModelRejected, "): 400", maxErrorBody},
 		{"declared 100 MB is refused unread", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "104857600")
 			w.WriteHeader(http.StatusOK)
@@ -120,12 +120,14 @@ func TestBoundUnpacked(t *testing.T) {
 	zw.Close()
 	for _, ok := range []bool{true, false} {
 		res := &http.Response{Header: http.Header{"Content-Encoding": {"gzip"}}, Body: io.NopCloser(bytes.NewReader(wire.Bytes()))}
-		body := doer{max: 1 << 20}.bound(res, ok)
+		var keep []byte
+		body := doer{max: 1 << 20}.bound(res, ok, &keep)
 		n, err := io.Copy(io.Discard, body)
 		var big *tooLarge
 		switch {
-		case ok && (!errors.As(err, &big) || n != 1<<20):
-			t.Errorf("completion: read %d, %v; want 1 MiB and tooLarge", n, err)
+		case ok && (!errors.As(err, &big) || n != 0):
+			// A completion is read whole (its counts read leniently) before it is passed on.
+			t.Errorf("completion: read %d, %v; want nothing and tooLarge", n, err)
 		case !ok && (err != nil || n != maxErrorBody):
 			t.Errorf("error body: read %d, %v; want %d and no error", n, err, maxErrorBody)
 		}
@@ -152,6 +154,26 @@ func TestCompleteReply(t *testing.T) {
 			Reply{Text: "{}", FinishReason: "stop", Model: "gpt-4o"}},
 		{"huge usage is capped", completion(`"gpt-4o"`, `"stop"`, msg, `{"prompt_tokens":9223372036854775807,"completion_tokens":4611686018427387904}`),
 			Reply{Text: "{}", FinishReason: "stop", Model: "gpt-4o", PromptTokens: MaxTokens, CompletionTokens: MaxTokens}},
+		// Counts are only counts: a number of any form is read as one, anything else ignored,
+		// and the reply goes on whatever they say.
+		{"integral float counts", completion(`"m"`, `"stop"`, msg, `{"prompt_tokens":1289.0,"completion_tokens":17.0,"total_tokens":1306.0}`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: 1289, CompletionTokens: 17}},
+		{"exponents", completion(`"m"`, `"stop"`, msg, `{"prompt_tokens":1e3,"completion_tokens":2.5E1}`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: 1000, CompletionTokens: 25}},
+		{"beyond int64 and float64", completion(`"m"`, `"stop"`, msg, `{"prompt_tokens":99999999999999999999999,"completion_tokens":1e400,"total_tokens":-1e400}`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: MaxTokens, CompletionTokens: MaxTokens}},
+		{"a fraction is its integer part", completion(`"m"`, `"stop"`, msg, `{"prompt_tokens":12.9,"completion_tokens":-0.5}`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: 12}},
+		{"counts that are no numbers are ignored", completion(`"m"`, `"stop"`, msg, `{"prompt_tokens":"12","completion_tokens":true,"total_tokens":{"n":1}}`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m"}},
+		{"odd details", completion(`"m"`, `"stop"`, msg, `{"prompt_tokens":10,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":1e2},"completion_tokens_details":"n/a"}`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: 10, CompletionTokens: 5}},
+		{"usage that is no object", completion(`"m"`, `"stop"`, msg, `"lots"`),
+			Reply{Text: "{}", FinishReason: "stop", Model: "m"}},
+		{"float stamp and index", `{"id":"x","object":"chat.completion","created":1.7e9,"model":"m","choices":[{"index":0.0,"finish_reason":"stop","message":` + msg + `}],"usage":` + usage + `}`,
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: 10, CompletionTokens: 5}},
+		{"stamp that is no number", `{"id":"x","object":"chat.completion","created":"today","model":"m","choices":[{"index":"first","finish_reason":"stop","message":` + msg + `}],"usage":` + usage + `}`,
+			Reply{Text: "{}", FinishReason: "stop", Model: "m", PromptTokens: 10, CompletionTokens: 5}},
 		{"a path-like model name is kept", completion(`"Qwen/Qwen2.5-VL-7B-Instruct"`, `"stop"`, msg, usage),
 			Reply{Text: "{}", FinishReason: "stop", Model: "Qwen/Qwen2.5-VL-7B-Instruct", PromptTokens: 10, CompletionTokens: 5}},
 		{"a 1 MB model name is the configured one", completion(`"`+long+`"`, `"stop"`, msg, usage),

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,6 +124,9 @@ func (c *Client) probe(ctx context.Context, at string) []CheckResult {
 	h := &hint{}
 	actx, cancel := c.attempt(ctx, h)
 	_, err := c.api.CreateChatCompletion(actx, req)
+	if _, ok := reread(h.body, err); ok {
+		err = nil // only a count or a stamp was no Go int: see lenient.go
+	}
 	timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 	cancel()
 	if err == nil {
@@ -144,12 +148,12 @@ func (c *Client) probe(ctx context.Context, at string) []CheckResult {
 	case st == http.StatusNotFound && f.code == problem.ModelRejected && strings.Contains(f.reason, "nothing serves"):
 		return []CheckResult{reached, notChecked(CheckKey, "no chat completions at the base URL"),
 			{CheckModel, false, fmt.Sprintf("nothing serves chat completions at %s: set OCR_MODEL_BASE_URL to the endpoint up to its version, such as %s/v1", at, at)}}
-	case st == http.StatusNotFound || (st == http.StatusBadRequest && containsFold(f.upstream.Reason, "model")):
+	case st == http.StatusNotFound || (st == http.StatusBadRequest && containsFold(f.words, "model")):
 		return []CheckResult{reached, c.keyOK(),
-			{CheckModel, false, fmt.Sprintf("the endpoint does not know %q (%d %s): set OCR_MODEL to a model it serves", c.cfg.Model, st, f.upstream.Reason)}}
+			{CheckModel, false, fmt.Sprintf("the endpoint does not know %q (%d %s): set OCR_MODEL to a model it serves", c.cfg.Model, st, f.words)}}
 	}
 	return []CheckResult{reached, notChecked(CheckKey, fmt.Sprintf("the endpoint answered %d", st)),
-		{CheckModel, false, fmt.Sprintf("a one-token chat completion failed (%s): %s", f.code, f.upstream.Reason)}}
+		{CheckModel, false, fmt.Sprintf("a one-token chat completion failed (%s): %s", f.code, cmp.Or(f.words, f.reason))}}
 }
 
 // unanswered is the results for a try that got no HTTP answer at all, if that is what f is.
@@ -181,9 +185,9 @@ func (c *Client) keyOK() CheckResult {
 
 func (c *Client) keyRefused(f failure) CheckResult {
 	if c.cfg.APIKey == "" {
-		return CheckResult{CheckKey, false, fmt.Sprintf("the endpoint wants a key (%d %s): set OCR_MODEL_API_KEY", f.upstream.Status, f.upstream.Reason)}
+		return CheckResult{CheckKey, false, fmt.Sprintf("the endpoint wants a key (%d %s): set OCR_MODEL_API_KEY", f.upstream.Status, f.words)}
 	}
-	return CheckResult{CheckKey, false, fmt.Sprintf("the endpoint refused the key (%d %s): check OCR_MODEL_API_KEY", f.upstream.Status, f.upstream.Reason)}
+	return CheckResult{CheckKey, false, fmt.Sprintf("the endpoint refused the key (%d %s): check OCR_MODEL_API_KEY", f.upstream.Status, f.words)}
 }
 
 // listed says whether the configured model is among models, naming a few of them if not. The

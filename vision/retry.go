@@ -46,6 +46,7 @@ type hint struct {
 	header http.Header
 	status int         // the response's status, 0 if none came
 	images []*imageSub // streamed into the body in place of their tokens
+	body   []byte      // a 2xx answer's body, for reread
 }
 
 type hintKey struct{}
@@ -96,7 +97,11 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 		res.Body.Close()
 		return nil, &tooLarge{d.max}
 	}
-	res.Body = d.bound(res, ok)
+	var keep *[]byte
+	if h != nil {
+		keep = &h.body
+	}
+	res.Body = d.bound(res, ok, keep)
 	return res, nil
 }
 
@@ -105,8 +110,9 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 const maxErrorBody = 64 << 10
 
 // bound wraps res's body: on the wire at most d.max bytes, and unpacked at most d.max for a
-// completion (ok) or maxErrorBody, cut short, for an error answer.
-func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
+// completion (ok) or maxErrorBody, cut short, for an error answer. A completion is kept in
+// *keep (if keep is not nil) for a lenient second read (see reread).
+func (d doer) bound(res *http.Response, ok bool, keep *[]byte) io.ReadCloser {
 	body := res.Body
 	var r io.Reader = &capped{r: body, left: d.max, limit: d.max}
 	if strings.EqualFold(strings.TrimSpace(res.Header.Get("Content-Encoding")), "gzip") {
@@ -117,6 +123,9 @@ func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
 	}
 	if ok {
 		r = &capped{r: r, left: d.max, limit: d.max}
+		if keep != nil {
+			r = &keptBody{src: r, keep: keep}
+		}
 	} else {
 		r = io.LimitReader(r, maxErrorBody)
 	}
@@ -124,6 +133,16 @@ func (d doer) bound(res *http.Response, ok bool) io.ReadCloser {
 		io.Reader
 		io.Closer
 	}{r, body}
+}
+
+// redirectTo names a redirect's target for the log by its scheme and host alone: the rest of
+// a Location is the upstream's text, and may be anything.
+func redirectTo(loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil || u.Host == "" || len(u.Host) > maxModel || !plain(u.Host, true) {
+		return "a redirect, not followed"
+	}
+	return "a redirect to " + u.Scheme + "://" + u.Host + ", not followed"
 }
 
 // redirected is the error for an upstream answer that is a redirect (see noRedirects).
@@ -243,8 +262,9 @@ type failure struct {
 	retry      bool
 	retryAfter time.Duration // the upstream's Retry-After, if it gave one
 	what       string        // Detail's start, e.g. "model endpoint failed"
-	reason     string        // the upstream's words, short and without the key; may be empty
-	cause      error         // for the log, without the key
+	reason     string        // for the caller's detail: our words, or the upstream's status, type and code; may be empty
+	words      string        // the upstream's error message, clipped: for `ocrdraft check` alone, never a log or a problem
+	cause      error         // for the log, without the key or the upstream's message
 	upstream   *problem.Upstream
 }
 
@@ -269,7 +289,7 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 			code: problem.ModelUnavailable, what: "model endpoint failed",
 			reason:   fmt.Sprintf("it answered %d, a redirect, which is never followed: set OCR_MODEL_BASE_URL to the endpoint itself", redir.status),
 			cause:    c.scrub(err),
-			upstream: &problem.Upstream{Status: redir.status, Reason: c.clip("redirect to "+redir.to, maxReason)},
+			upstream: &problem.Upstream{Status: redir.status, Reason: redirectTo(redir.to)},
 		}
 	case errors.As(err, &bigErr):
 		// Not retried: the endpoint would most likely answer the same again, at the same cost.
@@ -280,9 +300,9 @@ func (c *Client) classify(err error, h *hint, timedOut bool) failure {
 		}
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
 		quota := apiErr.Code == "insufficient_quota" || apiErr.Type == "insufficient_quota"
-		return c.status(apiErr.HTTPStatusCode, saidAPI(apiErr), true, quota, h, err)
+		return c.status(apiErr.HTTPStatusCode, saidAPI(apiErr), true, quota, h)
 	case errors.As(err, &reqErr):
-		return c.status(reqErr.HTTPStatusCode, saidBody(reqErr.Body), false, false, h, err)
+		return c.status(reqErr.HTTPStatusCode, saidBody(reqErr.Body), false, false, h)
 	case timedOut:
 		return failure{
 			code: problem.ModelTimeout, retry: true, what: "model did not answer in time",
@@ -325,12 +345,13 @@ const defaultRateLimitWait = 5 * time.Second
 // spent, which waiting does not fix. A 4xx about the image is image_rejected, which the caller
 // can mend; any other is model_rejected, which only operators can. decoded says the answer was
 // an {"error":{...}} object; a 404 that was not is a route that does not exist, a wrong base URL.
-func (c *Client) status(code int, s said, decoded, quota bool, h *hint, err error) failure {
-	words := c.clip(s.text(), maxReason)
+func (c *Client) status(code int, s said, decoded, quota bool, h *hint) failure {
+	up := s.upstream(code)
 	f := failure{
-		reason:   c.clip(fmt.Sprintf("%d %s", code, s.text()), maxReason),
-		cause:    c.scrub(err),
-		upstream: &problem.Upstream{Status: code, Reason: words},
+		reason:   names(up),
+		words:    c.clip(s.text(), maxReason),
+		cause:    fmt.Errorf("vision: the endpoint answered %s", names(up)),
+		upstream: up,
 	}
 	switch {
 	case code == http.StatusTooManyRequests && !quota:
@@ -342,8 +363,7 @@ func (c *Client) status(code int, s said, decoded, quota bool, h *hint, err erro
 		f.code, f.what = problem.ImageRejected, "model endpoint could not use the image"
 	case code == http.StatusNotFound && !decoded:
 		f.code, f.what = problem.ModelRejected, "model endpoint refused the request"
-		f.reason = c.clip(fmt.Sprintf("%d %s", code, s.text()), maxReason/2) +
-			": nothing serves chat completions at the base URL; its path should end in the API version, such as /v1"
+		f.reason += ": nothing serves chat completions at the base URL; its path should end in the API version, such as /v1"
 	default:
 		f.code, f.what = problem.ModelRejected, "model endpoint refused the request"
 	}

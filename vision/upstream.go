@@ -9,22 +9,26 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ocrdraft/ocrdraft/problem"
 )
 
 // said is what an error answer said, whichever shape the endpoint writes it in: OpenAI's and
 // Azure's {"error":{...}}, vLLM's older top-level {"object":"error","message":...}, Ollama's
 // {"error":"..."}, FastAPI's {"detail":...}, or a proxy's text or HTML page.
 type said struct {
-	code, param, message string
+	typ, code, param, message string
+	plainText                 bool // not JSON at all: a proxy's page, a bare "404 page not found"
 }
 
 // saidAPI reads go-openai's decoding of an {"error":{...}} answer.
 func saidAPI(e *openai.APIError) said {
-	s := said{message: e.Message}
+	s := said{typ: e.Type, message: e.Message}
 	switch c := e.Code.(type) {
 	case string:
 		s.code = c
@@ -46,7 +50,7 @@ func saidAPI(e *openai.APIError) said {
 func saidBody(body []byte) said {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(body, &top) != nil {
-		return said{message: string(body)}
+		return said{message: string(body), plainText: true}
 	}
 	str := func(raw json.RawMessage) string {
 		var s string
@@ -59,7 +63,7 @@ func saidBody(body []byte) said {
 		}
 		return ""
 	}
-	s := said{message: str(top["message"]), code: str(top["code"]), param: str(top["param"])}
+	s := said{message: str(top["message"]), typ: str(top["type"]), code: str(top["code"]), param: str(top["param"])}
 	if e, ok := top["error"]; ok && s.message == "" {
 		s.message = str(e) // Ollama's native {"error":"..."}
 	}
@@ -80,12 +84,53 @@ func saidBody(body []byte) said {
 	return s
 }
 
-// text is s for the log and the caller's detail: the endpoint's code, then its message.
+// text is s for `ocrdraft check`'s lines alone: the endpoint's code, then its message. The
+// message may quote our request back (an OpenAI-compatible server echoing the prompt, or a
+// proxy the whole body), and a request to read a page holds the report: it never goes into a
+// log line or a problem (see upstream), only into the check, whose one-token request holds no
+// report.
 func (s said) text() string {
 	if s.code != "" && !strings.Contains(s.message, s.code) {
 		return s.code + ": " + s.message
 	}
 	return s.message
+}
+
+// maxToken bounds an upstream's error type or code as logged.
+const maxToken = 64
+
+// token is an upstream's error type or code as it may be logged and shown: a plain word of at
+// most maxToken bytes (invalid_api_key, InvalidParameter.UnsupportedImageFormat, 400), else
+// nothing. Unlike the message, a code is a name the endpoint chose from its own list; one that
+// is not a plain word is no such name, and could be anything.
+func token(s string) string {
+	if len(s) > maxToken || !plain(s, true) {
+		return ""
+	}
+	return s
+}
+
+// upstream is the problem.Upstream of an HTTP error answer: its status, type and code, never
+// its message (see text).
+func (s said) upstream(status int) *problem.Upstream {
+	u := &problem.Upstream{Status: status, Type: token(s.typ), Code: token(s.code)}
+	if s.plainText {
+		u.Reason = "its error answer was not JSON"
+	}
+	return u
+}
+
+// names is u's status, type and code for a caller's detail: "401 invalid_request_error
+// invalid_api_key".
+func names(u *problem.Upstream) string {
+	st := strconv.Itoa(u.Status)
+	out := st
+	for _, w := range []string{u.Type, u.Code} {
+		if w != "" && w != st && !strings.HasSuffix(out, " "+w) {
+			out += " " + w
+		}
+	}
+	return out
 }
 
 // imageSigns tells an endpoint's refusal of the image itself (a format it cannot decode, a size

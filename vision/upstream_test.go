@@ -64,36 +64,47 @@ func TestImageRejected(t *testing.T) {
 			if f.Calls() != 1 {
 				t.Errorf("calls = %d, want 1: a refusal is not retried", f.Calls())
 			}
-			if pe.Upstream == nil || pe.Upstream.Status != http.StatusBadRequest || pe.Upstream.Reason == "" {
-				t.Errorf("Upstream = %+v, want 400 and a reason", pe.Upstream)
+			if pe.Upstream == nil || pe.Upstream.Status != http.StatusBadRequest {
+				t.Errorf("Upstream = %+v, want 400", pe.Upstream)
 			}
-			if strings.Contains(pe.Upstream.Reason+pe.Detail, "13.5") {
-				t.Errorf("the request quoted back reached the reason: %q / %q", pe.Upstream.Reason, pe.Detail)
+			if strings.Contains(fmt.Sprint(*pe.Upstream)+pe.Detail, "13.5") {
+				t.Errorf("the request quoted back reached the log or the detail: %+v / %q", *pe.Upstream, pe.Detail)
 			}
 		})
 	}
 }
 
-// TestUpstream: every failure that came from the endpoint carries its status and a short reason
-// for the log line, with no key in it.
+// TestUpstream: every failure that came from the endpoint carries, for the log line, its
+// status and its error's type and code, or our own words for an answer that was no error
+// object; never the endpoint's message, which may quote the request (the report) back, nor
+// the key. The caller's detail names the same and no more.
 func TestUpstream(t *testing.T) {
+	const echoed = "总胆固醇 987.654" // report text an endpoint quotes back from the request
 	tests := []struct {
 		name   string
 		answer fakeopenai.Answer
 		code   problem.Code
-		status int
-		reason string
+		want   problem.Upstream
+		detail string // the end of the caller's detail
 	}{
-		{"401", fakeopenai.Error(http.StatusUnauthorized, "Incorrect API key provided: "+key+"."), problem.ModelRejected, 401, "Incorrect API key provided: [redacted]."},
-		{"401 with code", fakeopenai.Raw(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`), problem.ModelRejected, 401, "invalid_api_key: Incorrect API key provided."},
-		{"404 model", fakeopenai.Raw(http.StatusNotFound, `{"error":{"message":"The model 'm' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}`), problem.ModelRejected, 404, "model_not_found: The model 'm' does not exist"},
-		{"404 no route", fakeopenai.NoRoute(), problem.ModelRejected, 404, "404 page not found"},
-		{"500", fakeopenai.ServerError(), problem.ModelUnavailable, 500, "The server had an error while processing your request."},
-		{"429", fakeopenai.RateLimited("1"), problem.ModelRateLimited, 429, "Rate limit reached for requests."},
-		{"502 HTML", status(http.StatusBadGateway, "<html>bad\x1b[31m gateway</html>"), problem.ModelUnavailable, 502, `<html>bad\u001b[31m gateway</html>`},
-		{"200 garbage", fakeopenai.Garbage(), problem.ModelUnavailable, 200, "its answer was not a chat completion"},
-		{"200 too large", fakeopenai.Huge(http.StatusOK, 8<<20), problem.ModelUnavailable, 200, "its answer was larger than 4 MiB"},
-		{"hang-up", fakeopenai.HangUp(), problem.ModelUnavailable, 0, "the endpoint closed the connection without an answer"},
+		{"401", fakeopenai.Error(http.StatusUnauthorized, "Incorrect API key provided: "+key+". "+echoed), problem.ModelRejected,
+			problem.Upstream{Status: 401, Type: "invalid_request_error"}, "(1 try): 401 invalid_request_error"},
+		{"401 with code", fakeopenai.Raw(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: `+echoed+`","type":"invalid_request_error","code":"invalid_api_key"}}`), problem.ModelRejected,
+			problem.Upstream{Status: 401, Type: "invalid_request_error", Code: "invalid_api_key"}, "(1 try): 401 invalid_request_error invalid_api_key"},
+		{"code that is not a name", fakeopenai.Raw(http.StatusBadRequest, `{"error":{"message":"bad","type":"`+echoed+`","code":"`+echoed+`"}}`), problem.ModelRejected,
+			problem.Upstream{Status: 400}, "(1 try): 400"},
+		{"404 model", fakeopenai.Raw(http.StatusNotFound, `{"error":{"message":"The model '`+echoed+`' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}`), problem.ModelRejected,
+			problem.Upstream{Status: 404, Type: "invalid_request_error", Code: "model_not_found"}, "(1 try): 404 invalid_request_error model_not_found"},
+		{"404 no route", fakeopenai.NoRoute(), problem.ModelRejected, problem.Upstream{Status: 404, Reason: "its error answer was not JSON"}, "such as /v1"},
+		{"500", fakeopenai.ServerError(), problem.ModelUnavailable, problem.Upstream{Status: 500, Type: "server_error"}, "(1 try): 500 server_error"},
+		{"429", fakeopenai.RateLimited("1"), problem.ModelRateLimited, problem.Upstream{Status: 429, Type: "invalid_request_error"}, "(1 try): 429 invalid_request_error"},
+		{"502 HTML", status(http.StatusBadGateway, "<html>bad\x1b[31m gateway "+echoed+"</html>"), problem.ModelUnavailable, problem.Upstream{Status: 502, Reason: "its error answer was not JSON"}, "(1 try): 502"},
+		{"vLLM top level", fakeopenai.Raw(http.StatusBadRequest, `{"object":"error","message":"`+echoed+`","type":"BadRequestError","param":null,"code":400}`), problem.ModelRejected,
+			problem.Upstream{Status: 400, Type: "BadRequestError", Code: "400"}, "(1 try): 400 BadRequestError"},
+		{"FastAPI", fakeopenai.Raw(http.StatusUnprocessableEntity, `{"detail":[{"msg":"`+echoed+`"}]}`), problem.ModelRejected, problem.Upstream{Status: 422}, "(1 try): 422"},
+		{"200 garbage", fakeopenai.Garbage(), problem.ModelUnavailable, problem.Upstream{Status: 200, Reason: "its answer was not a chat completion"}, "not a chat completion"},
+		{"200 too large", fakeopenai.Huge(http.StatusOK, 8<<20), problem.ModelUnavailable, problem.Upstream{Status: 200, Reason: "its answer was larger than 4 MiB"}, "larger than 4 MiB"},
+		{"hang-up", fakeopenai.HangUp(), problem.ModelUnavailable, problem.Upstream{Reason: "the endpoint closed the connection without an answer"}, "without an answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,8 +118,14 @@ func TestUpstream(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Code != tt.code {
 				t.Fatalf("err = %v, want %s", err, tt.code)
 			}
-			if pe.Upstream == nil || *pe.Upstream != (problem.Upstream{Status: tt.status, Reason: tt.reason}) {
-				t.Errorf("Upstream = %+v, want {%d %q}", pe.Upstream, tt.status, tt.reason)
+			if pe.Upstream == nil || *pe.Upstream != tt.want {
+				t.Errorf("Upstream = %+v, want %+v", pe.Upstream, tt.want)
+			}
+			if !strings.HasSuffix(pe.Detail, tt.detail) {
+				t.Errorf("detail = %q, want it to end in %q", pe.Detail, tt.detail)
+			}
+			if s := err.Error(); strings.Contains(s, "987.654") || strings.Contains(s, "Incorrect") || strings.Contains(s, key) {
+				t.Errorf("the error, cause included, quotes the upstream's message: %s", s)
 			}
 		})
 	}

@@ -309,6 +309,10 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 		actx, cancel := c.attempt(ctx, h)
 		resp, err := c.api.CreateChatCompletion(actx, creq)
 		cancel() // a deadline that fired first still shows in actx.Err()
+		if r, ok := reread(h.body, err); ok {
+			resp, err = r, nil // only a count or a stamp was no Go int: see lenient.go
+		}
+		h.body = nil
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 		if err == nil {
 			if len(resp.Choices) == 0 {

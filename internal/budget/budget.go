@@ -39,8 +39,39 @@ var ErrStalled = errors.New("budget: no bytes were given back while waiting")
 // the func to call when the wait ends, as for gate.Gate.Enter.
 func (b *Budget) TakeMoving(ctx context.Context, n int64, stall time.Duration, queued func() func(wait time.Duration, stalled bool)) (h *Hold, err error) {
 	n = min(max(n, 1), b.size)
+	if err := b.acquire(ctx, n, stall, queued); err != nil {
+		return nil, err
+	}
+	return &Hold{b: b, n: n}, nil
+}
+
+// Grow adds up to n bytes to h, waiting for them as TakeMoving does, and returns how many it
+// added: fewer than n when h would otherwise hold more than the budget's size (0 once it holds
+// all of it), so that a hold that grows as its upload arrives never waits for more than the
+// budget has. On an error h is as it was.
+func (h *Hold) Grow(ctx context.Context, n int64, stall time.Duration, queued func() func(wait time.Duration, stalled bool)) (int64, error) {
+	if h == nil || n <= 0 {
+		return 0, nil
+	}
+	h.mu.Lock()
+	n = min(n, h.b.size-h.n)
+	h.mu.Unlock()
+	if n <= 0 {
+		return 0, nil
+	}
+	if err := h.b.acquire(ctx, n, stall, queued); err != nil {
+		return 0, err
+	}
+	h.mu.Lock()
+	h.n += n
+	h.mu.Unlock()
+	return n, nil
+}
+
+// acquire takes n bytes (1..size) from the semaphore, waiting as TakeMoving says.
+func (b *Budget) acquire(ctx context.Context, n int64, stall time.Duration, queued func() func(wait time.Duration, stalled bool)) (err error) {
 	if b.sem.TryAcquire(n) {
-		return &Hold{b: b, n: n}, nil
+		return nil
 	}
 	if queued != nil {
 		done, start := queued(), time.Now()
@@ -67,9 +98,9 @@ func (b *Budget) TakeMoving(ctx context.Context, n int64, stall time.Duration, q
 		}
 	}()
 	if err := b.sem.Acquire(ctx, n); err != nil {
-		return nil, context.Cause(ctx)
+		return context.Cause(ctx)
 	}
-	return &Hold{b: b, n: n}, nil
+	return nil
 }
 
 // release gives n bytes back to the semaphore and tells the waiters that the budget moved.

@@ -120,3 +120,44 @@ func TestTakeMoving(t *testing.T) {
 		}
 	})
 }
+
+// TestGrow: a hold grows as its upload arrives, waiting for room as TakeMoving does, and never
+// past the budget's size; what it grew is given back with the rest.
+func TestGrow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(10)
+		h, _ := b.TakeMoving(t.Context(), 2, time.Hour, nil)
+		other, _ := b.TryTake(5)
+		if n, err := h.Grow(t.Context(), 3, time.Hour, nil); n != 3 || err != nil || h.Held() != 5 {
+			t.Fatalf("Grow(3) with 3 free = %d, %v; held %d", n, err, h.Held())
+		}
+		// Nothing free: it waits for the other hold to give back.
+		go func() { time.Sleep(50 * time.Millisecond); other.Give(4) }()
+		start := time.Now()
+		if n, err := h.Grow(t.Context(), 4, time.Hour, nil); n != 4 || err != nil || time.Since(start) != 50*time.Millisecond {
+			t.Fatalf("Grow(4) = %d, %v after %v", n, err, time.Since(start))
+		}
+		// Nothing moves: it stalls, and the hold is as it was.
+		if n, err := h.Grow(t.Context(), 1, 100*time.Millisecond, nil); n != 0 || !errors.Is(err, ErrStalled) || h.Held() != 9 {
+			t.Fatalf("Grow on a stuck budget = %d, %v; held %d", n, err, h.Held())
+		}
+		other.Close()
+		// Never past the size: 1 is left to grow, then nothing.
+		if n, err := h.Grow(t.Context(), 1<<40, time.Hour, nil); n != 1 || err != nil || h.Held() != 10 {
+			t.Fatalf("Grow(huge) = %d, %v; held %d", n, err, h.Held())
+		}
+		if n, err := h.Grow(t.Context(), 1, time.Hour, nil); n != 0 || err != nil {
+			t.Fatalf("Grow on a hold of the whole budget = %d, %v", n, err)
+		}
+		h.Close()
+		if all, ok := b.TryTake(10); !ok {
+			t.Fatal("the grown bytes were not given back")
+		} else {
+			all.Close()
+		}
+		var nilHold *Hold
+		if n, err := nilHold.Grow(t.Context(), 1, time.Hour, nil); n != 0 || err != nil {
+			t.Fatal("a nil hold grew")
+		}
+	})
+}
