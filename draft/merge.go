@@ -25,7 +25,8 @@ type Page struct {
 // one page, every warning path is prefixed by its page (pages[1].indicators[3]) and indexes that
 // page's own draft; a single page's paths are left as they are.
 //
-// A page keeps at most MaxPageRows rows; the rest are left out with one indicator_dropped
+// At most maxRepeats repeats are listed, the rest counted in one more warning. A page keeps at
+// most MaxPageRows rows; the rest are left out with one indicator_dropped
 // warning that counts them (path pages[i].indicators[MaxPageRows], the first row left out), and
 // a warning about a row left out keeps that page's path, prefixed by its page, a single page's
 // too: a path starting with indicators[ is always a row of the returned draft. Merge's work is
@@ -67,6 +68,7 @@ func Merge(pages []Page) (schema.Result, error) {
 	out := schema.Result{Draft: schema.OcrDraft{Indicators: []schema.OcrIndicator{}}, Warnings: []schema.Warning{}}
 	d := &out.Draft
 	seen := make(map[string]int) // indicator key → page it was first seen on
+	repeats := 0                 // rows dropped as repeats
 	for i, p := range pages {
 		at := fmt.Sprintf("pages[%d]", i)
 		page := i + 1
@@ -133,6 +135,9 @@ func Merge(pages []Page) (schema.Result, error) {
 		}
 		for j, ind := range pd.Indicators[:min(len(pd.Indicators), MaxPageRows)] {
 			if merged[j] < 0 {
+				if repeats++; repeats > maxRepeats {
+					continue
+				}
 				warn(schema.DuplicateIndicator, fmt.Sprintf("%s.indicators[%d]", at, j),
 					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(seen[indicatorKey(ind)] + 1)},
 					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, seen[indicatorKey(ind)]+1))
@@ -145,8 +150,17 @@ func Merge(pages []Page) (schema.Result, error) {
 			out.Warnings = append(out.Warnings, cutWarning(i, len(pd.Indicators)))
 		}
 	}
+	if repeats > maxRepeats {
+		w := schema.WarnDraft(schema.DuplicateIndicator, fmt.Sprintf("%d more items repeated exactly an item of an earlier page and were dropped; they are not listed", repeats-maxRepeats))
+		w.Params = map[string]string{"count": strconv.Itoa(repeats - maxRepeats)}
+		out.Warnings = append(out.Warnings, w)
+	}
 	return out, nil
 }
+
+// maxRepeats bounds the duplicate_indicator warnings listed: ten pages of one looping reply
+// repeat 4,500 rows. The rest are counted in one more, as the reader counts (maxWarnings).
+const maxRepeats = 100
 
 // MaxPageRows bounds the rows one page keeps. The densest report pages print about 120 rows
 // (two columns of a blood count and chemistry); a page of more is a model repeating itself or

@@ -160,4 +160,18 @@ func TestMergeCut(t *testing.T) {
 	}, paths(two.Warnings)); diff != "" {
 		t.Errorf("two pages (-want +got):\n%s", diff)
 	}
+	// Three pages of one reply: 200 repeats, 100 listed and the rest counted.
+	three, err := Merge([]Page{{Result: rows(100, 0)}, {Result: rows(100, 0)}, {Result: rows(100, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, last := 0, schema.Warning{}
+	for _, w := range three.Warnings {
+		if w.Code == schema.DuplicateIndicator {
+			n, last = n+1, w
+		}
+	}
+	if len(three.Draft.Indicators) != 100 || n != maxRepeats+1 || last.Path != nil || last.Params["count"] != "100" {
+		t.Errorf("three pages: %d rows, %d duplicate_indicator warnings, the last %v: want 100, %d listed and one counting 100", len(three.Draft.Indicators), n, last.Params, maxRepeats)
+	}
 }
