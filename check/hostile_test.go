@@ -206,7 +206,9 @@ func TestRunStops(t *testing.T) {
 			}
 		}
 	}
-	if _, err := RunContext(&ending{Context: context.Background()}, &schema.OcrDraft{}, Context{}); err == nil {
-		t.Error("an empty draft past its deadline: no error")
+	// A short draft is checked to its end: it looks at its deadline after stopEvery units.
+	d := &schema.OcrDraft{Indicators: shapes[0].rows(20)}
+	if ws, err := RunContext(&ending{Context: context.Background()}, d, Context{}); err != nil || len(ws) != 19 {
+		t.Errorf("20 rows past the deadline: %d warnings, %v; want the 19 duplicates", len(ws), err)
 	}
 }
