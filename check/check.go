@@ -155,12 +155,8 @@ var states = sync.Pool{New: func() any { return new(state) }}
 
 // release clears s of the draft's pointers and puts it back, with its small tables emptied.
 func (s *state) release() {
-	byA, units := s.byA, s.units
+	units := s.units
 	*s = state{}
-	if len(byA) <= len(s.buf) {
-		clear(byA)
-		s.byA = byA
-	}
 	if len(units) <= len(s.buf) {
 		clear(units)
 		s.units = units
@@ -184,13 +180,12 @@ type state struct {
 	// work counts what the rules do: a row looked at, a table slot probed, a lexicon analyte
 	// walked. The tests hold it to a constant times the rows, whatever the draft.
 	work int
-	// byA indexes the rows by analyte for the relations (find), built on their first look-up.
-	byA     map[*lexicon.Analyte]int
-	indexed bool // byA holds this run's rows
+	// byA indexes a long draft's rows by analyte for the relations (findIndexed).
+	byA map[*lexicon.Analyte]int
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
 	buf   [32]row
-	dups  [64]dupSlot // duplicateRow's table, for a draft of up to 32 rows
+	dups  [128]dupSlot // duplicateRow's table, for a draft of up to 64 rows
 }
 
 // bit is an analyte's bit in state.seen.

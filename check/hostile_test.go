@@ -212,3 +212,48 @@ func TestRunStops(t *testing.T) {
 		t.Errorf("20 rows past the deadline: %d warnings, %v; want the 19 duplicates", len(ws), err)
 	}
 }
+
+// TestFindIndexed holds the relations' index of a long draft to the walk of its rows that a
+// short one does, on random drafts of the relations' analytes.
+func TestFindIndexed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	items := [][2]string{{"TC", "mmol/L"}, {"TC", "mg/dL"}, {"HDL-C", "mmol/L"}, {"ALB", "g/L"}, {"GLB", "g/L"}, {"TP", "g/L"}, {"WBC", "10^9/L"}, {"WBC", ""}, {"某某", "U/L"}}
+	values := []string{"5.2", "5.20", "201", "1.3", "", "阴性"}
+	for round := range 300 {
+		rows := gen(findWalk+1+rng.IntN(40), func(int) schema.OcrIndicator {
+			it := items[rng.IntN(len(items))]
+			return in(it[0], it[1], values[rng.IntN(len(values))], "", "")
+		})
+		s := &state{d: &schema.OcrDraft{Indicators: rows}, rows: make([]row, len(rows))}
+		for i := range rows {
+			s.rows[i].load(lexicon.Default(), &rows[i])
+		}
+		for _, rel := range lexicon.Default().Relations() {
+			for _, a := range append(rel.Parts, rel.Whole) {
+				if a == nil {
+					continue
+				}
+				whole := -1 // the walk, over all the rows
+				for i := range s.rows {
+					r := &s.rows[i]
+					if r.a != a || !r.hasV || r.u == nil || r.u.Factor == 0 {
+						continue
+					}
+					if whole >= 0 && s.canon(whole) != s.canon(i) {
+						whole = -2
+						break
+					}
+					if whole < 0 {
+						whole = i
+					}
+				}
+				if whole == -2 {
+					whole = -1
+				}
+				if got := s.find(a); got != whole {
+					t.Fatalf("round %d, %s: indexed %d, walk %d", round, a.Key, got, whole)
+				}
+			}
+		}
+	}
+}

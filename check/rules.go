@@ -306,12 +306,12 @@ var timeSeries = []string{"糖耐量", "耐量", "释放", "釋放", "OGTT", "og
 // first later row whose value differs from it: the first earlier row with another value than v
 // is the first row when v differs from it, else that later row (every row before it has v).
 func duplicateRow(s *state) {
-	t := s.dups[:]
-	if n := 2 * len(s.rows); n > len(t) {
-		size := len(t)
-		for size < n {
-			size *= 2
-		}
+	size := 8
+	for size < 2*len(s.rows) {
+		size *= 2
+	}
+	t := s.dups[:min(size, len(s.dups))]
+	if size > len(s.dups) {
 		t = make([]dupSlot, size)
 	}
 	mask := uint64(len(t) - 1)
@@ -539,15 +539,38 @@ func names(s *state, ps []int) string {
 }
 
 // find returns the one row of analyte a with a number in a convertible unit, or -1 when there
-// is none or several with different values. The rows are indexed by analyte on the first
-// look-up, in one pass: the relations look up about 80 analytes, which a walk of the rows for
-// each made 80 passes over a long draft.
+// is none or several with different values. The relations look up about 80 analytes: in a
+// draft of more than findWalk rows, where a walk of the rows for each made 80 passes, the rows
+// are indexed by analyte on the first look-up, in one pass (findIndexed).
 func (s *state) find(a *lexicon.Analyte) int {
+	if len(s.rows) > findWalk {
+		return s.findIndexed(a)
+	}
+	at := -1
+	for i := range s.rows {
+		s.work++
+		r := &s.rows[i]
+		if r.a != a || !r.hasV || r.u == nil || r.u.Factor == 0 {
+			continue
+		}
+		if at >= 0 && s.canon(at) != s.canon(i) {
+			return -1
+		}
+		if at < 0 {
+			at = i
+		}
+	}
+	return at
+}
+
+// findWalk is the most rows find walks for each look-up: a map costs more for a report's few
+// dozen rows than walking them.
+const findWalk = 64
+
+// findIndexed is find by an index of the rows by analyte.
+func (s *state) findIndexed(a *lexicon.Analyte) int {
 	if s.byA == nil {
 		s.byA = make(map[*lexicon.Analyte]int)
-	}
-	if !s.indexed {
-		s.indexed = true
 		for i := range s.rows {
 			if s.stop() {
 				return -1
