@@ -185,7 +185,7 @@ type state struct {
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
 	buf   [32]row
-	dups  [128]dupSlot // duplicateRow's table, for a draft of up to 64 rows
+
 }
 
 // bit is an analyte's bit in state.seen.

@@ -94,8 +94,9 @@ func TestHostileWork(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 12 a row: loading it, each rule's look, the duplicate table's probes, the relations'
-			// index; and at most 8 walks of the lexicon for units (the shapes print 7).
-			if limit := 12*n + 8*len(lexicon.Default().Analytes()); work > limit {
+			// index; the pairs and walks of a short draft, at most walkUpTo²/2 and 80 walkUpTo;
+			// and at most 8 walks of the lexicon for units (the shapes print 7).
+			if limit := 12*n + walkUpTo*walkUpTo/2 + 80*walkUpTo + 8*len(lexicon.Default().Analytes()); work > limit {
 				t.Errorf("%s/%d rows: work %d, over %d", sh.name, n, work, limit)
 			}
 		}
@@ -127,7 +128,7 @@ func TestDuplicateRowPairs(t *testing.T) {
 		for i := range rows {
 			s.rows[i].load(lexicon.Default(), &rows[i])
 		}
-		duplicateRow(s)
+		duplicateRowHashed(s)
 		var got []string
 		for _, w := range s.out {
 			got = append(got, *w.Path+" "+w.Params["otherPath"])
@@ -220,7 +221,7 @@ func TestFindIndexed(t *testing.T) {
 	items := [][2]string{{"TC", "mmol/L"}, {"TC", "mg/dL"}, {"HDL-C", "mmol/L"}, {"ALB", "g/L"}, {"GLB", "g/L"}, {"TP", "g/L"}, {"WBC", "10^9/L"}, {"WBC", ""}, {"某某", "U/L"}}
 	values := []string{"5.2", "5.20", "201", "1.3", "", "阴性"}
 	for round := range 300 {
-		rows := gen(findWalk+1+rng.IntN(40), func(int) schema.OcrIndicator {
+		rows := gen(walkUpTo+1+rng.IntN(40), func(int) schema.OcrIndicator {
 			it := items[rng.IntN(len(items))]
 			return in(it[0], it[1], values[rng.IntN(len(values))], "", "")
 		})

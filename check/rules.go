@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"strconv"
@@ -301,19 +300,55 @@ var timeSeries = []string{"糖耐量", "耐量", "释放", "釋放", "OGTT", "og
 // sediment count), not in a time-series test (timeSeries). Each later row warns once, naming
 // the first earlier row of its key with another value.
 //
-// The rows are hashed on that key (dupKey), so a draft of n rows costs n look-ups, not the
-// n²/2 pairs a looping model's 7,000 rows made. Per key the table keeps the first row and the
-// first later row whose value differs from it: the first earlier row with another value than v
-// is the first row when v differs from it, else that later row (every row before it has v).
+// A report's few dozen rows are compared pair by pair (at most walkUpTo of them: 2,016 pairs,
+// cheaper than hashing them); a longer draft's are hashed (duplicateRowHashed).
 func duplicateRow(s *state) {
+	if len(s.rows) > walkUpTo {
+		duplicateRowHashed(s)
+		return
+	}
+	for j := 1; j < len(s.rows); j++ {
+		if s.stop() {
+			return
+		}
+		b := s.rows[j].ind
+		if b.ValueNum == nil {
+			continue
+		}
+		name := s.rows[j].name
+		for i := 0; i < j; i++ {
+			s.work++
+			a := s.rows[i].ind
+			if a.ValueNum == nil || s.rows[i].name != name || !samePtr(a.ItemGroup, b.ItemGroup) ||
+				!samePage(a.Page, b.Page) || !sameUnit(a.Unit, b.Unit) || a.ValueNum.Equal(*b.ValueNum) || inTimeSeries(b.ItemGroup) {
+				continue
+			}
+			if !s.unlisted() {
+				p := facts(b)
+				p["otherValue"] = a.ValueNum.String()
+				p["otherPath"] = "indicators[" + strconv.Itoa(i) + "]"
+				s.warn(j, "valueNum", "values", p)
+			}
+			break
+		}
+	}
+}
+
+// walkUpTo is the most rows a rule compares pair by pair, or walks for each look-up (find): for
+// a report's few dozen rows that costs less than a table, and it bounds the walk at a constant.
+const walkUpTo = 64
+
+// duplicateRowHashed is duplicateRow by a table: the rows are hashed on their key (dupKey), so a
+// draft of n rows costs n look-ups, not the n²/2 pairs a looping model's 7,000 rows made. Per key
+// the table keeps the first row and the first later row whose value differs from it: the first
+// earlier row with another value than v is the first row when v differs from it, else that
+// later row (every row before it has v).
+func duplicateRowHashed(s *state) {
 	size := 8
 	for size < 2*len(s.rows) {
 		size *= 2
 	}
-	t := s.dups[:min(size, len(s.dups))]
-	if size > len(s.dups) {
-		t = make([]dupSlot, size)
-	}
+	t := make([]dupSlot, size)
 	mask := uint64(len(t) - 1)
 	for j := range s.rows {
 		if s.stop() {
@@ -321,8 +356,8 @@ func duplicateRow(s *state) {
 		}
 		r := &s.rows[j]
 		b := r.ind
-		if b.ValueNum == nil || inTimeSeries(b.ItemGroup) {
-			continue // a time-series row's key is all time-series rows: none of them warns
+		if b.ValueNum == nil {
+			continue
 		}
 		h := dupKey(r)
 		for k := h & mask; ; k = (k + 1) & mask {
@@ -346,7 +381,8 @@ func duplicateRow(s *state) {
 			} else if sl.diff > 0 {
 				other = int(sl.diff) - 1
 			}
-			if other >= 0 && !s.unlisted() {
+			// A time-series row's key is all time-series rows (the group is in it): none warns.
+			if other >= 0 && !inTimeSeries(b.ItemGroup) && !s.unlisted() {
 				p := facts(b)
 				p["otherValue"] = s.rows[other].ind.ValueNum.String()
 				p["otherPath"] = "indicators[" + strconv.Itoa(other) + "]"
@@ -367,23 +403,19 @@ type dupSlot struct {
 // dupSeed seeds dupKey per process: a reply cannot be written to make its rows collide.
 var dupSeed = maphash.MakeSeed()
 
-// dupKey hashes what duplicateRow compares: the name, the group, the page and the unit as
-// sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it). Lengths
-// are hashed before the strings, so no two keys run into one.
+// dupKey hashes what duplicateRow compares: the name, the group (none is ""), the page and the
+// unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it), each
+// hashed on its own and the hashes mixed, as a map hashes a struct's fields.
 func dupKey(r *row) uint64 {
-	var h maphash.Hash
-	h.SetSeed(dupSeed)
-	g := str(r.ind.ItemGroup)
-	var n [17]byte
-	binary.LittleEndian.PutUint32(n[0:], uint32(len(r.name)))
-	binary.LittleEndian.PutUint32(n[4:], uint32(len(g)))
-	if r.ind.Page != nil {
-		n[8] = 1
-		binary.LittleEndian.PutUint64(n[9:], uint64(*r.ind.Page))
+	h := maphash.String(dupSeed, r.name)
+	if g := str(r.ind.ItemGroup); g != "" {
+		h = mix(h) ^ maphash.String(dupSeed, g)
 	}
-	h.Write(n[:])
-	h.WriteString(r.name)
-	h.WriteString(g)
+	if r.ind.Page != nil {
+		h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
+	}
+	var buf [64]byte
+	b := buf[:0]
 	u := strings.TrimSpace(str(r.ind.Unit))
 	for i := 0; i < len(u); {
 		c := u[i]
@@ -391,7 +423,7 @@ func dupKey(r *row) uint64 {
 			if 'a' <= c && c <= 'z' {
 				c -= 'a' - 'A'
 			}
-			h.WriteByte(c)
+			b = append(b, c)
 			i++
 			continue
 		}
@@ -403,10 +435,18 @@ func dupKey(r *row) uint64 {
 		for f := unicode.SimpleFold(c2); f != c2; f = unicode.SimpleFold(f) {
 			least = min(least, f)
 		}
-		var b [utf8.UTFMax]byte
-		h.Write(b[:utf8.EncodeRune(b[:], least)])
+		b = utf8.AppendRune(b, least)
 	}
-	return h.Sum64()
+	return mix(h^1<<61) ^ maphash.Bytes(dupSeed, b)
+}
+
+// mix spreads the bits of a hash before another is xored in (splitmix64's finaliser).
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // Tolerances of inconsistentValues, beyond the rounding of the printed numbers (half a unit of
@@ -540,10 +580,10 @@ func names(s *state, ps []int) string {
 
 // find returns the one row of analyte a with a number in a convertible unit, or -1 when there
 // is none or several with different values. The relations look up about 80 analytes: in a
-// draft of more than findWalk rows, where a walk of the rows for each made 80 passes, the rows
+// draft of more than walkUpTo rows, where a walk of the rows for each made 80 passes, the rows
 // are indexed by analyte on the first look-up, in one pass (findIndexed).
 func (s *state) find(a *lexicon.Analyte) int {
-	if len(s.rows) > findWalk {
+	if len(s.rows) > walkUpTo {
 		return s.findIndexed(a)
 	}
 	at := -1
@@ -562,10 +602,6 @@ func (s *state) find(a *lexicon.Analyte) int {
 	}
 	return at
 }
-
-// findWalk is the most rows find walks for each look-up: a map costs more for a report's few
-// dozen rows than walking them.
-const findWalk = 64
 
 // findIndexed is find by an index of the rows by analyte.
 func (s *state) findIndexed(a *lexicon.Analyte) int {
