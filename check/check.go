@@ -185,7 +185,6 @@ type state struct {
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
 	buf   [32]row
-
 }
 
 // bit is an analyte's bit in state.seen.
