@@ -261,13 +261,9 @@ func (p *printed) addLit(s string, signed bool, box image.Rectangle) {
 
 // read finds the numbers of a text layer.
 func read(words []intake.Word) *printed {
-	p := &printed{words: words, at: make(map[numKey]chain, 2*len(words)), seen: make([]place, 0, 2*len(words)),
-		names: map[string]nameAt{}, texts: make(map[string]wordAt, len(words))}
+	p := &printed{words: words, at: make(map[numKey]chain, 2*len(words)), seen: make([]place, 0, 2*len(words))}
 	wide, tall := 0, 0
 	for _, w := range words {
-		p.work++
-		t := p.texts[w.Text]
-		p.texts[w.Text] = wordAt{w.Box, t.n + 1}
 		if utf8.RuneCountInString(w.Text) >= 3 {
 			if w.Box.Dx() >= w.Box.Dy() {
 				wide++
@@ -277,13 +273,9 @@ func read(words []intake.Word) *printed {
 		}
 	}
 	p.across = wide >= tall
-	for _, w := range words {
-		if plainNumber(w.Text) {
-			p.nums = append(p.nums, w.Box)
-			p.numsReach = max(p.numsReach, p.extent(w.Box))
-		}
+	if len(words) > walkWords {
+		p.index()
 	}
-	slices.SortFunc(p.nums, func(a, b image.Rectangle) int { return p.start(a) - p.start(b) })
 	for wi, w := range words {
 		s := halfWidth(w.Text)
 		// A minus printed as a word of its own signs the number that starts the next word.
@@ -335,6 +327,27 @@ func read(words []intake.Word) *printed {
 	return p
 }
 
+// walkWords is the most words of a page that each look-up walks (a name's word, the numbers on
+// its line): for a report's page of a few hundred words that costs less than indexing them, and
+// it bounds the walk at a constant. A page of more is indexed (index).
+const walkWords = 256
+
+// index indexes the page's words for nameBox and offRow: by text, and the plain numbers by
+// where they start across the lines.
+func (p *printed) index() {
+	p.names, p.texts = map[string]nameAt{}, make(map[string]wordAt, len(p.words))
+	for _, w := range p.words {
+		p.work++
+		t := p.texts[w.Text]
+		p.texts[w.Text] = wordAt{w.Box, t.n + 1}
+		if plainNumber(w.Text) {
+			p.nums = append(p.nums, w.Box)
+			p.numsReach = max(p.numsReach, p.extent(w.Box))
+		}
+	}
+	slices.SortFunc(p.nums, func(a, b image.Rectangle) int { return p.start(a) - p.start(b) })
+}
+
 // find reports whether v is printed on the page and, when its place is certain, where: the one
 // place it is printed, or the one place on the line of the row's name (to its right or left).
 func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
@@ -372,6 +385,15 @@ func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
 func (p *printed) offRow(v schema.Decimal, name string) bool {
 	line, ok := p.nameBox(name)
 	if !ok || p.onLine(keyOf(v), line) {
+		return false
+	}
+	if p.texts == nil { // a page of at most walkWords words
+		p.work += len(p.words)
+		for _, w := range p.words {
+			if !w.Box.Overlaps(line) && p.sameLine(line, w.Box) && plainNumber(w.Text) {
+				return true
+			}
+		}
 		return false
 	}
 	at := p.names[name]
@@ -456,13 +478,17 @@ func plainNumber(s string) bool {
 }
 
 // nameBox is the box of the one word that is the row's name, or else of the one that holds it
-// (白细胞计数(WBC)). It is found once per name and page: the words by their text, then the
+// (白细胞计数(WBC)). On a page of more than walkWords words it is found once per name: the words by their text, then the
 // places the name is printed inside a word, from a suffix array of the page's words. A name
 // printed inside words more than maxWalk times is in more than one word (or a word of it
 // repeated, no name): it has no certain place.
 func (p *printed) nameBox(name string) (image.Rectangle, bool) {
 	if name == "" {
 		return image.Rectangle{}, false
+	}
+	if p.texts == nil { // a page of at most walkWords words
+		p.work += len(p.words)
+		return walkNameBox(p.words, name)
 	}
 	if at, ok := p.names[name]; ok {
 		return at.box, at.ok
@@ -502,6 +528,24 @@ func (p *printed) nameBox(name string) (image.Rectangle, bool) {
 	}
 	p.names[name] = at
 	return at.box, at.ok
+}
+
+// walkNameBox is nameBox by a walk of the words.
+func walkNameBox(words []intake.Word, name string) (image.Rectangle, bool) {
+	var is, holds image.Rectangle
+	nIs, nHolds := 0, 0
+	for _, w := range words {
+		switch {
+		case w.Text == name:
+			is, nIs = w.Box, nIs+1
+		case strings.Contains(w.Text, name):
+			holds, nHolds = w.Box, nHolds+1
+		}
+	}
+	if nIs > 0 {
+		return is, nIs == 1
+	}
+	return holds, nHolds == 1
 }
 
 // sameLine reports whether b is on the line of the name at: across the page when the page's

@@ -2,6 +2,7 @@ package check
 
 import (
 	"image"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,15 +190,22 @@ func TestOnPageRow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			row := tt.row
 			row.Page = &one
-			ws, _ := OnPage(&schema.OcrDraft{Indicators: []schema.OcrIndicator{row}}, [][]intake.Word{tt.text})
-			got := ""
-			for _, w := range ws {
-				if *w.Path == "indicators[0].valueNum" {
-					got = w.Reason
-				}
+			// The page as it is, walked, and below words enough to be indexed (walkWords).
+			padded := slices.Clone(tt.text)
+			for i := range walkWords {
+				padded = append(padded, intake.Word{Text: "·", Box: image.Rect(10*(i%40), 5000+20*(i/40), 10*(i%40)+8, 5012+20*(i/40))})
 			}
-			if got != tt.want || len(ws) > 1 {
-				t.Errorf("reason %q, want %q (warnings %+v)", got, tt.want, ws)
+			for _, text := range [][]intake.Word{tt.text, padded} {
+				ws, _ := OnPage(&schema.OcrDraft{Indicators: []schema.OcrIndicator{row}}, [][]intake.Word{text})
+				got := ""
+				for _, w := range ws {
+					if *w.Path == "indicators[0].valueNum" {
+						got = w.Reason
+					}
+				}
+				if got != tt.want || len(ws) > 1 {
+					t.Errorf("%d words: reason %q, want %q (warnings %+v)", len(text), got, tt.want, ws)
+				}
 			}
 		})
 	}

@@ -316,8 +316,8 @@ func duplicateRow(s *state) {
 			continue
 		}
 		name := s.rows[j].name
+		s.work += j // the pairs this row may compare: counted once, not in the loop
 		for i := 0; i < j; i++ {
-			s.work++
 			a := s.rows[i].ind
 			if a.ValueNum == nil || s.rows[i].name != name || !samePtr(a.ItemGroup, b.ItemGroup) ||
 				!samePage(a.Page, b.Page) || !sameUnit(a.Unit, b.Unit) || a.ValueNum.Equal(*b.ValueNum) || inTimeSeries(b.ItemGroup) {
@@ -587,8 +587,8 @@ func (s *state) find(a *lexicon.Analyte) int {
 		return s.findIndexed(a)
 	}
 	at := -1
+	s.work += len(s.rows)
 	for i := range s.rows {
-		s.work++
 		r := &s.rows[i]
 		if r.a != a || !r.hasV || r.u == nil || r.u.Factor == 0 {
 			continue
