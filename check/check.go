@@ -101,7 +101,7 @@ func run(ctx context.Context, d *schema.OcrDraft, who Context) (ws []schema.Warn
 	}
 	s := states.Get().(*state)
 	defer s.release()
-	s.d, s.ctx, s.stopAt, s.lex = d, who, ctx, lexicon.Default()
+	s.d, s.ctx, s.stopAt, s.lex, s.look = d, who, ctx, lexicon.Default(), stopEvery
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
 	} else {
@@ -144,7 +144,8 @@ const stopEvery = 1024
 // (looked at every stopEvery units, so that the look costs nothing per row).
 func (s *state) stop() bool {
 	s.work++
-	if s.work%stopEvery == 0 && s.stopAt != nil && s.err == nil {
+	if s.work >= s.look && s.stopAt != nil && s.err == nil {
+		s.look = s.work + stopEvery // work also grows elsewhere, by more than one
 		s.err = s.stopAt.Err()
 	}
 	return s.err != nil
@@ -180,6 +181,7 @@ type state struct {
 	// work counts what the rules do: a row looked at, a table slot probed, a lexicon analyte
 	// walked. The tests hold it to a constant times the rows, whatever the draft.
 	work int
+	look int // the work at which stop looks at stopAt next
 	// byA indexes a long draft's rows by analyte for the relations (findIndexed).
 	byA map[*lexicon.Analyte]int
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).

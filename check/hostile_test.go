@@ -202,8 +202,18 @@ func TestRunStops(t *testing.T) {
 			if err != context.DeadlineExceeded || ws != nil {
 				t.Fatalf("%s: %d warnings, %v: want none, the deadline's error", sh.name, len(ws), err)
 			}
-			if want := after * stopEvery; work > want || work >= full {
+			if want := after*stopEvery + walkUpTo; work > want || work >= full {
 				t.Errorf("%s: stopped after %d units of work, want at most %d (the whole run is %d)", sh.name, work, want, full)
+			}
+		}
+	}
+	// A draft of walkUpTo rows, whose pairs and walks add to the work many units at a time, still
+	// looks at its deadline once stopEvery units have passed.
+	for _, sh := range shapes {
+		d := &schema.OcrDraft{Indicators: sh.rows(walkUpTo)}
+		if _, full, _ := run(nil, d, Context{}); full > 2*stopEvery {
+			if _, err := RunContext(&ending{Context: context.Background(), after: 1}, d, Context{}); err != context.DeadlineExceeded {
+				t.Errorf("%s, %d rows, %d units of work: %v, want the deadline's error", sh.name, walkUpTo, full, err)
 			}
 		}
 	}
