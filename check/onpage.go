@@ -48,9 +48,10 @@ type Box struct {
 // (1.2e3, 6.5×10^9 and 6.5×10⁹ also give 1200 and 6500000000). Being found is lenient on
 // purpose: a false alarm costs the person's trust, and a misread digit is still a miss.
 //
-// Its work is linear in the page's words and the draft's numbers: a page is indexed once (its
-// numbers by value, its words by text, the words holding a name by a suffix array), and a
-// lookup walks at most maxWalk places (see printed.work).
+// Its work is linear in the page's words and the draft's numbers: a page's numbers are indexed
+// by value, and a lookup walks at most maxWalk places of one and, on a page of up to walkWords
+// words, its words; a longer page's words are indexed too (by text, the words holding a name by
+// a suffix array, the numbers across the lines). See printed.work.
 func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence) {
 	ws, ev, _, _ := onPage(nil, d, text)
 	return ws, ev
@@ -478,10 +479,10 @@ func plainNumber(s string) bool {
 }
 
 // nameBox is the box of the one word that is the row's name, or else of the one that holds it
-// (白细胞计数(WBC)). On a page of more than walkWords words it is found once per name: the words by their text, then the
-// places the name is printed inside a word, from a suffix array of the page's words. A name
-// printed inside words more than maxWalk times is in more than one word (or a word of it
-// repeated, no name): it has no certain place.
+// (白细胞计数(WBC)). A page of at most walkWords words is walked; on a longer one it is found
+// once per name: the words by their text, then the places the name is printed inside a word,
+// from a suffix array of the page's words. A name printed inside words more than maxWalk times
+// is in more than one word (or a word of it repeated, no name): it has no certain place.
 func (p *printed) nameBox(name string) (image.Rectangle, bool) {
 	if name == "" {
 		return image.Rectangle{}, false
