@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -267,4 +269,64 @@ func TestFindIndexed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzChecks runs the checks on drafts of any rows, each a line "name|unit|value|lo|hi|group|
+// page", repeated times times: no panic, the counted work within TestHostileWork's bound (so
+// a shape that grows faster than the rows fails like a crash), and the hashed duplicate_row
+// equal to the pairwise one.
+func FuzzChecks(f *testing.F) {
+	f.Add("ALT|U/L|25|9|50||1\nALT|u/l|52|||生化|1\nTC|mmol/L|5.2|||血脂|\nHDL-C|mmol/L|6.1|||血脂|", uint8(1))
+	f.Add("葡萄糖|mmol/L|5.1|3.9|6.1|糖耐量|2\n葡萄糖|mmol/L|8.1|3.9|6.1|糖耐量|2", uint8(40))
+	f.Add("K|\u212a/L|1||||\nK|k/L|2||||\nWBC||6|||", uint8(30))
+	f.Fuzz(func(t *testing.T, spec string, times uint8) {
+		var base []schema.OcrIndicator
+		for line := range strings.Lines(spec) {
+			fs := strings.Split(strings.TrimSuffix(line, "\n"), "|")
+			for len(fs) < 7 {
+				fs = append(fs, "")
+			}
+			opts := []func(*schema.OcrIndicator){}
+			if fs[5] != "" {
+				opts = append(opts, group(fs[5]))
+			}
+			if p, err := strconv.Atoi(fs[6]); err == nil {
+				opts = append(opts, page(p))
+			}
+			for _, k := range []int{3, 4} {
+				if _, err := schema.ParseDecimal(fs[k]); err != nil {
+					fs[k] = ""
+				}
+			}
+			base = append(base, in(fs[0], fs[1], fs[2], fs[3], fs[4], opts...))
+		}
+		var rows []schema.OcrIndicator
+		for range max(1, int(times)) {
+			rows = append(rows, base...)
+		}
+		n := len(rows)
+		_, work, err := run(nil, &schema.OcrDraft{Indicators: slices.Clone(rows)}, Context{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As TestHostileWork, with a lexicon walk for every row's unit.
+		if limit := 12*n + walkUpTo*walkUpTo/2 + 80*walkUpTo + n*len(lexicon.Default().Analytes()); work > limit {
+			t.Fatalf("%d rows: work %d, over %d", n, work, limit)
+		}
+		s := &state{d: &schema.OcrDraft{Indicators: rows}, code: schema.DuplicateRow, rows: make([]row, n)}
+		for i := range rows {
+			s.rows[i].load(lexicon.Default(), &rows[i])
+		}
+		duplicateRowHashed(s)
+		var got []string
+		for _, w := range s.out {
+			got = append(got, *w.Path+" "+w.Params["otherPath"])
+		}
+		if s.over > 0 {
+			return // past maxListed the two lists are cut alike only while both list
+		}
+		if diff := cmp.Diff(pairs(s), got); diff != "" {
+			t.Fatalf("(-pairs +hashed):\n%s", diff)
+		}
+	})
 }
