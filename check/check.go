@@ -13,6 +13,7 @@
 package check
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,19 +77,40 @@ var Rules = []Rule{
 // Run checks d and returns the warnings for the person confirming it, in the order of Rules
 // and, within a rule, of the indicators. Paths index d.Indicators. It changes d only as the
 // package doc says, and not at all when ctx.Confirmed.
+//
+// Its work is linear in the rows (each rule looks at a row a bounded number of times: see
+// state.work), and a rule lists at most maxListed warnings, the rest counted in one more.
 func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
+	ws, _, _ := run(nil, d, ctx)
+	return ws
+}
+
+// RunContext is Run, stopping when ctx ends: then it returns ctx's error and no warnings, and
+// d may have had bounds nulled already, so the caller must not answer with d (the request
+// fails with the deadline's problem: a draft checked in part would look checked in full). It
+// looks at ctx every stopEvery units of work, so a short draft is checked to its end.
+func RunContext(ctx context.Context, d *schema.OcrDraft, who Context) ([]schema.Warning, error) {
+	ws, _, err := run(ctx, d, who)
+	return ws, err
+}
+
+// run is Run; work is what it counted (state.work), for the tests that hold it linear.
+func run(ctx context.Context, d *schema.OcrDraft, who Context) (ws []schema.Warning, work int, err error) {
 	if d == nil || len(d.Indicators) == 0 {
-		return nil
+		return nil, 0, nil
 	}
 	s := states.Get().(*state)
 	defer s.release()
-	s.d, s.ctx, s.lex = d, ctx, lexicon.Default()
+	s.d, s.ctx, s.stopAt, s.lex, s.look = d, who, ctx, lexicon.Default(), stopEvery
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
 	} else {
 		s.rows = make([]row, len(d.Indicators))
 	}
 	for i := range d.Indicators {
+		if s.stop() {
+			return nil, s.work, s.err
+		}
 		r := &s.rows[i]
 		r.load(s.lex, &d.Indicators[i])
 		if r.a != nil {
@@ -96,31 +118,75 @@ func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
 		}
 	}
 	for _, r := range Rules {
-		s.code = r.Code
+		s.code, s.listed, s.over = r.Code, 0, 0
 		r.Check(s)
+		if s.err != nil {
+			return nil, s.work, s.err
+		}
+		if s.over > 0 {
+			w := schema.WarnDraft(r.Code, strconv.Itoa(s.over)+" more warnings of this kind are not listed")
+			w.Params = map[string]string{"count": strconv.Itoa(s.over)}
+			s.out = append(s.out, w)
+		}
 	}
-	return s.out
+	return s.out, s.work, nil
+}
+
+// maxListed bounds the warnings one rule lists for a draft: a looping model's 7,000 rows of one
+// item must not cost 7,000 formatted messages (nor megabytes of answer) that say one thing.
+// The rest are counted in one warning of the rule's code, as the reader does (draft.maxWarnings).
+const maxListed = 100
+
+// stopEvery is how many units of work (state.work) pass between two looks at the deadline.
+const stopEvery = 1024
+
+// stop counts one unit of work and reports whether the run is to stop: its context has ended
+// (looked at every stopEvery units, so that the look costs nothing per row).
+func (s *state) stop() bool {
+	s.work++
+	if s.work >= s.look && s.stopAt != nil && s.err == nil {
+		s.look = s.work + stopEvery // work also grows elsewhere, by more than one
+		s.err = s.stopAt.Err()
+	}
+	return s.err != nil
 }
 
 // states reuses the per-Run state (32 rows, 2.7 KB): a Run then allocates only its warnings.
 var states = sync.Pool{New: func() any { return new(state) }}
 
-// release clears s of the draft's pointers and puts it back.
+// release clears s of the draft's pointers and puts it back, with its small tables emptied.
 func (s *state) release() {
+	units := s.units
 	*s = state{}
+	if len(units) <= len(s.buf) {
+		clear(units)
+		s.units = units
+	}
 	states.Put(s)
 }
 
 // state is one Run: the draft, each indicator as the checks see it, and the warnings so far.
 type state struct {
-	d    *schema.OcrDraft
-	ctx  Context
-	lex  *lexicon.Lexicon
-	rows []row
-	code schema.WarningCode // the rule running
-	out  []schema.Warning
-	seen uint64 // bit(a) of every analyte in rows: most relations are ruled out by it
-	buf  [32]row
+	d      *schema.OcrDraft
+	ctx    Context
+	stopAt context.Context // nil: never stops
+	err    error           // stopAt's error, once it ended
+	lex    *lexicon.Lexicon
+	rows   []row
+	code   schema.WarningCode // the rule running
+	out    []schema.Warning
+	seen   uint64 // bit(a) of every analyte in rows: most relations are ruled out by it
+	// listed and over count the running rule's warnings: those listed, and those past maxListed.
+	listed, over int
+	// work counts what the rules do: a row looked at, a table slot probed, a lexicon analyte
+	// walked. The tests hold it to a constant times the rows, whatever the draft.
+	work int
+	look int // the work at which stop looks at stopAt next
+	// byA indexes a long draft's rows by analyte for the relations (findIndexed).
+	byA map[*lexicon.Analyte]int
+	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
+	units map[string]bool
+	buf   [32]row
 }
 
 // bit is an analyte's bit in state.seen.
@@ -202,9 +268,25 @@ func (r *row) loadBounds() {
 	}
 }
 
+// unlisted counts a warning of the running rule past maxListed and reports true, or reports
+// false when it is to be listed: a rule asks before it builds a warning's params, which for a
+// draft of thousands of rows costs more than the check.
+func (s *state) unlisted() bool {
+	if s.listed >= maxListed {
+		s.over++
+		return true
+	}
+	return false
+}
+
 // warn adds a warning of the running rule about field of indicator i, its message from the
 // rule's text for reason (messages.go) filled from params.
 func (s *state) warn(i int, field, reason string, params map[string]string) {
+	if s.listed >= maxListed {
+		s.over++
+		return
+	}
+	s.listed++
 	ind := &s.d.Indicators[i]
 	path := "indicators[" + strconv.Itoa(i) + "]"
 	if field != "" {

@@ -1,7 +1,10 @@
 package check
 
 import (
+	"context"
 	"image"
+	"index/suffixarray"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,14 +47,48 @@ type Box struct {
 // comma: which one is meant is value_implausible's to say), full-width, or in exponent form
 // (1.2e3, 6.5×10^9 and 6.5×10⁹ also give 1200 and 6500000000). Being found is lenient on
 // purpose: a false alarm costs the person's trust, and a misread digit is still a miss.
+//
+// Its work is linear in the page's words and the draft's numbers: a page's numbers are indexed
+// by value, and a lookup walks at most maxWalk places of one and, on a page of up to walkWords
+// words, its words; a longer page's words are indexed too (by text, the words holding a name by
+// a suffix array, the numbers across the lines). See printed.work.
 func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence) {
+	ws, ev, _, _ := onPage(nil, d, text)
+	return ws, ev
+}
+
+// OnPageContext is OnPage, stopping when ctx ends: then it returns ctx's error and nothing
+// else (a draft looked for in part must not pass for looked for).
+func OnPageContext(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence, error) {
+	ws, ev, _, err := onPage(ctx, d, text)
+	return ws, ev, err
+}
+
+// onPage is OnPage; work is what its pages counted (printed.work), for the tests.
+func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws []schema.Warning, ev []Evidence, work int, err error) {
 	if d == nil {
-		return nil, nil
+		return nil, nil, 0, nil
 	}
-	var out []schema.Warning
-	var ev []Evidence
+	// The numbers not found, made warnings at the end for those listed (maxListed).
+	type miss struct {
+		i      int
+		field  string
+		v      *schema.Decimal
+		reason string
+	}
+	var out []miss
 	pages := make([]*printed, len(text))
+	defer func() {
+		for _, p := range pages {
+			if p != nil {
+				work += p.work
+			}
+		}
+	}()
 	for i := range d.Indicators {
+		if ctx != nil && i%256 == 0 && ctx.Err() != nil {
+			return nil, nil, 0, ctx.Err()
+		}
 		ind := &d.Indicators[i]
 		if ind.Page == nil || *ind.Page < 1 || *ind.Page > len(text) || text[*ind.Page-1] == nil {
 			continue
@@ -68,7 +105,6 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 			if f.v == nil {
 				continue
 			}
-			path := "indicators[" + strconv.Itoa(i) + "]." + f.name
 			p.looked++
 			name := trimName(ind.ItemName)
 			at, found := p.find(*f.v, name)
@@ -77,9 +113,7 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 				found, reason = false, "offRow"
 			}
 			if !found {
-				params := map[string]string{"itemName": ind.ItemName, "value": f.v.String(), "page": strconv.Itoa(*ind.Page)}
-				out = append(out, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
-					Message: Message(schema.ValueNotOnPage, reason, params), Params: params, Reason: reason})
+				out = append(out, miss{i, f.name, f.v, reason})
 				if reason == "offRow" {
 					p.found++ // printed, so the page's text layer does hold its digits
 				}
@@ -87,7 +121,7 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 			}
 			p.found++
 			if !at.Empty() {
-				ev = append(ev, Evidence{Path: path, Page: *ind.Page,
+				ev = append(ev, Evidence{Path: "indicators[" + strconv.Itoa(i) + "]." + f.name, Page: *ind.Page,
 					Box: Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
 			}
 		}
@@ -95,13 +129,29 @@ func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evide
 	// A page whose text layer prints no number, or none of at least three of the draft's, does
 	// not hold its digits as text (a font without a Unicode map, an OCR layer of another scan):
 	// its warnings would all be false alarms, so it is not judged.
-	kept := out[:0]
-	for _, w := range out {
-		if p := pages[*w.Page-1]; len(p.seen) > 0 && (p.found > 0 || p.looked < unreadableAt) {
-			kept = append(kept, w)
+	// At most maxListed are listed, the rest counted in one more, as Run does.
+	var kept []schema.Warning
+	over := 0
+	for _, m := range out {
+		ind := &d.Indicators[m.i]
+		if p := pages[*ind.Page-1]; len(p.seen) == 0 || p.found == 0 && p.looked >= unreadableAt {
+			continue
 		}
+		if len(kept) == maxListed {
+			over++
+			continue
+		}
+		path := "indicators[" + strconv.Itoa(m.i) + "]." + m.field
+		params := map[string]string{"itemName": ind.ItemName, "value": m.v.String(), "page": strconv.Itoa(*ind.Page)}
+		kept = append(kept, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
+			Message: Message(schema.ValueNotOnPage, m.reason, params), Params: params, Reason: m.reason})
 	}
-	return kept, ev
+	if over > 0 {
+		w := schema.WarnDraft(schema.ValueNotOnPage, strconv.Itoa(over)+" more warnings of this kind are not listed")
+		w.Params = map[string]string{"count": strconv.Itoa(over)}
+		kept = append(kept, w)
+	}
+	return kept, ev, 0, nil
 }
 
 // unreadableAt is how many numbers of a page must all be missing from its text layer for the
@@ -111,8 +161,20 @@ const unreadableAt = 3
 // printed is the numbers of one page, by value.
 type printed struct {
 	words []intake.Word
-	at    map[numKey]int // value → first of its places
+	at    map[numKey]chain // value → its places
 	seen  []place
+	// names is what nameAt found per name; texts indexes the words by text, and held (built on
+	// first use) the words' texts for the names that only a word holds.
+	names map[string]nameAt
+	texts map[string]wordAt
+	held  *suffixarray.Index
+	joint []int // held's text is the words' joined by NUL; joint[i] is where word i starts
+	// nums are the words that are plain numbers (plainNumber), by where they start across the
+	// line (top edge on a page across, left edge down), and numsReach the tallest (widest) one.
+	nums      []image.Rectangle
+	numsReach int
+	// work counts places walked, words indexed and looked at: linear in the page and the draft.
+	work int
 	// looked and found count the draft's numbers on this page, and those printed on it.
 	looked, found int
 	across        bool // the page's lines run across it (else down: a turned page)
@@ -129,6 +191,28 @@ type numKey struct {
 type place struct {
 	box  image.Rectangle
 	next int
+}
+
+// chain is a number's places: the first and the last (where the next is added), and how many.
+type chain struct{ first, last, n int }
+
+// maxWalk bounds the places of one number walked to find the one on a name's line: a number
+// printed more often on one page (a page of zeros) has no certain place there, and a row of it
+// is not judged off its line. Real pages print a number a few dozen times at most.
+const maxWalk = 256
+
+// nameAt is the box of a row's name on the page, when it is printed once (ok), and whether
+// numbers are printed on its line apart from it (numbers; set with looked).
+type nameAt struct {
+	box             image.Rectangle
+	ok              bool
+	looked, numbers bool
+}
+
+// wordAt is a word's text on the page: the box of the last word of it, and how many there are.
+type wordAt struct {
+	box image.Rectangle
+	n   int
 }
 
 func keyOf(d schema.Decimal) numKey {
@@ -154,14 +238,13 @@ func (p *printed) add(d schema.Decimal, neg bool, box image.Rectangle) {
 	}
 	p.seen = append(p.seen, place{box: box, next: -1})
 	n := len(p.seen) - 1
-	if first, ok := p.at[k]; ok {
-		for p.seen[first].next >= 0 {
-			first = p.seen[first].next
-		}
-		p.seen[first].next = n
+	p.work++
+	if c, ok := p.at[k]; ok {
+		p.seen[c.last].next = n
+		p.at[k] = chain{c.first, n, c.n + 1}
 		return
 	}
-	p.at[k] = n
+	p.at[k] = chain{n, n, 1}
 }
 
 // addLit adds the number literal s (digits and at most one dot), and its negative when it is
@@ -179,7 +262,7 @@ func (p *printed) addLit(s string, signed bool, box image.Rectangle) {
 
 // read finds the numbers of a text layer.
 func read(words []intake.Word) *printed {
-	p := &printed{words: words, at: make(map[numKey]int, 2*len(words)), seen: make([]place, 0, 2*len(words))}
+	p := &printed{words: words, at: make(map[numKey]chain, 2*len(words)), seen: make([]place, 0, 2*len(words))}
 	wide, tall := 0, 0
 	for _, w := range words {
 		if utf8.RuneCountInString(w.Text) >= 3 {
@@ -191,6 +274,9 @@ func read(words []intake.Word) *printed {
 		}
 	}
 	p.across = wide >= tall
+	if len(words) > walkWords {
+		p.index()
+	}
 	for wi, w := range words {
 		s := halfWidth(w.Text)
 		// A minus printed as a word of its own signs the number that starts the next word.
@@ -242,23 +328,45 @@ func read(words []intake.Word) *printed {
 	return p
 }
 
+// walkWords is the most words of a page that each look-up walks (a name's word, the numbers on
+// its line): for a report's page of a few hundred words that costs less than indexing them, and
+// it bounds the walk at a constant. A page of more is indexed (index).
+const walkWords = 256
+
+// index indexes the page's words for nameBox and offRow: by text, and the plain numbers by
+// where they start across the lines.
+func (p *printed) index() {
+	p.names, p.texts = map[string]nameAt{}, make(map[string]wordAt, len(p.words))
+	for _, w := range p.words {
+		p.work++
+		t := p.texts[w.Text]
+		p.texts[w.Text] = wordAt{w.Box, t.n + 1}
+		if plainNumber(w.Text) {
+			p.nums = append(p.nums, w.Box)
+			p.numsReach = max(p.numsReach, p.extent(w.Box))
+		}
+	}
+	slices.SortFunc(p.nums, func(a, b image.Rectangle) int { return p.start(a) - p.start(b) })
+}
+
 // find reports whether v is printed on the page and, when its place is certain, where: the one
 // place it is printed, or the one place on the line of the row's name (to its right or left).
 func (p *printed) find(v schema.Decimal, name string) (image.Rectangle, bool) {
-	first, ok := p.at[keyOf(v)]
+	c, ok := p.at[keyOf(v)]
 	if !ok {
 		return image.Rectangle{}, false
 	}
-	if p.seen[first].next < 0 {
-		return p.seen[first].box, true
+	if c.n == 1 {
+		return p.seen[c.first].box, true
 	}
 	line, ok := p.nameBox(name)
-	if !ok {
+	if !ok || c.n > maxWalk {
 		return image.Rectangle{}, true
 	}
 	var at image.Rectangle
 	n := 0
-	for i := first; i >= 0; i = p.seen[i].next {
+	for i := c.first; i >= 0 && n < 2; i = p.seen[i].next {
+		p.work++
 		if b := p.seen[i].box; p.sameLine(line, b) && b != at {
 			at, n = b, n+1
 		}
@@ -280,22 +388,74 @@ func (p *printed) offRow(v schema.Decimal, name string) bool {
 	if !ok || p.onLine(keyOf(v), line) {
 		return false
 	}
-	for _, w := range p.words {
-		if !w.Box.Overlaps(line) && p.sameLine(line, w.Box) && plainNumber(w.Text) {
+	if p.texts == nil { // a page of at most walkWords words
+		p.work += len(p.words)
+		for _, w := range p.words {
+			if !w.Box.Overlaps(line) && p.sameLine(line, w.Box) && plainNumber(w.Text) {
+				return true
+			}
+		}
+		return false
+	}
+	at := p.names[name]
+	if !at.looked {
+		at.looked, at.numbers = true, p.numbersBeside(line)
+		p.names[name] = at
+	}
+	return at.numbers
+}
+
+// numbersBeside reports whether a plain number is printed on the line of the name at, apart
+// from it. It looks at the numbers that start within the tallest number's reach of the line
+// (p.nums is sorted by start), at most maxWalk of them: a page that prints more numbers about
+// one line is not judged (false: the lenient answer).
+func (p *printed) numbersBeside(at image.Rectangle) bool {
+	lo := p.start(at) - p.numsReach
+	i, _ := slices.BinarySearchFunc(p.nums, lo, func(b image.Rectangle, t int) int { return p.start(b) - t })
+	for k := 0; i < len(p.nums) && k < maxWalk; i, k = i+1, k+1 {
+		p.work++
+		b := p.nums[i]
+		if p.start(b) >= p.start(at)+p.extent(at) {
+			break
+		}
+		if !b.Overlaps(at) && p.sameLine(at, b) {
 			return true
 		}
 	}
 	return false
 }
 
+// start is where a box starts across the page's lines (its top on a page across, its left
+// edge on a turned one), and extent how far it reaches that way.
+func (p *printed) start(b image.Rectangle) int {
+	if p.across {
+		return b.Min.Y
+	}
+	return b.Min.X
+}
+
+func (p *printed) extent(b image.Rectangle) int {
+	if p.across {
+		return b.Dy()
+	}
+	return b.Dx()
+}
+
 // onLine reports whether the number k is printed on the line of at (in its word too:
 // 白细胞计数:6.12).
+//
+// A number printed more than maxWalk times on the page counts as on the line (the row is not
+// judged: the lenient answer).
 func (p *printed) onLine(k numKey, at image.Rectangle) bool {
-	first, ok := p.at[k]
+	c, ok := p.at[k]
 	if !ok {
 		return false
 	}
-	for i := first; i >= 0; i = p.seen[i].next {
+	if c.n > maxWalk {
+		return true
+	}
+	for i := c.first; i >= 0; i = p.seen[i].next {
+		p.work++
 		if p.sameLine(at, p.seen[i].box) {
 			return true
 		}
@@ -319,14 +479,63 @@ func plainNumber(s string) bool {
 }
 
 // nameBox is the box of the one word that is the row's name, or else of the one that holds it
-// (白细胞计数(WBC)).
+// (白细胞计数(WBC)). A page of at most walkWords words is walked; on a longer one it is found
+// once per name: the words by their text, then the places the name is printed inside a word,
+// from a suffix array of the page's words. A name printed inside words more than maxWalk times
+// is in more than one word (or a word of it repeated, no name): it has no certain place.
 func (p *printed) nameBox(name string) (image.Rectangle, bool) {
 	if name == "" {
 		return image.Rectangle{}, false
 	}
+	if p.texts == nil { // a page of at most walkWords words
+		p.work += len(p.words)
+		return walkNameBox(p.words, name)
+	}
+	if at, ok := p.names[name]; ok {
+		return at.box, at.ok
+	}
+	var at nameAt
+	if w, ok := p.texts[name]; ok {
+		at = nameAt{box: w.box, ok: w.n == 1}
+	} else if !strings.Contains(name, "\x00") {
+		if p.held == nil {
+			var b []byte
+			p.joint = make([]int, len(p.words))
+			for i, w := range p.words {
+				p.joint[i] = len(b)
+				b = append(append(b, w.Text...), 0)
+			}
+			p.work += len(b)
+			p.held = suffixarray.New(b)
+		}
+		offs := p.held.Lookup([]byte(name), maxWalk+1)
+		p.work += len(offs)
+		holder := -1
+		at.ok = len(offs) > 0 && len(offs) <= maxWalk
+		for _, o := range offs {
+			w, found := slices.BinarySearch(p.joint, o)
+			if !found {
+				w-- // o is inside word w
+			}
+			if holder >= 0 && w != holder {
+				at.ok = false
+				break
+			}
+			holder = w
+		}
+		if holder >= 0 {
+			at.box = p.words[holder].Box
+		}
+	}
+	p.names[name] = at
+	return at.box, at.ok
+}
+
+// walkNameBox is nameBox by a walk of the words.
+func walkNameBox(words []intake.Word, name string) (image.Rectangle, bool) {
 	var is, holds image.Rectangle
 	nIs, nHolds := 0, 0
-	for _, w := range p.words {
+	for _, w := range words {
 		switch {
 		case w.Text == name:
 			is, nIs = w.Box, nIs+1

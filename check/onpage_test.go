@@ -2,6 +2,7 @@ package check
 
 import (
 	"image"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,15 +190,22 @@ func TestOnPageRow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			row := tt.row
 			row.Page = &one
-			ws, _ := OnPage(&schema.OcrDraft{Indicators: []schema.OcrIndicator{row}}, [][]intake.Word{tt.text})
-			got := ""
-			for _, w := range ws {
-				if *w.Path == "indicators[0].valueNum" {
-					got = w.Reason
-				}
+			// The page as it is, walked, and below words enough to be indexed (walkWords).
+			padded := slices.Clone(tt.text)
+			for i := range walkWords {
+				padded = append(padded, intake.Word{Text: "·", Box: image.Rect(10*(i%40), 5000+20*(i/40), 10*(i%40)+8, 5012+20*(i/40))})
 			}
-			if got != tt.want || len(ws) > 1 {
-				t.Errorf("reason %q, want %q (warnings %+v)", got, tt.want, ws)
+			for _, text := range [][]intake.Word{tt.text, padded} {
+				ws, _ := OnPage(&schema.OcrDraft{Indicators: []schema.OcrIndicator{row}}, [][]intake.Word{text})
+				got := ""
+				for _, w := range ws {
+					if *w.Path == "indicators[0].valueNum" {
+						got = w.Reason
+					}
+				}
+				if got != tt.want || len(ws) > 1 {
+					t.Errorf("%d words: reason %q, want %q (warnings %+v)", len(text), got, tt.want, ws)
+				}
 			}
 		})
 	}
@@ -226,8 +234,8 @@ func BenchmarkOnPage(b *testing.B) {
 	}
 }
 
-// FuzzOnPage: any text layer is read without a panic, and a number printed as a word of its own
-// beside it is found.
+// FuzzOnPage: any text layer is read without a panic and in work linear in it, and a number
+// printed as a word of its own beside it is found.
 func FuzzOnPage(f *testing.F) {
 	for _, s := range []string{"6.12", "3.50-9.50", "-2.1", "1,020", "1.2E+03", "6.5×10^9/L", "3.2×10⁴", "５．６２", ".5", "1e\xff", "×10^", "5.6.7"} {
 		f.Add(s)
@@ -236,6 +244,11 @@ func FuzzOnPage(f *testing.F) {
 		p := read([]intake.Word{{Text: s, Box: image.Rect(0, 0, 10, 10)}, {Text: "-"}, {Text: s}, {Text: "7.25"}})
 		if _, ok := p.find(schema.MustDecimal("7.250"), ""); !ok {
 			t.Errorf("7.25 not found beside %q", s)
+		}
+		// The places read are linear in the text (a run with commas adds a few per piece): a
+		// reading that grows faster fails like a crash.
+		if limit := 16*len(s) + 64; p.work > limit {
+			t.Errorf("%d bytes: %d places, over %d", len(s), p.work, limit)
 		}
 	})
 }

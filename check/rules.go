@@ -1,9 +1,12 @@
 package check
 
 import (
+	"hash/maphash"
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -17,6 +20,9 @@ import (
 // confirmed draft it only warns when the bounds kept are neither sex's.
 func sexSpecific(s *state) {
 	for i := range s.rows {
+		if s.stop() {
+			return
+		}
 		ind := s.rows[i].ind
 		if ind.RefText == nil {
 			continue
@@ -69,6 +75,9 @@ func sexSpecific(s *state) {
 //     (an HDL range of 40–60 beside mmol/L, whose limit is 10). Kept as printed.
 func rangeImplausible(s *state) {
 	for i := range s.rows {
+		if s.stop() {
+			return
+		}
 		r := &s.rows[i]
 		ind := r.ind
 		if r.a == nil || r.u == nil || r.u.Factor == 0 {
@@ -137,9 +146,15 @@ func rangeImplausible(s *state) {
 // the wrong unit. A unit with no letter or digit (-, /) is no unit.
 func unitUnexpected(s *state) {
 	for i := range s.rows {
+		if s.stop() {
+			return
+		}
 		r := &s.rows[i]
 		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) ||
 			!s.knownUnit(*r.ind.Unit) {
+			continue
+		}
+		if s.unlisted() {
 			continue
 		}
 		p := facts(r.ind)
@@ -150,13 +165,25 @@ func unitUnexpected(s *state) {
 
 // knownUnit reports whether some analyte of the lexicon is measured in u. It walks the whole
 // lexicon, which only a row in an unexpected unit costs.
+// What it found is kept per unit for the run, so a draft of many such rows walks it once per
+// unit printed.
 func (s *state) knownUnit(u string) bool {
+	if known, ok := s.units[u]; ok {
+		return known
+	}
+	known := false
 	for _, a := range s.lex.Analytes() {
+		s.work++
 		if _, ok := a.Unit(u); ok {
-			return true
+			known = true
+			break
 		}
 	}
-	return false
+	if s.units == nil {
+		s.units = make(map[string]bool)
+	}
+	s.units[u] = known
+	return known
 }
 
 // maxTenfoldSpread bounds the analytes the tenfold test applies to: those whose lexicon limits
@@ -176,6 +203,9 @@ const maxTenfoldSpread = 30
 //     found wrong (range_implausible), which would say the same thing twice.
 func valueImplausible(s *state) {
 	for i := range s.rows {
+		if s.stop() {
+			return
+		}
 		r := &s.rows[i]
 		if r.a == nil || !r.hasV || r.a.Kind == lexicon.Qual {
 			continue
@@ -188,6 +218,9 @@ func valueImplausible(s *state) {
 			ll, lh, ok = anyLimits(r.a)
 		}
 		if ok && (r.v < ll || r.v > lh) {
+			if s.unlisted() {
+				continue
+			}
 			p := facts(r.ind)
 			p["limitLow"], p["limitHigh"] = format(ll), format(lh)
 			reason := "limits"
@@ -218,7 +251,7 @@ func valueImplausible(s *state) {
 				times = lo / r.v
 			}
 		}
-		if times > 0 {
+		if times > 0 && !s.unlisted() {
 			p := facts(r.ind)
 			p["times"] = format(math.Floor(math.Min(times, 1e6)))
 			s.warn(i, "valueNum", "tenfold", p)
@@ -233,6 +266,9 @@ func valueImplausible(s *state) {
 // judged: reports use it for footnotes too.
 func flagMismatch(s *state) {
 	for i := range s.rows {
+		if s.stop() {
+			return
+		}
 		r := &s.rows[i]
 		f := r.ind.PrintedFlag
 		if f == nil || !r.hasV || r.rangeBad {
@@ -246,7 +282,7 @@ func flagMismatch(s *state) {
 		case schema.FlagLow:
 			bad = (hasLo && r.v > lo) || (!hasLo && hasHi && r.v > hi)
 		}
-		if bad {
+		if bad && !s.unlisted() {
 			p := facts(r.ind)
 			p["printedFlag"] = string(*f)
 			s.warn(i, "valueNum", string(*f), p)
@@ -262,27 +298,155 @@ var timeSeries = []string{"糖耐量", "耐量", "释放", "釋放", "OGTT", "og
 // numbers, and different values: a neighbouring row read twice, or a model looping. Not across
 // units (中性粒细胞 in % and in ×10^9/L is a pair), not for words (a dipstick 阴性 beside a
 // sediment count), not in a time-series test (timeSeries). Each later row warns once, naming
-// the first.
+// the first earlier row of its key with another value.
+//
+// A report's few dozen rows are compared pair by pair (at most walkUpTo of them: 2,016 pairs,
+// cheaper than hashing them); a longer draft's are hashed (duplicateRowHashed).
 func duplicateRow(s *state) {
+	if len(s.rows) > walkUpTo {
+		duplicateRowHashed(s)
+		return
+	}
 	for j := 1; j < len(s.rows); j++ {
+		if s.stop() {
+			return
+		}
 		b := s.rows[j].ind
 		if b.ValueNum == nil {
 			continue
 		}
 		name := s.rows[j].name
+		s.work += j // the pairs this row may compare: counted once, not in the loop
 		for i := 0; i < j; i++ {
 			a := s.rows[i].ind
 			if a.ValueNum == nil || s.rows[i].name != name || !samePtr(a.ItemGroup, b.ItemGroup) ||
 				!samePage(a.Page, b.Page) || !sameUnit(a.Unit, b.Unit) || a.ValueNum.Equal(*b.ValueNum) || inTimeSeries(b.ItemGroup) {
 				continue
 			}
-			p := facts(b)
-			p["otherValue"] = a.ValueNum.String()
-			p["otherPath"] = "indicators[" + strconv.Itoa(i) + "]"
-			s.warn(j, "valueNum", "values", p)
+			if !s.unlisted() {
+				p := facts(b)
+				p["otherValue"] = a.ValueNum.String()
+				p["otherPath"] = "indicators[" + strconv.Itoa(i) + "]"
+				s.warn(j, "valueNum", "values", p)
+			}
 			break
 		}
 	}
+}
+
+// walkUpTo is the most rows a rule compares pair by pair, or walks for each look-up (find): for
+// a report's few dozen rows that costs less than a table, and it bounds the walk at a constant.
+const walkUpTo = 64
+
+// duplicateRowHashed is duplicateRow by a table: the rows are hashed on their key (dupKey), so a
+// draft of n rows costs n look-ups, not the n²/2 pairs a looping model's 7,000 rows made. Per key
+// the table keeps the first row and the first later row whose value differs from it: the first
+// earlier row with another value than v is the first row when v differs from it, else that
+// later row (every row before it has v).
+func duplicateRowHashed(s *state) {
+	size := 8
+	for size < 2*len(s.rows) {
+		size *= 2
+	}
+	t := make([]dupSlot, size)
+	mask := uint64(len(t) - 1)
+	for j := range s.rows {
+		if s.stop() {
+			return
+		}
+		r := &s.rows[j]
+		b := r.ind
+		if b.ValueNum == nil {
+			continue
+		}
+		h := dupKey(r)
+		for k := h & mask; ; k = (k + 1) & mask {
+			s.work++
+			sl := &t[k]
+			if sl.row == 0 {
+				*sl = dupSlot{h: h, row: int32(j) + 1}
+				break
+			}
+			f := &s.rows[sl.row-1]
+			if sl.h != h || f.name != r.name || !samePtr(f.ind.ItemGroup, b.ItemGroup) || !samePage(f.ind.Page, b.Page) ||
+				!sameUnit(f.ind.Unit, b.Unit) {
+				continue
+			}
+			other := -1
+			if !f.ind.ValueNum.Equal(*b.ValueNum) {
+				other = int(sl.row) - 1
+				if sl.diff == 0 {
+					sl.diff = int32(j) + 1
+				}
+			} else if sl.diff > 0 {
+				other = int(sl.diff) - 1
+			}
+			// A time-series row's key is all time-series rows (the group is in it): none warns.
+			if other >= 0 && !inTimeSeries(b.ItemGroup) && !s.unlisted() {
+				p := facts(b)
+				p["otherValue"] = s.rows[other].ind.ValueNum.String()
+				p["otherPath"] = "indicators[" + strconv.Itoa(other) + "]"
+				s.warn(j, "valueNum", "values", p)
+			}
+			break
+		}
+	}
+}
+
+// dupSlot is one key of duplicateRow's table: its hash, its first row and the first later row
+// with another value than that one's, each 1-based (0: none).
+type dupSlot struct {
+	h         uint64
+	row, diff int32
+}
+
+// dupSeed seeds dupKey per process: a reply cannot be written to make its rows collide.
+var dupSeed = maphash.MakeSeed()
+
+// dupKey hashes what duplicateRow compares: the name, the group (none is ""), the page and the
+// unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it), each
+// hashed on its own and the hashes mixed, as a map hashes a struct's fields.
+func dupKey(r *row) uint64 {
+	h := maphash.String(dupSeed, r.name)
+	if g := str(r.ind.ItemGroup); g != "" {
+		h = mix(h) ^ maphash.String(dupSeed, g)
+	}
+	if r.ind.Page != nil {
+		h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
+	}
+	var buf [64]byte
+	b := buf[:0]
+	u := strings.TrimSpace(str(r.ind.Unit))
+	for i := 0; i < len(u); {
+		c := u[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		c2, size := utf8.DecodeRuneInString(u[i:])
+		i += size
+		// The least rune of its fold orbit stands for all of it (k, K and the Kelvin sign K
+		// are one letter to EqualFold; the least is K).
+		least := c2
+		for f := unicode.SimpleFold(c2); f != c2; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+	}
+	return mix(h^1<<61) ^ maphash.Bytes(dupSeed, b)
+}
+
+// mix spreads the bits of a hash before another is xored in (splitmix64's finaliser).
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // Tolerances of inconsistentValues, beyond the rounding of the printed numbers (half a unit of
@@ -306,6 +470,9 @@ var skipRelation = map[string]bool{"ck_mb": true}
 // different values is left out: which one is meant cannot be told.
 func inconsistentValues(s *state) {
 	for _, rel := range s.lex.Relations() {
+		if s.stop() {
+			return
+		}
 		if len(rel.Parts) == 1 && skipRelation[rel.Parts[0].Key] || !s.mayHave(rel) {
 			continue
 		}
@@ -412,9 +579,15 @@ func names(s *state, ps []int) string {
 }
 
 // find returns the one row of analyte a with a number in a convertible unit, or -1 when there
-// is none or several with different values.
+// is none or several with different values. The relations look up about 80 analytes: in a
+// draft of more than walkUpTo rows, where a walk of the rows for each made 80 passes, the rows
+// are indexed by analyte on the first look-up, in one pass (findIndexed).
 func (s *state) find(a *lexicon.Analyte) int {
+	if len(s.rows) > walkUpTo {
+		return s.findIndexed(a)
+	}
 	at := -1
+	s.work += len(s.rows)
 	for i := range s.rows {
 		r := &s.rows[i]
 		if r.a != a || !r.hasV || r.u == nil || r.u.Factor == 0 {
@@ -428,6 +601,32 @@ func (s *state) find(a *lexicon.Analyte) int {
 		}
 	}
 	return at
+}
+
+// findIndexed is find by an index of the rows by analyte.
+func (s *state) findIndexed(a *lexicon.Analyte) int {
+	if s.byA == nil {
+		s.byA = make(map[*lexicon.Analyte]int)
+		for i := range s.rows {
+			if s.stop() {
+				return -1
+			}
+			r := &s.rows[i]
+			if r.a == nil || !r.hasV || r.u == nil || r.u.Factor == 0 {
+				continue
+			}
+			switch at, ok := s.byA[r.a]; {
+			case !ok:
+				s.byA[r.a] = i
+			case at >= 0 && s.canon(at) != s.canon(i):
+				s.byA[r.a] = -1
+			}
+		}
+	}
+	if at, ok := s.byA[a]; ok {
+		return at
+	}
+	return -1
 }
 
 // canon is row i's value in its analyte's canonical unit.

@@ -24,6 +24,13 @@ type Page struct {
 // Every indicator and warning of page i gets page i+1, whatever its build said. With more than
 // one page, every warning path is prefixed by its page (pages[1].indicators[3]) and indexes that
 // page's own draft; a single page's paths are left as they are.
+//
+// At most maxRepeats repeats are listed, the rest counted in one more warning. A page keeps at
+// most MaxPageRows rows; the rest are left out with one indicator_dropped
+// warning that counts them (path pages[i].indicators[MaxPageRows], the first row left out), and
+// a warning about a row left out keeps that page's path, prefixed by its page, a single page's
+// too: a path starting with indicators[ is always a row of the returned draft. Merge's work is
+// linear in the rows (one map look-up each), and the cut bounds what the checks after it do.
 func Merge(pages []Page) (schema.Result, error) {
 	if len(pages) == 1 {
 		if pages[0].Err != nil {
@@ -31,8 +38,18 @@ func Merge(pages []Page) (schema.Result, error) {
 		}
 		res := *pages[0].Result
 		one := 1
-		res.Draft.Indicators = stamp(res.Draft.Indicators, &one)
+		n := len(res.Draft.Indicators)
+		res.Draft.Indicators = stamp(res.Draft.Indicators[:min(n, MaxPageRows)], &one)
 		res.Warnings = stampWarnings(res.Warnings, &one)
+		if n > MaxPageRows {
+			for i, w := range res.Warnings {
+				if w.Path != nil {
+					path := cutPath(*w.Path, "pages[0]")
+					res.Warnings[i].Path = &path
+				}
+			}
+			res.Warnings = append(res.Warnings, cutWarning(0, n))
+		}
 		return res, nil
 	}
 	var firstErr error
@@ -51,6 +68,7 @@ func Merge(pages []Page) (schema.Result, error) {
 	out := schema.Result{Draft: schema.OcrDraft{Indicators: []schema.OcrIndicator{}}, Warnings: []schema.Warning{}}
 	d := &out.Draft
 	seen := make(map[string]int) // indicator key → page it was first seen on
+	repeats := 0                 // rows dropped as repeats
 	for i, p := range pages {
 		at := fmt.Sprintf("pages[%d]", i)
 		page := i + 1
@@ -88,10 +106,15 @@ func Merge(pages []Page) (schema.Result, error) {
 				conflict("reportYear", *d.ReportYear != *pd.ReportYear, strconv.Itoa(*pd.ReportYear), strconv.Itoa(*d.ReportYear))
 			}
 		}
-		// Which row of the merged draft each of this page's rows becomes (-1: a repeat, dropped).
+		// Which row of the merged draft each of this page's rows becomes (-1: a repeat, dropped;
+		// -2: past MaxPageRows, left out).
 		merged := make([]int, len(pd.Indicators))
 		next := len(d.Indicators)
 		for j, ind := range pd.Indicators {
+			if j >= MaxPageRows {
+				merged[j] = -2
+				continue
+			}
 			k := indicatorKey(ind)
 			if first, dup := seen[k]; dup && first < i {
 				merged[j] = -1
@@ -110,8 +133,11 @@ func Merge(pages []Page) (schema.Result, error) {
 			w.Path, w.Page = &path, &page
 			out.Warnings = append(out.Warnings, w)
 		}
-		for j, ind := range pd.Indicators {
+		for j, ind := range pd.Indicators[:min(len(pd.Indicators), MaxPageRows)] {
 			if merged[j] < 0 {
+				if repeats++; repeats > maxRepeats {
+					continue
+				}
 				warn(schema.DuplicateIndicator, fmt.Sprintf("%s.indicators[%d]", at, j),
 					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(seen[indicatorKey(ind)] + 1)},
 					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, seen[indicatorKey(ind)]+1))
@@ -120,8 +146,49 @@ func Merge(pages []Page) (schema.Result, error) {
 			ind.Page = &page
 			d.Indicators = append(d.Indicators, ind)
 		}
+		if len(pd.Indicators) > MaxPageRows {
+			out.Warnings = append(out.Warnings, cutWarning(i, len(pd.Indicators)))
+		}
+	}
+	if repeats > maxRepeats {
+		w := schema.WarnDraft(schema.DuplicateIndicator, fmt.Sprintf("%d more items repeated exactly an item of an earlier page and were dropped; they are not listed", repeats-maxRepeats))
+		w.Params = map[string]string{"count": strconv.Itoa(repeats - maxRepeats)}
+		out.Warnings = append(out.Warnings, w)
 	}
 	return out, nil
+}
+
+// maxRepeats bounds the duplicate_indicator warnings listed: ten pages of one looping reply
+// repeat 4,500 rows. The rest are counted in one more, as the reader counts (maxWarnings).
+const maxRepeats = 100
+
+// MaxPageRows bounds the rows one page keeps. The densest report pages print about 120 rows
+// (two columns of a blood count and chemistry); a page of more is a model repeating itself or
+// told to, whose rows would cost every check after it and the answer's size (a looping model
+// writes 7,000 rows in a reply of 256 KiB).
+const MaxPageRows = 500
+
+// cutWarning counts the rows of page i (0-based) past MaxPageRows, of n, that were left out.
+func cutWarning(i, n int) schema.Warning {
+	page := i + 1
+	w := schema.Warn(schema.IndicatorDropped, fmt.Sprintf("pages[%d].indicators[%d]", i, MaxPageRows),
+		fmt.Sprintf("page %d holds %d rows, more than a report's page prints: the %d after the first %d were left out; check the page, and read it again if it has that many", page, n, n-MaxPageRows, MaxPageRows))
+	w.Page = &page
+	w.Params = map[string]string{"count": strconv.Itoa(n - MaxPageRows), "kept": strconv.Itoa(MaxPageRows)}
+	return w
+}
+
+// cutPath is the path of a single page's warning once its rows past MaxPageRows are left out:
+// one about such a row is prefixed by the page (at), as Merge says; any other is as it was.
+func cutPath(path, at string) string {
+	if rest, ok := strings.CutPrefix(path, "indicators["); ok {
+		if n, _, ok := strings.Cut(rest, "]"); ok {
+			if j, err := strconv.Atoi(n); err == nil && j >= MaxPageRows {
+				return at + "." + path
+			}
+		}
+	}
+	return path
 }
 
 // rebase turns a page's warning path into the merged draft's: a kept row's indicators[j]… becomes

@@ -104,3 +104,74 @@ func checkDraft(t *testing.T, want string, got schema.OcrDraft) {
 		t.Errorf("draft (-want +got):\n%s", diff)
 	}
 }
+
+// TestMergeCut: a page keeps MaxPageRows rows, the rest are counted in one indicator_dropped
+// warning, and a warning about a row left out no longer points into the draft.
+func TestMergeCut(t *testing.T) {
+	// n rows of ALT valued from, with warnings on rows 3, MaxPageRows-1, MaxPageRows and n-1.
+	rows := func(n, from int) *schema.Result {
+		res := &schema.Result{}
+		for i := range n {
+			v := schema.MustDecimal(strconv.Itoa(from + i))
+			res.Draft.Indicators = append(res.Draft.Indicators, schema.OcrIndicator{ItemName: "ALT", ValueNum: &v})
+		}
+		for _, j := range []int{3, MaxPageRows - 1, MaxPageRows, n - 1} {
+			res.Warnings = append(res.Warnings, schema.Warn(schema.ReferenceRangeSwapped, "indicators["+strconv.Itoa(j)+"].refLow", "swapped"))
+		}
+		return res
+	}
+	paths := func(ws []schema.Warning) []string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, string(w.Code)+"@"+*w.Path+"#"+strconv.Itoa(*w.Page)+" "+w.Params["count"])
+		}
+		return out
+	}
+	one, err := Merge([]Page{{Result: rows(7000, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(one.Draft.Indicators); got != MaxPageRows {
+		t.Errorf("one page: %d rows kept, want %d", got, MaxPageRows)
+	}
+	if diff := cmp.Diff([]string{
+		"reference_range_swapped@indicators[3].refLow#1 ", "reference_range_swapped@indicators[499].refLow#1 ",
+		"reference_range_swapped@pages[0].indicators[500].refLow#1 ", "reference_range_swapped@pages[0].indicators[6999].refLow#1 ",
+		"indicator_dropped@pages[0].indicators[500]#1 6500",
+	}, paths(one.Warnings)); diff != "" {
+		t.Errorf("one page (-want +got):\n%s", diff)
+	}
+	// The second page's rows from the 500th on repeat rows the first page left out, which
+	// being left out are no row to repeat.
+	two, err := Merge([]Page{{Result: rows(600, 0)}, {Result: rows(600, 500)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(two.Draft.Indicators); got != 2*MaxPageRows {
+		t.Errorf("two pages: %d rows kept, want %d", got, 2*MaxPageRows)
+	}
+	if diff := cmp.Diff([]string{
+		"reference_range_swapped@indicators[3].refLow#1 ", "reference_range_swapped@indicators[499].refLow#1 ",
+		"reference_range_swapped@pages[0].indicators[500].refLow#1 ", "reference_range_swapped@pages[0].indicators[599].refLow#1 ",
+		"indicator_dropped@pages[0].indicators[500]#1 100",
+		"reference_range_swapped@indicators[503].refLow#2 ", "reference_range_swapped@indicators[999].refLow#2 ",
+		"reference_range_swapped@pages[1].indicators[500].refLow#2 ", "reference_range_swapped@pages[1].indicators[599].refLow#2 ",
+		"indicator_dropped@pages[1].indicators[500]#2 100",
+	}, paths(two.Warnings)); diff != "" {
+		t.Errorf("two pages (-want +got):\n%s", diff)
+	}
+	// Three pages of one reply: 200 repeats, 100 listed and the rest counted.
+	three, err := Merge([]Page{{Result: rows(100, 0)}, {Result: rows(100, 0)}, {Result: rows(100, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, last := 0, schema.Warning{}
+	for _, w := range three.Warnings {
+		if w.Code == schema.DuplicateIndicator {
+			n, last = n+1, w
+		}
+	}
+	if len(three.Draft.Indicators) != 100 || n != maxRepeats+1 || last.Path != nil || last.Params["count"] != "100" {
+		t.Errorf("three pages: %d rows, %d duplicate_indicator warnings, the last %v: want 100, %d listed and one counting 100", len(three.Draft.Indicators), n, last.Params, maxRepeats)
+	}
+}

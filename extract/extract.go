@@ -326,12 +326,19 @@ dispatch:
 			meta.FinishReason = m.FinishReason
 		}
 	}
-	merged.Warnings = append(merged.Warnings, check.Run(&merged.Draft, who)...)
+	ws, err := check.RunContext(ctx, &merged.Draft, who)
+	if err != nil {
+		return Response{Pages: n}, checkErr(err)
+	}
+	merged.Warnings = append(merged.Warnings, ws...)
 	meta.Evidence = []check.Evidence{}
 	for _, t := range text {
 		if t != nil {
 			// After the checks: they may null a range, which is then not looked for.
-			ws, ev := check.OnPage(&merged.Draft, text)
+			ws, ev, err := check.OnPageContext(ctx, &merged.Draft, text)
+			if err != nil {
+				return Response{Pages: n}, checkErr(err)
+			}
 			merged.Warnings = append(merged.Warnings, ws...)
 			meta.Evidence = append(meta.Evidence, ev...)
 			break
@@ -668,6 +675,15 @@ func recovered(v any) error {
 func internal(err error) bool {
 	var pe *problem.Error
 	return errors.As(err, &pe) && pe.Code == problem.Internal
+}
+
+// checkErr is the error for checks stopped by the request's end: the draft, checked in part,
+// is not answered (it would pass for checked), and a deadline is model_timeout as for a page.
+func checkErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while the draft was checked", Err: err}
+	}
+	return err
 }
 
 func ctxErr(ctx context.Context) error {
