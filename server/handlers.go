@@ -312,7 +312,12 @@ func (s *Server) parse(c echo.Context) error {
 		}
 		return err
 	}
-	out.Warnings = append(out.Warnings, check.Run(&out.Draft, who)...)
+	// The checks stop at the route's deadline too; a draft checked in part is not answered.
+	ws, err := check.RunContext(c.Request().Context(), &out.Draft, who)
+	if err != nil {
+		return err
+	}
+	out.Warnings = append(out.Warnings, ws...)
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
 		Draft: out.Draft, Warnings: nonNil(s.localize(c, out.Warnings, &out.Draft)),
@@ -336,7 +341,11 @@ func (s *Server) validate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res.Warnings = nonNil(append(res.Warnings, check.Run(&res.Draft, check.Context{Confirmed: true})...))
+	ws, err := check.RunContext(c.Request().Context(), &res.Draft, check.Context{Confirmed: true})
+	if err != nil {
+		return err
+	}
+	res.Warnings = nonNil(append(res.Warnings, ws...))
 	res.Warnings = s.localize(c, res.Warnings, &res.Draft)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
 	return c.JSON(http.StatusOK, res)
