@@ -1,0 +1,118 @@
+package lexicon
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ocrdraft/ocrdraft/schema"
+)
+
+// show writes a reading compactly: each span as low-high (≥ ≤ > < for one bound), then
+// @sex and #condition, then [unit]; spans joined by " | "; "!" when the reading failed.
+func show(r schema.RefReading, ok bool) string {
+	if !ok {
+		return "!"
+	}
+	var parts []string
+	for _, sp := range r.Spans {
+		var b strings.Builder
+		switch {
+		case sp.HasLow && sp.HasHigh:
+			b.WriteString(sp.Low.String() + "-" + sp.High.String())
+		case sp.HasHigh && sp.HighOpen:
+			b.WriteString("<" + sp.High.String())
+		case sp.HasHigh:
+			b.WriteString("≤" + sp.High.String())
+		case sp.LowOpen:
+			b.WriteString(">" + sp.Low.String())
+		default:
+			b.WriteString("≥" + sp.Low.String())
+		}
+		if sp.Sex != "" {
+			b.WriteString(" @" + string(sp.Sex))
+		}
+		if sp.Cond != "" {
+			b.WriteString(" #" + sp.Cond)
+		}
+		if sp.Unit != "" {
+			b.WriteString(" [" + sp.Unit + "]")
+		}
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, " | ")
+}
+
+func TestReadRange(t *testing.T) {
+	l := Default()
+	for _, c := range []struct{ in, want string }{
+		// One span.
+		{"3.9-6.1", "3.9-6.1"},
+		{"3.90-6.10", "3.90-6.10"},
+		{"(3.9-6.1)", "3.9-6.1"},
+		{"[3.5-5.5]", "3.5-5.5"},
+		{"【3.5-5.5】", "3.5-5.5"},
+		{"[2.8, 5.2]", "2.8-5.2"},
+		{"137-147 mmol/L", "137-147 [mmol/L]"},
+		{"3.5-9.5 ×10^9/L", "3.5-9.5 [×10^9/L]"},
+		{"4.0×10^9-10.0×10^9/L", "4.0-10.0 [×10^9/L]"},
+		{"4.0×10^9-10.0", "!"},
+		{"3.5E+09~9.5E+09", "3500000000-9500000000"},
+		{"-3~3", "-3-3"},
+		{"-3--1", "-3--1"},
+		{"3.5--5.5", "3.5-5.5"},
+		{"1,000-5,000", "1000-5000"},
+		{"参考值：40-55", "40-55"},
+		{"參考值：40-55", "40-55"},
+		{"Reference: 40-55 U/L", "40-55 [U/L]"},
+		{"１２．５－１５．０", "12.5-15.0"},
+		{"2.8 mmol/L (空腹) ", "!"},
+		{"3.9-6.1 mmol/L (空腹)", "3.9-6.1 #空腹 [mmol/L]"},
+		{"成人 3.9-6.1", "3.9-6.1 #成人"},
+		// Comparators.
+		{"<5.2", "<5.2"}, {"＜5.2", "<5.2"}, {"<=5.2", "≤5.2"}, {"≤5.2", "≤5.2"}, {"≦5.2", "≤5.2"},
+		{"小于5.2", "<5.2"}, {"小于等于5.2", "≤5.2"}, {"低于5.2", "<5.2"}, {"5.2以下", "≤5.2"},
+		{">1.04", ">1.04"}, {">=1.04", "≥1.04"}, {"≥1.04", "≥1.04"}, {"≧1.04", "≥1.04"}, {"＞1.04", ">1.04"},
+		{"大于1.04", ">1.04"}, {"大于等于1.04", "≥1.04"}, {"高于1.04", ">1.04"}, {"1.04以上", "≥1.04"},
+		{"< 5.2 mmol/L", "<5.2 [mmol/L]"}, {"less than 200 mg/dL", "<200 [mg/dL]"},
+		// Qualitative, dilutions, lone numbers.
+		{"阴性", ""}, {"<1:100", ""}, {"1:320", ""}, {"5.2", "!"}, {"5.2 mmol/L", "!"},
+		{"3.9-6.1 5.5", "!"},
+		// By sex: marks first.
+		{"男：130-175；女：115-150", "130-175 @male | 115-150 @female"},
+		{"男130～175/女115～150", "130-175 @male | 115-150 @female"},
+		{"男性 130-175", "130-175 @male"},
+		{"女性：115-150 g/L", "115-150 @female [g/L]"},
+		{"M: 130-175 F: 115-150", "130-175 @male | 115-150 @female"},
+		{"M 13.0-17.0; F 12.0-15.5 g/dL", "13.0-17.0 @male | 12.0-15.5 @female [g/dL]"},
+		{"Males 30-500; Females 15-200", "30-500 @male | 15-200 @female"},
+		{"Male 4.0-5.5 x10^12/L", "4.0-5.5 @male [x10^12/L]"},
+		{"Male: <=60, Female: <=45", "≤60 @male | ≤45 @female"},
+		{"男：130-175\n女：115-150", "130-175 @male | 115-150 @female"},
+		{"男(130-175) 女(115-150)", "130-175 @male | 115-150 @female"},
+		{"(男)130-175 (女)115-150", "130-175 @male | 115-150 @female"},
+		// By sex: marks after.
+		{"130-175(M) 115-150(F)", "130-175 @male | 115-150 @female"},
+		{"4.3-5.8(男) 3.8-5.1(女)", "4.3-5.8 @male | 3.8-5.1 @female"},
+		{"130-175 男性", "130-175 @male"},
+		// Not a sex.
+		{"18.5-23.9 kg/m2", "18.5-23.9 [kg/m2]"},
+		{"0-5 mmol/L", "0-5 [mmol/L]"},
+		// Ages and conditions.
+		{"男(20-79岁) 57-111；女(20-79岁) 41-81", "57-111 @male #20-79岁 | 41-81 @female #20-79岁"},
+		{"成人 3.9-6.1；儿童 3.3-5.5", "3.9-6.1 #成人 | 3.3-5.5 #儿童"},
+		{"卵泡期 3.5-12.5 黄体期 1.7-7.7", "3.5-12.5 #卵泡期 | 1.7-7.7 #黄体期"},
+		{"非孕期 <5; 孕早期 5-50", "<5 #非孕期 | 5-50 #孕早期"},
+		{"成人：男 40-50 女 35-45", "40-50 @male #成人 | 35-45 @female #成人"},
+		{"男：成人 40-50 儿童 30-40；女：成人 35-45", "40-50 @male #成人 | 30-40 @male #儿童 | 35-45 @female #成人"},
+		{"Adult 40-50; Child (<14 years) 30-40", "40-50 #Adult | 30-40 #Child <14 years"},
+		{"3.9-6.1 (成人) 3.3-5.5 (儿童)", "3.9-6.1 #成人 | 3.3-5.5 #儿童"},
+		{"Non-pregnant <5 mIU/mL", "<5 #Non-pregnant [mIU/mL]"},
+		// Limits.
+		{strings.Repeat("1-2 ", 10), "!"},
+		{strings.Repeat("男", 200), "!"},
+	} {
+		if got := show(l.ReadRange(c.in)); got != c.want {
+			t.Errorf("ReadRange(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
