@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -23,12 +24,12 @@ func BenchmarkRun(b *testing.B) {
 	rows := td.Draft.Indicators[:20]
 	buf := make([]schema.OcrIndicator, len(rows))
 	d := &schema.OcrDraft{}
-	Run(&schema.OcrDraft{Indicators: rows}, Context{}) // the lexicon loads once, outside the loop
+	Run(lexicon.Default(), &schema.OcrDraft{Indicators: rows}, Context{}) // the lexicon loads once, outside the loop
 	b.ReportAllocs()
 	for b.Loop() {
 		copy(buf, rows)
 		d.Indicators = buf
-		if ws := Run(d, Context{}); len(ws) != 0 {
+		if ws := Run(lexicon.Default(), d, Context{}); len(ws) != 0 {
 			b.Fatal(ws)
 		}
 	}

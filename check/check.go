@@ -73,16 +73,16 @@ var Rules = []Rule{
 	{schema.InconsistentValues, inconsistentValues},
 }
 
-// Run checks d and returns the warnings for the person confirming it, in the order of Rules
-// and, within a rule, of the indicators. Paths index d.Indicators. It changes d only as the
-// package doc says, and not at all when ctx.Confirmed.
-func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
+// Run checks d with lex and returns the warnings for the person confirming it, in the order of
+// Rules and, within a rule, of the indicators. Paths index d.Indicators. It changes d only as
+// the package doc says, and not at all when ctx.Confirmed.
+func Run(lex *lexicon.Lexicon, d *schema.OcrDraft, ctx Context) []schema.Warning {
 	if d == nil || len(d.Indicators) == 0 {
 		return nil
 	}
 	s := states.Get().(*state)
 	defer s.release()
-	s.d, s.ctx, s.lex = d, ctx, lexicon.Default()
+	s.d, s.ctx, s.lex = d, ctx, lex
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
 	} else {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -236,7 +237,7 @@ func TestRules(t *testing.T) {
 		for _, c := range cs {
 			t.Run(string(code)+"/"+c.name, func(t *testing.T) {
 				d := &schema.OcrDraft{Indicators: slices.Clone(c.rows)}
-				ws := Run(d, c.ctx)
+				ws := Run(lexicon.Default(), d, c.ctx)
 				var got []string
 				for _, w := range ws {
 					got = append(got, string(w.Code)+" "+*w.Path)
@@ -272,7 +273,7 @@ func TestNeverChanges(t *testing.T) {
 	for code, cs := range cases {
 		for _, c := range cs {
 			d := &schema.OcrDraft{Indicators: slices.Clone(c.rows)}
-			Run(d, c.ctx)
+			Run(lexicon.Default(), d, c.ctx)
 			for i := range d.Indicators {
 				got, want := d.Indicators[i], c.rows[i]
 				if c.ctx.Confirmed && !cmp.Equal(got, want) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocrdraft/ocrdraft/draft"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 )
 
 // corpusMisreads are the warnings the checks give on the captured replies of testdata/replies
@@ -37,7 +38,7 @@ func TestCorpus(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatal("no replies", err)
 	}
-	b := draft.New()
+	b := draft.New(lexicon.Default())
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -49,7 +50,7 @@ func TestCorpus(t *testing.T) {
 		}
 		name := filepath.Base(f)
 		found := false
-		for _, w := range Run(&out.Draft, Context{}) {
+		for _, w := range Run(lexicon.Default(), &out.Draft, Context{}) {
 			got := string(w.Code) + " " + *w.Path
 			if got != corpusMisreads[name] {
 				t.Errorf("%s: %s: %s", name, got, w.Message)

@@ -37,14 +37,19 @@ type Builder struct {
 	lex      *lexicon.Lexicon // names each row's analyte
 }
 
-// New returns a Builder.
-func New() *Builder {
+// New returns a Builder that names each row's analyte with lex.
+func New(lex *lexicon.Lexicon) *Builder {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	v.RegisterTagNameFunc(func(f reflect.StructField) string {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		return name
 	})
-	return &Builder{validate: v, lex: lexicon.Default()}
+	return &Builder{validate: v, lex: lex}
+}
+
+// Lexicon is the lexicon b reads with: the checks of its drafts should judge with the same.
+func (b *Builder) Lexicon() *lexicon.Lexicon {
+	return b.lex
 }
 
 // Limits on a reply's shape, so that hostile nesting costs nothing.

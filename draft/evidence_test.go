@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 )
 
@@ -219,7 +220,7 @@ var evidenceTests = []struct {
 }
 
 func TestRuleEvidence(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range evidenceTests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `{"indicators":[` + tt.in + `]}`
@@ -236,7 +237,7 @@ func TestRuleEvidence(t *testing.T) {
 // TestWarningParams: a warning names its page and the facts its message speaks of, numbers as
 // printed.
 func TestWarningParams(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	res := b.Build(decodeValue(t, `{"checkupDate":"2026-02-30","indicators":[
 		{"itemName":"GLU","refLow":6.10,"refHigh":3.9},
 		{"itemName":"TC","value":"98 mg/dL","unit":"mmol/L"},
@@ -280,7 +281,7 @@ func FuzzEvidence(f *testing.F) {
 	for _, s := range []string{"↑5.86", "5.86 (H)", "356（高）", "H 82.3", "5.86 mmol/L (3.1-5.2) ↑", "男：40-50；女：35-45", "[2.8, 5.2]", "4.0×10^9-10.0×10^9", "((((H))))", "↑↑↑↑↑↑", "H H H 1"} {
 		f.Add(s)
 	}
-	b := New()
+	b := New(lexicon.Default())
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) {
 			return // the JSON decoder has mended it before a draft sees it

@@ -312,7 +312,7 @@ func (s *Server) parse(c echo.Context) error {
 		}
 		return err
 	}
-	out.Warnings = append(out.Warnings, check.Run(&out.Draft, who)...)
+	out.Warnings = append(out.Warnings, check.Run(s.cfg.Builder.Lexicon(), &out.Draft, who)...)
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
 		Draft: out.Draft, Warnings: nonNil(s.localize(c, out.Warnings, &out.Draft)),
@@ -336,7 +336,7 @@ func (s *Server) validate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res.Warnings = nonNil(append(res.Warnings, check.Run(&res.Draft, check.Context{Confirmed: true})...))
+	res.Warnings = nonNil(append(res.Warnings, check.Run(s.cfg.Builder.Lexicon(), &res.Draft, check.Context{Confirmed: true})...))
 	res.Warnings = s.localize(c, res.Warnings, &res.Draft)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
 	return c.JSON(http.StatusOK, res)
