@@ -3,9 +3,11 @@
 // printed ↑ beside a normal value) and tells the person confirming exactly where to look.
 //
 // It never reads a reply (package draft does) and never changes a value, with two exceptions,
-// both about a range that is not this value's: a range printed in another unit than the value,
-// and a range that differs for men and women when the caller did not say which applies. Then
-// the bounds are set to null and refText is kept as printed (see Rules).
+// both about the bounds of the range: a range printed in another unit than the value has them
+// set to null; a range printed per sex or per condition (which the reader leaves undecided, its
+// reading kept with the row) gets the bounds of the span that applies to the patient, or null
+// when none does or the caller did not say which. refText is kept as printed, and each change is
+// said in one warning (see Rules).
 //
 // Every check is one row of Rules, with its warning code and its own test cases; a new check is
 // one row and one test case. Thresholds are chosen so that false alarms stay rare (a false
@@ -33,12 +35,12 @@ type Context struct {
 }
 
 // Sex is the patient's sex as the caller states it.
-type Sex string
+type Sex = schema.Sex
 
 // The sexes a caller can state; "" is unknown.
 const (
-	Male   Sex = "male"
-	Female Sex = "female"
+	Male   = schema.SexMale
+	Female = schema.SexFemale
 )
 
 // ParseSex reads a caller's sex: male, female or empty (case and spaces ignored); ok is false
@@ -61,10 +63,11 @@ type Rule struct {
 	Check func(*state)
 }
 
-// Rules is the one table of checks, in the order they run. The two rows that may null a range
+// Rules is the one table of checks, in the order they run. The rows that may set or null a range
 // run first, so that the rows after them judge values against the bounds that apply.
 var Rules = []Rule{
-	{schema.RangeSexSpecific, sexSpecific},
+	{schema.RangeSexSpecific, rangeApplies},
+	{schema.RangeConditionSpecific, rangeApplies},
 	{schema.RangeImplausible, rangeImplausible},
 	{schema.UnitUnexpected, unitUnexpected},
 	{schema.ValueImplausible, valueImplausible},
@@ -83,6 +86,7 @@ func Run(lex *lexicon.Lexicon, d *schema.OcrDraft, ctx Context) []schema.Warning
 	s := states.Get().(*state)
 	defer s.release()
 	s.d, s.ctx, s.lex = d, ctx, lex
+	s.spans = s.spanBuf[:0]
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
 	} else {
@@ -91,6 +95,8 @@ func Run(lex *lexicon.Lexicon, d *schema.OcrDraft, ctx Context) []schema.Warning
 	for i := range d.Indicators {
 		r := &s.rows[i]
 		r.load(s.lex, &d.Indicators[i])
+		r.reading(s)
+		r.choice = decide(r.rd, ctx.Sex)
 		if r.a != nil {
 			s.seen |= bit(r.a)
 		}
@@ -102,7 +108,8 @@ func Run(lex *lexicon.Lexicon, d *schema.OcrDraft, ctx Context) []schema.Warning
 	return s.out
 }
 
-// states reuses the per-Run state (32 rows, 2.7 KB): a Run then allocates only its warnings.
+// states reuses the per-Run state (32 rows and room for the spans of their ranges, 12 KB): a
+// Run then allocates only its warnings.
 var states = sync.Pool{New: func() any { return new(state) }}
 
 // release clears s of the draft's pointers and puts it back.
@@ -121,6 +128,10 @@ type state struct {
 	out  []schema.Warning
 	seen uint64 // bit(a) of every analyte in rows: most relations are ruled out by it
 	buf  [32]row
+	// spans holds the readings of rows whose draft did not bring one (not built by package
+	// draft), in spanBuf while it lasts.
+	spans   []schema.RefSpan
+	spanBuf [64]schema.RefSpan
 }
 
 // bit is an analyte's bit in state.seen.
@@ -143,6 +154,29 @@ type row struct {
 	// The bounds as floats, read once (loadBounds again after a rule changes them).
 	lo, hi       float64
 	hasLo, hasHi bool
+	// rd is the reading of refText (the draft's, else own), and choice what it gives this
+	// patient: decided once, before any rule runs.
+	rd     *schema.RefReading
+	own    schema.RefReading
+	choice choice
+}
+
+// reading finds the row's reading of its range: the one the draft brings, else refText read here
+// by the same reader (a draft built elsewhere, or confirmed by a person).
+func (r *row) reading(s *state) {
+	if r.rd = r.ind.Range; r.rd != nil || r.ind.RefText == nil {
+		return
+	}
+	room := s.spans[len(s.spans):cap(s.spans)]
+	rd, ok := s.lex.ReadRangeInto(room, *r.ind.RefText)
+	if !ok || len(rd.Spans) == 0 {
+		return
+	}
+	if len(rd.Spans) <= cap(room) { // else the reader allocated them
+		s.spans = s.spans[:len(s.spans)+len(rd.Spans)]
+	}
+	r.own = rd
+	r.rd = &r.own
 }
 
 func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {

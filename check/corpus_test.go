@@ -26,6 +26,8 @@ var corpusMisreads = map[string]string{
 	// Ranges printed for men and women, read without a sex: bounds left empty, on purpose.
 	"ev-gemini-english-flag-column.txt": "range_sex_specific indicators[1].refText",
 	"ev-gpt4o-evidence-fields.txt":      "range_sex_specific indicators[1].refText",
+	// A range printed for men only, read without a sex: bounds left empty, and now said so.
+	"ev-qwenvl-marks-around-numbers.txt": "range_sex_specific indicators[3].refText",
 	// 98 mg/dL written beside the item's mmol/L: the draft says 98 mmol/L.
 	"field-gpt4o-unit-conflict.txt": "value_implausible indicators[0].valueNum",
 	// 1.2 mg/dL beside the item's μmol/L: the draft says 1.2 μmol/L.

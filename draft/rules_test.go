@@ -34,8 +34,9 @@ const fence = "```"
 var indicatorKeys = func() []string {
 	var keys []string
 	for f := range reflect.TypeFor[schema.OcrIndicator]().Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "-" {
+			keys = append(keys, name)
+		}
 	}
 	return keys
 }()

@@ -74,7 +74,7 @@ var rangeConditions = []string{
 
 // rangeAges follow the numbers of an age band, which is a condition and no range: 男(20-79岁),
 // 儿童(<14岁), >60 years.
-var rangeAges = []string{"周岁", "岁", "歲", "years", "year", "yrs", "yr", "y", "Y", "个月", "月龄", "天"}
+var rangeAges = []string{"周岁", "岁", "years", "year", "yrs", "yr", "y", "Y", "个月", "月龄", "天"}
 
 // rangeLabels may stand before a range and say nothing about it: 参考值：40-55.
 var rangeLabels = []string{
@@ -105,7 +105,11 @@ const (
 // Marks and spans pair by where they stand: when the text starts with a span, each mark is for
 // the span before it ("4.3-5.8(男) 3.8-5.1(女)"); else each span is for the marks before it
 // ("男：40-50；女：35-45", "成人：男 40-50 女 35-45").
-func (l *Lexicon) ReadRange(text string) (schema.RefReading, bool) {
+func (l *Lexicon) ReadRange(text string) (schema.RefReading, bool) { return l.ReadRangeInto(nil, text) }
+
+// ReadRangeInto is ReadRange with the spans appended to buf[:0], so that a caller reading many
+// ranges (or one it does not keep) need not allocate for each.
+func (l *Lexicon) ReadRangeInto(buf []schema.RefSpan, text string) (schema.RefReading, bool) {
 	if len(text) > maxRangeLen {
 		return schema.RefReading{}, false
 	}
@@ -117,13 +121,13 @@ func (l *Lexicon) ReadRange(text string) (schema.RefReading, bool) {
 		return schema.RefReading{}, true
 	}
 	if sp, ok := readList(s); ok {
-		return schema.RefReading{Spans: []schema.RefSpan{sp}, Unit: sp.Unit}, true
+		return schema.RefReading{Spans: append(buf[:0], sp), Unit: sp.Unit}, true
 	}
 	var r rangeReader
 	if !r.scan(s) || r.nspans == 0 {
 		return schema.RefReading{}, false
 	}
-	return r.reading()
+	return r.reading(buf[:0])
 }
 
 // rangeReader is one reading: what scan found, in printed order.
@@ -134,14 +138,22 @@ type rangeReader struct {
 	words  int // words that are neither labels, sexes nor known conditions
 }
 
-// item is a span or a mark (a sex, a condition), with where it starts.
+// item is a span or a mark (a sex, a condition, an age band) as scan found it.
 type item struct {
-	span   schema.RefSpan
-	isSpan bool
-	sex    schema.Sex
-	cond   string
-	known  bool // cond is in rangeConditions or an age band
+	span schema.RefSpan
+	kind itemKind
+	sex  schema.Sex
+	text string // a condition's or an age band's words as printed
 }
+
+type itemKind uint8
+
+const (
+	isSpan itemKind = iota
+	isSex
+	isCond
+	isAge
+)
 
 func (r *rangeReader) add(it item) bool {
 	if r.n == len(r.items) {
@@ -149,7 +161,7 @@ func (r *rangeReader) add(it item) bool {
 	}
 	r.items[r.n] = it
 	r.n++
-	if it.isSpan {
+	if it.kind == isSpan {
 		r.nspans++
 	}
 	return r.nspans <= maxRangeSpans
@@ -169,9 +181,9 @@ func (r *rangeReader) scan(s string) bool {
 			continue
 		}
 		if sp, n, age := spanAt(s, i); n > 0 {
-			it := item{span: sp, isSpan: !age}
+			it := item{span: sp}
 			if age {
-				it = item{cond: strings.TrimSpace(s[i : i+n]), known: true}
+				it = item{kind: isAge, text: strings.TrimSpace(s[i : i+n])}
 			}
 			if !r.add(it) {
 				return false
@@ -183,7 +195,7 @@ func (r *rangeReader) scan(s string) bool {
 			return false // a number that is no span: 5.2 alone, 1:100 in words
 		}
 		if sx, n := sexAt(s, i); n > 0 {
-			if !r.add(item{sex: sx}) {
+			if !r.add(item{kind: isSex, sex: sx}) {
 				return false
 			}
 			i += n
@@ -198,7 +210,7 @@ func (r *rangeReader) scan(s string) bool {
 		if !known {
 			r.words++
 		}
-		if !r.add(item{cond: s[i : i+n], known: known}) {
+		if !r.add(item{kind: isCond, text: s[i : i+n]}) {
 			return false
 		}
 		i += n
@@ -209,23 +221,26 @@ func (r *rangeReader) scan(s string) bool {
 // reading pairs each span with its marks. A word the vocabulary does not know makes a condition
 // only when there are several spans to tell apart; beside a single span it is text no range has,
 // and the reading fails.
-func (r *rangeReader) reading() (schema.RefReading, bool) {
+func (r *rangeReader) reading(buf []schema.RefSpan) (schema.RefReading, bool) {
 	if r.words > 0 && r.nspans < 2 {
 		return schema.RefReading{}, false
 	}
-	out := schema.RefReading{Spans: make([]schema.RefSpan, 0, r.nspans)}
+	if cap(buf) < r.nspans {
+		buf = make([]schema.RefSpan, 0, r.nspans)
+	}
+	out := schema.RefReading{Spans: buf}
 	items := r.items[:r.n]
 	first := 0
-	for first < len(items) && !items[first].isSpan {
+	for first < len(items) && items[first].kind != isSpan {
 		first++
 	}
 	if first == 0 { // marks after their spans: 4.3-5.8(男) 3.8-5.1(女)
 		for _, it := range items {
-			if it.isSpan {
+			if it.kind == isSpan {
 				out.Spans = append(out.Spans, it.span)
 				continue
 			}
-			mark(&out.Spans[len(out.Spans)-1], it)
+			setMark(&out.Spans[len(out.Spans)-1], it, true)
 		}
 	} else {
 		out.Spans = prefixMarks(items, out.Spans)
@@ -236,52 +251,47 @@ func (r *rangeReader) reading() (schema.RefReading, bool) {
 
 // prefixMarks gives each span the marks before it. A mark holds until another of its kind; the
 // kind printed first is the outer one, and a new outer mark ends the inner ones ("男：成人 40-50
-// 儿童 30-40；女：…" and "成人：男 40-50 女 35-45" both read as meant).
+// 儿童 30-40；女：…" and "成人：男 40-50 女 35-45" both read as meant). Marks of one kind in a
+// row are one mark in several words (Child (<14 years)).
 func prefixMarks(items []item, spans []schema.RefSpan) []schema.RefSpan {
-	var sex schema.Sex
-	var cond string
-	outerSex, decided := false, false
+	var cur schema.RefSpan // the marks in force
+	outer := isSpan        // the kind printed first
 	for k, it := range items {
-		switch {
-		case it.isSpan:
+		if it.kind == isSpan {
 			sp := it.span
-			sp.Sex, sp.Cond = sex, cond
+			sp.Sex, sp.Cond, sp.Age = cur.Sex, cur.Cond, cur.Age
 			spans = append(spans, sp)
-		case it.sex != "":
-			if !decided {
-				outerSex, decided = true, true
-			}
-			if outerSex {
-				cond = ""
-			}
-			sex = it.sex
-		default:
-			if !decided {
-				outerSex, decided = false, true
-			}
-			if !outerSex {
-				sex = ""
-			}
-			if k > 0 && !items[k-1].isSpan && items[k-1].sex == "" {
-				cond += " " + it.cond // Child (<14 years): one condition in two words
-			} else {
-				cond = it.cond
-			}
+			continue
 		}
+		if outer == isSpan {
+			outer = it.kind
+		}
+		if it.kind == outer && (k == 0 || items[k-1].kind != outer) {
+			cur = schema.RefSpan{}
+		}
+		setMark(&cur, it, k > 0 && items[k-1].kind == it.kind)
 	}
 	return spans
 }
 
-// mark adds a mark printed after a span to it.
-func mark(sp *schema.RefSpan, it item) {
-	if it.sex != "" {
-		sp.Sex = it.sex
+// setMark writes a mark into sp; joined adds its words to the mark of its kind already there.
+func setMark(sp *schema.RefSpan, it item, joined bool) {
+	field := &sp.Cond
+	switch it.kind {
+	case isSex:
+		if joined && sp.Sex != "" && sp.Sex != it.sex {
+			sp.Sex = "" // 男/女：0-40: both sexes, so no one sex
+		} else {
+			sp.Sex = it.sex
+		}
 		return
+	case isAge:
+		field = &sp.Age
 	}
-	if sp.Cond == "" {
-		sp.Cond = it.cond
+	if joined && *field != "" {
+		*field += " " + it.text
 	} else {
-		sp.Cond += " " + it.cond
+		*field = it.text
 	}
 }
 

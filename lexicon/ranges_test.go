@@ -34,6 +34,9 @@ func show(r schema.RefReading, ok bool) string {
 		if sp.Cond != "" {
 			b.WriteString(" #" + sp.Cond)
 		}
+		if sp.Age != "" {
+			b.WriteString(" ^" + sp.Age)
+		}
 		if sp.Unit != "" {
 			b.WriteString(" [" + sp.Unit + "]")
 		}
@@ -94,19 +97,23 @@ func TestReadRange(t *testing.T) {
 		{"130-175(M) 115-150(F)", "130-175 @male | 115-150 @female"},
 		{"4.3-5.8(男) 3.8-5.1(女)", "4.3-5.8 @male | 3.8-5.1 @female"},
 		{"130-175 男性", "130-175 @male"},
+		{"男/女：0-40", "0-40"},
+		{"0-40 (男、女)", "0-40"},
 		// Not a sex.
 		{"18.5-23.9 kg/m2", "18.5-23.9 [kg/m2]"},
 		{"0-5 mmol/L", "0-5 [mmol/L]"},
 		// Ages and conditions.
-		{"男(20-79岁) 57-111；女(20-79岁) 41-81", "57-111 @male #20-79岁 | 41-81 @female #20-79岁"},
+		{"男(20-79岁) 57-111；女(20-79岁) 41-81", "57-111 @male ^20-79岁 | 41-81 @female ^20-79岁"},
 		{"成人 3.9-6.1；儿童 3.3-5.5", "3.9-6.1 #成人 | 3.3-5.5 #儿童"},
 		{"卵泡期 3.5-12.5 黄体期 1.7-7.7", "3.5-12.5 #卵泡期 | 1.7-7.7 #黄体期"},
 		{"非孕期 <5; 孕早期 5-50", "<5 #非孕期 | 5-50 #孕早期"},
 		{"成人：男 40-50 女 35-45", "40-50 @male #成人 | 35-45 @female #成人"},
 		{"男：成人 40-50 儿童 30-40；女：成人 35-45", "40-50 @male #成人 | 30-40 @male #儿童 | 35-45 @female #成人"},
-		{"Adult 40-50; Child (<14 years) 30-40", "40-50 #Adult | 30-40 #Child <14 years"},
+		{"Adult 40-50; Child (<14 years) 30-40", "40-50 #Adult | 30-40 #Child ^<14 years"},
 		{"3.9-6.1 (成人) 3.3-5.5 (儿童)", "3.9-6.1 #成人 | 3.3-5.5 #儿童"},
 		{"Non-pregnant <5 mIU/mL", "<5 #Non-pregnant [mIU/mL]"},
+		{"57-111 (20-79岁)", "57-111 ^20-79岁"},
+		{">60岁 <8.0；<60岁 <6.0", "<8.0 ^>60岁 | <6.0 ^<60岁"},
 		// Limits.
 		{strings.Repeat("1-2 ", 10), "!"},
 		{strings.Repeat("男", 200), "!"},
@@ -115,4 +122,75 @@ func TestReadRange(t *testing.T) {
 			t.Errorf("ReadRange(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// TestRangeTables: every word of the vocabulary tables reads as what its table says, so that
+// no entry is dead (shadowed by a longer one before it, or folded away before it is consulted).
+func TestRangeTables(t *testing.T) {
+	l := Default()
+	for _, sep := range rangeSeparators {
+		if sep == "--" {
+			continue // tried only after -, for 3.5--5.5 (TestReadRange)
+		}
+		if got := show(l.ReadRange("3.5" + sep + "5.5")); got != "3.5-5.5" {
+			t.Errorf("separator %q: 3.5%s5.5 reads %q", sep, sep, got)
+		}
+	}
+	for _, c := range rangeComparators {
+		in, want := c.word+" 5.2", "≤5.2"
+		if c.after {
+			in = "5.2" + c.word
+		}
+		switch {
+		case !c.high && c.open:
+			want = ">5.2"
+		case !c.high:
+			want = "≥5.2"
+		case c.open:
+			want = "<5.2"
+		}
+		if got := show(l.ReadRange(in)); got != want {
+			t.Errorf("comparator %q: %q reads %q, want %q", c.word, in, got, want)
+		}
+	}
+	for _, w := range rangeSexWords {
+		if got, want := show(l.ReadRange(w.word+" 1-2")), "1-2 @"+string(w.sex); got != want {
+			t.Errorf("sex word %q reads %q, want %q", w.word, got, want)
+		}
+	}
+	for _, w := range rangeConditions {
+		if got, want := show(l.ReadRange(w+" 1-2")), "1-2 #"+w; got != want {
+			t.Errorf("condition %q reads %q, want %q", w, got, want)
+		}
+	}
+	for _, a := range rangeAges {
+		if got, want := show(l.ReadRange("1-2 (<14"+a+")")), "1-2 ^<14"+a; got != want {
+			t.Errorf("age word %q reads %q, want %q", a, got, want)
+		}
+	}
+	for _, w := range rangeLabels {
+		if got := show(l.ReadRange(w + ": 1-2")); got != "1-2" {
+			t.Errorf("label %q reads %q", w, got)
+		}
+	}
+}
+
+// FuzzReadRange: any text reads without panicking into at most maxRangeSpans spans, each with
+// a bound; text past maxRangeLen is not read at all.
+func FuzzReadRange(f *testing.F) {
+	for _, s := range []string{"男：130-175；女：115-150", "130-175(M) 115-150(F)", "成人：男 40-50 女 35-45", "<1:100", "4.0×10^9-10.0×10^9/L", "[2.8, 5.2]", "3.5--5.5"} {
+		f.Add(s)
+	}
+	l := Default()
+	f.Fuzz(func(t *testing.T, s string) {
+		r, ok := l.ReadRange(s)
+		if len(r.Spans) > maxRangeSpans || !ok && len(r.Spans) > 0 || len(s) > maxRangeLen && ok {
+			t.Fatalf("%q: %d spans, ok %v", s, len(r.Spans), ok)
+		}
+		for _, sp := range r.Spans {
+			if !sp.HasLow && !sp.HasHigh {
+				t.Fatalf("%q: a span without bounds", s)
+			}
+		}
+	})
 }

@@ -21,9 +21,11 @@ type RefSpan struct {
 	LowOpen, HighOpen bool
 	// Sex is the sex the span is printed for; "" when it names none.
 	Sex Sex
-	// Cond is the condition printed with the span, as printed (成人, 孕早期, 卵泡期, 20-79岁,
-	// several joined by a space); "" when none.
+	// Cond is the condition printed with the span, as printed (成人, 孕早期, 卵泡期, 空腹; several
+	// words joined by a space); "" when none.
 	Cond string
+	// Age is the age band printed with the span (20-79岁, <14 years), or "".
+	Age string
 	// Unit is the unit printed right after the span ("70-110 mg/dL"), or "".
 	Unit string
 }
@@ -65,16 +67,20 @@ func (r *RefReading) Distinct() int {
 	return n
 }
 
-// Plain reports whether the reading gives one range for everyone: one distinct bound, and it
-// names no sex or names both. A condition printed with it (成人 3.9-6.1) is the lab's range for
-// the row as printed and does not stop it. Only a plain reading's bounds are the row's without
-// a decision.
+// Plain reports whether the reading gives one range for everyone: one distinct bound that
+// names no sex or names both, and no condition (成人 3.9-6.1 is the adults' range, and whether
+// the patient is one is not known). An age band (57-111 (20-79岁)) does not stop it: with one
+// bound there is nothing for the age to choose. Only a plain reading's bounds are the row's
+// without a decision.
 func (r *RefReading) Plain() bool {
 	if r == nil || len(r.Spans) == 0 || r.Distinct() != 1 {
 		return false
 	}
 	var male, female bool
 	for _, s := range r.Spans {
+		if s.Cond != "" {
+			return false
+		}
 		male = male || s.Sex == SexMale
 		female = female || s.Sex == SexFemale
 	}
