@@ -112,9 +112,14 @@ func Run(lex *lexicon.Lexicon, d *schema.OcrDraft, ctx Context) []schema.Warning
 // Run then allocates only its warnings.
 var states = sync.Pool{New: func() any { return new(state) }}
 
-// release clears s of the draft's pointers and puts it back.
+// release clears s of the draft's pointers and puts it back: the rows and spans it used (the
+// rest is clear already), and its fields.
 func (s *state) release() {
-	*s = state{}
+	if len(s.rows) <= len(s.buf) {
+		clear(s.buf[:len(s.rows)])
+	}
+	clear(s.spans)
+	s.d, s.ctx, s.lex, s.rows, s.code, s.out, s.seen, s.spans = nil, Context{}, nil, nil, "", nil, 0, nil
 	states.Put(s)
 }
 

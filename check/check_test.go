@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -350,5 +351,17 @@ func TestParseSex(t *testing.T) {
 		if _, ok := ParseSex(in); ok {
 			t.Errorf("ParseSex(%q) accepted", in)
 		}
+	}
+}
+
+// TestReleaseClears: a state back in the pool holds nothing of the draft it checked (release
+// clears only what a Run used, for speed; a field it forgets would keep a patient's data).
+func TestReleaseClears(t *testing.T) {
+	d := &schema.OcrDraft{Indicators: []schema.OcrIndicator{in("HGB", "g/L", "128", "", "", ref("男：130-175；女：115-150")), in("GLU", "mmol/L", "5.1", "", "", ref("3.9-6.1"))}}
+	Run(lexicon.Default(), d, Context{Sex: Female})
+	s := states.Get().(*state)
+	defer states.Put(s)
+	if !reflect.ValueOf(s).Elem().IsZero() {
+		t.Error("a released state is not zero")
 	}
 }

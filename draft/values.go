@@ -487,21 +487,22 @@ func boundsOf(lo, hi value, rawLo, rawHi parse.Value, a *arena) (bounds, *schema
 // readRangeText reads a range string, already narrowed: the lexicon's reading, or a lone number
 // (which bound it is, the caller decides).
 func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) {
-	r, ok := a.lex.ReadRangeInto(a.spans(), s)
+	var buf [8]schema.RefSpan // the spans go to the arena: buf stays on the stack
+	r, ok := a.lex.ReadRangeInto(buf[:0], s)
 	if ok {
 		if len(r.Spans) == 0 {
 			return bounds{}, nil, true // qualitative (阴性) or a dilution (<1:100)
 		}
-		b.reading = a.reading(r)
-		if r.Plain() {
-			sp := r.Spans[0]
+		b.reading = a.reading(r.Spans)
+		if b.reading.Plain() {
+			sp := &b.reading.Spans[0]
 			if sp.HasLow {
 				b.low = a.dec(sp.Low)
 			}
 			if sp.HasHigh {
 				b.high = a.dec(sp.High)
 			}
-			b.unit = r.Unit
+			b.unit = b.reading.Unit
 		}
 		return b, nil, true
 	}
@@ -960,26 +961,21 @@ type arena struct {
 	lex      *lexicon.Lexicon // reads ranges: the build's
 }
 
-// reading keeps r, read into spans(): the spans it used are not handed out again. (The lexicon
-// allocates spans of its own only past the room spans() gives.)
-func (a *arena) reading(r schema.RefReading) *schema.RefReading {
-	if n := len(r.Spans); n > 0 && n <= cap(a.spanBuf)-len(a.spanBuf) {
-		a.spanBuf = a.spanBuf[:len(a.spanBuf)+n]
+// reading keeps the reading of spans (the caller's buffer, copied into the arena), whose unit
+// is the last one's, as ReadRange's.
+func (a *arena) reading(spans []schema.RefSpan) *schema.RefReading {
+	n := len(spans)
+	if cap(a.spanBuf)-len(a.spanBuf) < n {
+		a.spanBuf = make([]schema.RefSpan, 0, max(n, 16))
 	}
+	at := len(a.spanBuf)
+	a.spanBuf = append(a.spanBuf, spans...)
 	if len(a.readings) == cap(a.readings) {
 		a.readings = make([]schema.RefReading, 0, 16)
 	}
-	a.readings = append(a.readings, r)
+	kept := a.spanBuf[at:len(a.spanBuf):len(a.spanBuf)]
+	a.readings = append(a.readings, schema.RefReading{Spans: kept, Unit: kept[n-1].Unit})
 	return &a.readings[len(a.readings)-1]
-}
-
-// spans is room for the spans of the next reading (at least maxSpans).
-func (a *arena) spans() []schema.RefSpan {
-	const maxSpans = 8
-	if cap(a.spanBuf)-len(a.spanBuf) < maxSpans {
-		a.spanBuf = make([]schema.RefSpan, 0, 64)
-	}
-	return a.spanBuf[len(a.spanBuf):len(a.spanBuf)]
 }
 
 const arenaChunk = 64

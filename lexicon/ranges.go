@@ -89,6 +89,40 @@ const (
 	unitChars  = "%‰×*·^/.-μµ℃°⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻个秒次分倍克毫微纳皮升滴天小时钟"
 )
 
+// firsts marks the bytes a word of a table may start with (either case for ASCII), so that a
+// position no word starts at is passed over without trying each word.
+type firsts [256]bool
+
+func firstsOf(words ...[]string) *firsts {
+	var f firsts
+	for _, ws := range words {
+		for _, w := range ws {
+			c := w[0]
+			f[c] = true
+			if isLetterByte(c) {
+				f[c|0x20], f[c&^0x20] = true, true
+			}
+		}
+	}
+	return &f
+}
+
+func wordsOf[T any](list []T, word func(T) string) []string {
+	out := make([]string, len(list))
+	for i, x := range list {
+		out[i] = word(x)
+	}
+	return out
+}
+
+var (
+	cmpFirst   = firstsOf(wordsOf(rangeComparators, func(c comparator) string { return c.word }))
+	sexFirst   = firstsOf(wordsOf(rangeSexWords, func(w sexWord) string { return w.word }))
+	labelFirst = firstsOf(rangeLabels)
+	ageFirst   = firstsOf(rangeAges)
+	sepFirst   = firstsOf(rangeSeparators)
+)
+
 // Limits on what one range is read for: longer than any printed one, so that a hostile value
 // costs nothing.
 const (
@@ -113,10 +147,14 @@ func (l *Lexicon) ReadRangeInto(buf []schema.RefSpan, text string) (schema.RefRe
 	if len(text) > maxRangeLen {
 		return schema.RefReading{}, false
 	}
-	if !hasDigit(text) {
+	s := foldRange(strings.TrimSpace(text))
+	var sp schema.RefSpan
+	if n, age := spanAt(s, 0, &sp); n == len(s) && !age { // one span and nothing else: most ranges
+		return schema.RefReading{Spans: append(buf[:0], sp), Unit: sp.Unit}, true
+	}
+	if !hasDigit(s) {
 		return schema.RefReading{}, true
 	}
-	s := foldRange(text)
 	if isTitre(s) {
 		return schema.RefReading{}, true
 	}
@@ -127,21 +165,27 @@ func (l *Lexicon) ReadRangeInto(buf []schema.RefSpan, text string) (schema.RefRe
 	if !r.scan(s) || r.nspans == 0 {
 		return schema.RefReading{}, false
 	}
-	return r.reading(buf[:0])
+	if !r.pair() {
+		return schema.RefReading{}, false
+	}
+	spans := append(buf[:0], r.spanBuf[:r.nspans]...) // the caller's: r stays on the stack
+	return schema.RefReading{Spans: spans, Unit: spans[len(spans)-1].Unit}, true
 }
 
-// rangeReader is one reading: what scan found, in printed order.
+// rangeReader is one reading: the spans scan found, in printed order, and the marks among them.
 type rangeReader struct {
-	items  [2 * maxRangeSpans]item
-	n      int
-	nspans int
-	words  int // words that are neither labels, sexes nor known conditions
+	spanBuf [maxRangeSpans]schema.RefSpan
+	nspans  int
+	items   [2 * maxRangeSpans]item
+	n       int
+	words   int // words that are neither labels, sexes nor known conditions
 }
 
-// item is a span or a mark (a sex, a condition, an age band) as scan found it.
+// item is a span (its index in spans) or a mark (a sex, a condition, an age band), in printed
+// order.
 type item struct {
-	span schema.RefSpan
 	kind itemKind
+	span uint8
 	sex  schema.Sex
 	text string // a condition's or an age band's words as printed
 }
@@ -161,13 +205,20 @@ func (r *rangeReader) add(it item) bool {
 	}
 	r.items[r.n] = it
 	r.n++
-	if it.kind == isSpan {
-		r.nspans++
-	}
-	return r.nspans <= maxRangeSpans
+	return true
 }
 
-// scan reads s into items; false when s holds something no range has (a stray number).
+func (r *rangeReader) addSpan(sp schema.RefSpan) bool {
+	if r.nspans == maxRangeSpans {
+		return false
+	}
+	r.spanBuf[r.nspans] = sp
+	r.nspans++
+	return r.add(item{kind: isSpan, span: uint8(r.nspans - 1)})
+}
+
+// scan reads s into spans and items; false when s holds something no range has (a stray
+// number), or too much.
 func (r *rangeReader) scan(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -180,12 +231,15 @@ func (r *rangeReader) scan(s string) bool {
 			i += n
 			continue
 		}
-		if sp, n, age := spanAt(s, i); n > 0 {
-			it := item{span: sp}
+		var sp schema.RefSpan
+		if n, age := spanAt(s, i, &sp); n > 0 {
+			ok := false
 			if age {
-				it = item{kind: isAge, text: strings.TrimSpace(s[i : i+n])}
+				ok = r.add(item{kind: isAge, text: strings.TrimSpace(s[i : i+n])})
+			} else {
+				ok = r.addSpan(sp)
 			}
-			if !r.add(it) {
+			if !ok {
 				return false
 			}
 			i += n
@@ -218,49 +272,43 @@ func (r *rangeReader) scan(s string) bool {
 	return true
 }
 
-// reading pairs each span with its marks. A word the vocabulary does not know makes a condition
-// only when there are several spans to tell apart; beside a single span it is text no range has,
+// pair gives each span its marks. A word the vocabulary does not know makes a condition only
+// when there are several spans to tell apart; beside a single span it is text no range has,
 // and the reading fails.
-func (r *rangeReader) reading(buf []schema.RefSpan) (schema.RefReading, bool) {
-	if r.words > 0 && r.nspans < 2 {
-		return schema.RefReading{}, false
+func (r *rangeReader) pair() bool {
+	spans := r.spanBuf[:r.nspans]
+	if r.words > 0 && len(spans) < 2 {
+		return false
 	}
-	if cap(buf) < r.nspans {
-		buf = make([]schema.RefSpan, 0, r.nspans)
-	}
-	out := schema.RefReading{Spans: buf}
 	items := r.items[:r.n]
-	first := 0
-	for first < len(items) && items[first].kind != isSpan {
-		first++
-	}
-	if first == 0 { // marks after their spans: 4.3-5.8(男) 3.8-5.1(女)
+	switch {
+	case len(items) == len(spans): // no marks: the common case
+	case items[0].kind == isSpan: // marks after their spans: 4.3-5.8(男) 3.8-5.1(女)
+		last := &spans[0]
 		for _, it := range items {
 			if it.kind == isSpan {
-				out.Spans = append(out.Spans, it.span)
+				last = &spans[it.span]
 				continue
 			}
-			setMark(&out.Spans[len(out.Spans)-1], it, true)
+			setMark(last, it, true)
 		}
-	} else {
-		out.Spans = prefixMarks(items, out.Spans)
+	default:
+		prefixMarks(items, spans)
 	}
-	out.Unit = out.Spans[len(out.Spans)-1].Unit
-	return out, true
+	return true
 }
 
 // prefixMarks gives each span the marks before it. A mark holds until another of its kind; the
 // kind printed first is the outer one, and a new outer mark ends the inner ones ("男：成人 40-50
 // 儿童 30-40；女：…" and "成人：男 40-50 女 35-45" both read as meant). Marks of one kind in a
 // row are one mark in several words (Child (<14 years)).
-func prefixMarks(items []item, spans []schema.RefSpan) []schema.RefSpan {
+func prefixMarks(items []item, spans []schema.RefSpan) {
 	var cur schema.RefSpan // the marks in force
 	outer := isSpan        // the kind printed first
 	for k, it := range items {
 		if it.kind == isSpan {
-			sp := it.span
+			sp := &spans[it.span]
 			sp.Sex, sp.Cond, sp.Age = cur.Sex, cur.Cond, cur.Age
-			spans = append(spans, sp)
 			continue
 		}
 		if outer == isSpan {
@@ -271,7 +319,6 @@ func prefixMarks(items []item, spans []schema.RefSpan) []schema.RefSpan {
 		}
 		setMark(&cur, it, k > 0 && items[k-1].kind == it.kind)
 	}
-	return spans
 }
 
 // setMark writes a mark into sp; joined adds its words to the mark of its kind already there.
@@ -297,7 +344,7 @@ func setMark(sp *schema.RefSpan, it item, joined bool) {
 
 // spanAt reads a span at s[i:]: [comparator] number [power of ten] [separator number] [unit]
 // [comparator after]. age says the span was an age band (20-79岁), a condition and no range.
-func spanAt(s string, i int) (sp schema.RefSpan, n int, age bool) {
+func spanAt(s string, i int, sp *schema.RefSpan) (n int, age bool) {
 	j := i
 	cmpHigh, cmpOpen, hasCmp := false, false, false
 	if c, m := comparatorAt(s, j, false); m > 0 {
@@ -306,7 +353,7 @@ func spanAt(s string, i int) (sp schema.RefSpan, n int, age bool) {
 	}
 	lo, m := numberAt(s, j)
 	if m == 0 {
-		return schema.RefSpan{}, 0, false
+		return 0, false
 	}
 	j += m
 	if hasCmp {
@@ -324,7 +371,7 @@ func spanAt(s string, i int) (sp schema.RefSpan, n int, age bool) {
 	}
 	if hi, end, ok := upperAt(s, k, lo); ok {
 		if mult > 0 && !sameMultiplier(s[j:k], s[end:]) {
-			return schema.RefSpan{}, 0, false // 4.0×10^9-10.0: the high bound must carry it too
+			return 0, false // 4.0×10^9-10.0: the high bound must carry it too
 		}
 		sp.Low, sp.HasLow, sp.High, sp.HasHigh = lo, true, hi, true
 		return finishSpan(s, i, end, sp) // 4.0×10^9-10.0×10^9/L: the power of ten is the unit's
@@ -338,13 +385,16 @@ func spanAt(s string, i int) (sp schema.RefSpan, n int, age bool) {
 		return finishSpan(s, i, skipBlank(s, j)+m, sp)
 	}
 	if a := ageAt(s, skipBlank(s, j)); a > 0 { // 60岁
-		return sp, skipBlank(s, j) + a - i, true
+		return skipBlank(s, j) + a - i, true
 	}
-	return schema.RefSpan{}, 0, false // a lone number is no range
+	return 0, false // a lone number is no range
 }
 
 // upperAt reads a separator and the upper bound at s[k:].
 func upperAt(s string, k int, lo schema.Decimal) (schema.Decimal, int, bool) {
+	if k >= len(s) || !sepFirst[s[k]] {
+		return schema.Decimal{}, 0, false
+	}
 	for _, sep := range rangeSeparators {
 		if !strings.HasPrefix(s[k:], sep) || isASCIIWord(sep) && !wordBoundary(s, k, len(sep)) {
 			continue
@@ -364,13 +414,13 @@ func upperAt(s string, k int, lo schema.Decimal) (schema.Decimal, int, bool) {
 
 // finishSpan reads what may follow a span's last number at s[j:] (a unit, an age word, a
 // comparator printed after), and returns the span and its length from i.
-func finishSpan(s string, i, j int, sp schema.RefSpan) (schema.RefSpan, int, bool) {
+func finishSpan(s string, i, j int, sp *schema.RefSpan) (int, bool) {
 	k := skipBlank(s, j)
 	if a := ageAt(s, k); a > 0 {
-		return sp, k + a - i, true
+		return k + a - i, true
 	}
 	if _, m := sexAt(s, k); m > 0 {
-		return sp, j - i, false
+		return j - i, false
 	}
 	if u := unitAt(s, k); u > 0 {
 		sp.Unit = s[k : k+u]
@@ -379,7 +429,7 @@ func finishSpan(s string, i, j int, sp schema.RefSpan) (schema.RefSpan, int, boo
 	if c, m := comparatorAt(s, skipBlank(s, j), true); m > 0 && !sp.HasLow && c.high == sp.HasHigh {
 		j = skipBlank(s, j) + m // ≤5.2以下: said twice
 	}
-	return sp, j - i, false
+	return j - i, false
 }
 
 // numberAt reads a decimal at s[i:]: a sign, digits with optional thousands commas (1,024.5 but
@@ -522,7 +572,7 @@ func unitAt(s string, i int) int {
 
 // comparatorAt reads a comparator at s[i:]; after picks the words printed after a number.
 func comparatorAt(s string, i int, after bool) (comparator, int) {
-	if i >= len(s) {
+	if i >= len(s) || !cmpFirst[s[i]] {
 		return comparator{}, 0
 	}
 	for _, c := range rangeComparators {
@@ -539,7 +589,7 @@ func comparatorAt(s string, i int, after bool) (comparator, int) {
 
 // sexAt reads a sex word at s[i:].
 func sexAt(s string, i int) (schema.Sex, int) {
-	if i >= len(s) {
+	if i >= len(s) || !sexFirst[s[i]] {
 		return "", 0
 	}
 	if s[i] >= utf8.RuneSelf {
@@ -563,6 +613,9 @@ func sexAt(s string, i int) (schema.Sex, int) {
 
 // labelAt is the length of a label at s[i:], with the colon after it, or 0.
 func labelAt(s string, i int) int {
+	if i >= len(s) || !labelFirst[s[i]] {
+		return 0
+	}
 	for _, l := range rangeLabels {
 		if hasFoldPrefix(s[i:], l) && (l[0] >= utf8.RuneSelf || wordBoundary(s, i, len(l))) {
 			return len(l)
@@ -573,6 +626,9 @@ func labelAt(s string, i int) int {
 
 // ageAt is the length of an age word at s[i:] (岁, years), or 0.
 func ageAt(s string, i int) int {
+	if i >= len(s) || !ageFirst[s[i]] {
+		return 0
+	}
 	for _, a := range rangeAges {
 		if strings.HasPrefix(s[i:], a) && (a[0] >= utf8.RuneSelf || wordBoundary(s, i, len(a))) {
 			return len(a)
@@ -676,6 +732,13 @@ func isTitre(s string) bool {
 // space to ASCII, the minus signs to -, and Traditional characters to Simplified; the common
 // case, plain ASCII with Simplified Han, is returned as it is.
 func foldRange(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return s
+	}
 	fold := false
 	for _, r := range s {
 		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '−' || r == '﹣' || r >= 0x3400 && t2s(r) != r {
@@ -707,7 +770,7 @@ func hasDigit(s string) bool {
 			return true
 		}
 	}
-	return strings.ContainsAny(s, "０１２３４５６７８９")
+	return false
 }
 
 func skipBlank(s string, i int) int {
@@ -724,7 +787,19 @@ func wordBoundary(s string, i, n int) bool {
 
 func isASCIIWord(w string) bool { return w != "" && isLetterByte(w[0]) }
 
-func hasFoldPrefix(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
+// hasFoldPrefix reports whether s starts with p, ASCII letters of p in either case.
+func hasFoldPrefix(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		a, b := s[i], p[i]
+		if a != b && !(isLetterByte(a) && a|0x20 == b|0x20) {
+			return false
+		}
+	}
+	return true
+}
 
 func isDigitByte(c byte) bool  { return c >= '0' && c <= '9' }
 func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

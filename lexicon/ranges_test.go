@@ -194,3 +194,18 @@ func FuzzReadRange(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadRange reads the ranges of a typical report: plain ones, and one per sex.
+// go test ./lexicon -run '^$' -bench ReadRange -benchmem -cpu 1
+func BenchmarkReadRange(b *testing.B) {
+	l := Default()
+	var buf [8]schema.RefSpan
+	for _, s := range []string{"3.5-9.5", "0.02-0.52", "<5.2", "137-147 mmol/L", "男：130-175；女：115-150", "4.3-5.8(男) 3.8-5.1(女)"} {
+		b.Run(s, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				l.ReadRangeInto(buf[:0], s)
+			}
+		})
+	}
+}
