@@ -21,8 +21,9 @@ type choice struct {
 // (one range for everyone) needs no choice. Sex first: a span printed for the patient's sex, else
 // one printed for no sex; a range printed only for the other sex, or printed by sex when the sex
 // is not known, gives none. Then conditions: a span printed for a condition (成人, 孕早期,
-// 空腹) gives none, since the caller cannot say the condition holds; spans that still differ (by
-// age, or by nothing printed) give none either.
+// 空腹) gives none, since the caller cannot say the condition holds, unless the range is per sex
+// and every span shares it; spans that still differ (by age, or by nothing printed) give none
+// either.
 func decide(rd *schema.RefReading, sex Sex) choice {
 	if rd == nil || len(rd.Spans) == 0 || rd.Plain() {
 		return choice{}
@@ -53,7 +54,7 @@ func decide(rd *schema.RefReading, sex Sex) choice {
 			cands = append(cands, &rd.Spans[i])
 		}
 	}
-	if c := conditions(cands); c != "" {
+	if c := conditions(cands); c != "" && !(sexed && shared(rd)) {
 		return choice{code: schema.RangeConditionSpecific, reason: "condition", cond: c}
 	}
 	for _, sp := range cands[1:] {
@@ -83,6 +84,18 @@ func printedSex(male bool) schema.Sex {
 		return schema.SexMale
 	}
 	return schema.SexFemale
+}
+
+// shared reports whether every span of rd is printed for the same condition: in a range per sex,
+// a condition over the whole of it ("成人：男 40-50 女 35-45", "Adult male … adult female …")
+// qualifies the table, and the sex decides.
+func shared(rd *schema.RefReading) bool {
+	for _, sp := range rd.Spans[1:] {
+		if !strings.EqualFold(sp.Cond, rd.Spans[0].Cond) {
+			return false
+		}
+	}
+	return true
 }
 
 // conditions joins the conditions printed with spans, each once, or "".
