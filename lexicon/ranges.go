@@ -300,24 +300,31 @@ func (r *rangeReader) pair() bool {
 
 // prefixMarks gives each span the marks before it. A mark holds until another of its kind; the
 // kind printed first is the outer one, and a new outer mark ends the inner ones ("男：成人 40-50
-// 儿童 30-40；女：…" and "成人：男 40-50 女 35-45" both read as meant). Marks of one kind in a
-// row are one mark in several words (Child (<14 years)).
+// 儿童 30-40；女：…" and "成人：男 40-50 女 35-45" both read as meant). An inner mark that comes
+// after a group's span, in a group that had none of its kind, starts a group of its own
+// ("男 130-175 女 115-150 儿童 110-160": the children's range is no woman's). Marks of one
+// kind in a row are one mark in several words (Child (<14 years)).
 func prefixMarks(items []item, spans []schema.RefSpan) {
 	var cur schema.RefSpan // the marks in force
 	outer := isSpan        // the kind printed first
+	var had [isAge + 1]bool
+	spanned := false // the group has had a span
 	for k, it := range items {
 		if it.kind == isSpan {
 			sp := &spans[it.span]
 			sp.Sex, sp.Cond, sp.Age = cur.Sex, cur.Cond, cur.Age
+			spanned = true
 			continue
 		}
 		if outer == isSpan {
 			outer = it.kind
 		}
-		if it.kind == outer && (k == 0 || items[k-1].kind != outer) {
-			cur = schema.RefSpan{}
+		joined := k > 0 && items[k-1].kind == it.kind
+		if it.kind == outer && !joined || it.kind != outer && spanned && !had[it.kind] {
+			cur, had, spanned = schema.RefSpan{}, [isAge + 1]bool{}, false
 		}
-		setMark(&cur, it, k > 0 && items[k-1].kind == it.kind)
+		had[it.kind] = true
+		setMark(&cur, it, joined)
 	}
 }
 
