@@ -12,8 +12,9 @@
 // the value against it, and judges nothing itself. printedFlag is the mark beside the number
 // (↑, H, (高), *) or a flag column's; refText is the range as written, and refLow and refHigh are
 // split from it by code (the model's own split only when refText gives no bounds); a range by sex
-// or by condition keeps its text and has no bounds. page is the page the row came from; analyte
-// is the lexicon's key for the row's name, group and unit.
+// or by condition keeps its text and has no bounds here, and the lexicon's reading of it goes
+// with the row (OcrIndicator.Range) for the checks to pick the span that applies. page is the
+// page the row came from; analyte is the lexicon's key for the row's name, group and unit.
 package draft
 
 import (
