@@ -149,7 +149,7 @@ func (l *Lexicon) ReadRangeInto(buf []schema.RefSpan, text string) (schema.RefRe
 	}
 	s := foldRange(strings.TrimSpace(text))
 	var sp schema.RefSpan
-	if n, age := spanAt(s, 0, &sp); n == len(s) && !age { // one span and nothing else: most ranges
+	if n, age := spanAt(s, 0, &sp); n > 0 && n == len(s) && !age { // one span and nothing else: most ranges
 		return schema.RefReading{Spans: append(buf[:0], sp), Unit: sp.Unit}, true
 	}
 	if !hasDigit(s) {

@@ -78,7 +78,7 @@ func TestReadRange(t *testing.T) {
 		{"大于1.04", ">1.04"}, {"大于等于1.04", "≥1.04"}, {"高于1.04", ">1.04"}, {"1.04以上", "≥1.04"},
 		{"< 5.2 mmol/L", "<5.2 [mmol/L]"}, {"less than 200 mg/dL", "<200 [mg/dL]"},
 		// Qualitative, dilutions, lone numbers.
-		{"阴性", ""}, {"<1:100", ""}, {"1:320", ""}, {"5.2", "!"}, {"5.2 mmol/L", "!"},
+		{"阴性", ""}, {"", ""}, {"  ", ""}, {"-", ""}, {"<", ""}, {"<1:100", ""}, {"1:320", ""}, {"5.2", "!"}, {"5.2 mmol/L", "!"},
 		{"3.9-6.1 5.5", "!"},
 		// By sex: marks first.
 		{"男：130-175；女：115-150", "130-175 @male | 115-150 @female"},
@@ -188,7 +188,7 @@ func TestRangeTables(t *testing.T) {
 // FuzzReadRange: any text reads without panicking into at most maxRangeSpans spans, each with
 // a bound; text past maxRangeLen is not read at all.
 func FuzzReadRange(f *testing.F) {
-	for _, s := range []string{"男：130-175；女：115-150", "130-175(M) 115-150(F)", "成人：男 40-50 女 35-45", "<1:100", "4.0×10^9-10.0×10^9/L", "[2.8, 5.2]", "3.5--5.5"} {
+	for _, s := range []string{"", " ", "男：130-175；女：115-150", "130-175(M) 115-150(F)", "成人：男 40-50 女 35-45", "<1:100", "4.0×10^9-10.0×10^9/L", "[2.8, 5.2]", "3.5--5.5"} {
 		f.Add(s)
 	}
 	l := Default()
