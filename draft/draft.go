@@ -822,7 +822,7 @@ func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, war
 	case bd.confirmed && given:
 		ind.RefLow = first(low, lowRange.low, highRange.low)
 		ind.RefHigh = first(high, highRange.high, lowRange.high)
-	case rng.decide() || lowRange.decide() || highRange.decide():
+	case ind.Range != nil && !ind.Range.Plain(): // the checks decide, and say so
 	case rng.low != nil || rng.high != nil:
 		ind.RefLow, ind.RefHigh = rng.low, rng.high
 	default:

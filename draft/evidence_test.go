@@ -162,6 +162,8 @@ var evidenceTests = []struct {
 	{name: "a range per age, in English", in: `{"itemName":"ALP","refRange":"Adult 45-125, Child <500"}`, want: `{"itemName":"ALP","refText":"Adult 45-125, Child <500"}`},
 	{name: "one labelled range is not read at a guess: the checks decide", in: `{"itemName":"GLU","refRange":"空腹 3.9-6.1"}`, want: `{"itemName":"GLU","refText":"空腹 3.9-6.1"}`},
 	{name: "the sex in brackets after each range", in: `{"itemName":"HGB","refRange":"130-175(M) 115-150(F)","refLow":130,"refHigh":175}`, want: `{"itemName":"HGB","refText":"130-175(M) 115-150(F)"}`},
+	{name: "a plain range beside one per sex in refLow: the printed range's bounds", in: `{"itemName":"GLU","refRange":"3.9-6.1","refLow":"男：3.9-6.1；女：3.5-5.5"}`,
+		want: `{"itemName":"GLU","refText":"3.9-6.1","refLow":3.9,"refHigh":6.1}`},
 	{name: "males and females in words", in: `{"itemName":"CK","refRange":"Males 30-500; Females 15-200"}`, want: `{"itemName":"CK","refText":"Males 30-500; Females 15-200"}`},
 	{name: "Men and Women", in: `{"test":"Ferritin","result":"120","reference_range":"Men: 30-400; Women: 13-150"}`,
 		want: `{"itemName":"Ferritin","valueNum":120,"refText":"Men: 30-400; Women: 13-150"}`},

@@ -414,9 +414,6 @@ type bounds struct {
 	reading   *schema.RefReading
 }
 
-// decide reports a reading whose span the checks must pick.
-func (b bounds) decide() bool { return b.reading != nil && !b.reading.Plain() }
-
 // readRange reads a reference range: a number (the caller decides which bound), a string in one
 // of the notations of rangeSeparators and rangeBounds (maybe with a unit), a two-number list, or
 // an object of bounds ({"low": 3.9, "high": 6.1}). ok is false for a value that has digits but no
