@@ -167,7 +167,7 @@ type row struct {
 }
 
 // reading finds the row's reading of its range: the one the draft brings, else refText read here
-// by the same reader (a draft built elsewhere, or confirmed by a person).
+// by the same reader (a draft not built by package draft: a test's, a hand-made one).
 func (r *row) reading(s *state) {
 	if r.rd = r.ind.Range; r.rd != nil || r.ind.RefText == nil {
 		return
