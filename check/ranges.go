@@ -36,6 +36,7 @@ func decide(rd *schema.RefReading, sex Sex) choice {
 	sexed := male || female
 	var buf [8]*schema.RefSpan
 	cands := buf[:0]
+	ownSex := false // cands are printed for the patient's sex, not for no sex
 	switch {
 	case sexed && sex == "" && male && female:
 		return choice{code: schema.RangeSexSpecific, reason: "unknown"}
@@ -43,6 +44,7 @@ func decide(rd *schema.RefReading, sex Sex) choice {
 		return choice{code: schema.RangeSexSpecific, reason: "one_sex", sex: printedSex(male)}
 	case sexed:
 		cands = spansOf(rd, schema.Sex(sex), cands)
+		ownSex = len(cands) > 0
 		if len(cands) == 0 {
 			cands = spansOf(rd, "", cands)
 		}
@@ -66,6 +68,9 @@ func decide(rd *schema.RefReading, sex Sex) choice {
 		}
 	}
 	// Sexed: a reading without sexes, conditions or different spans is plain.
+	if ownSex && male != female { // printed for the patient's sex only
+		return choice{code: schema.RangeSexSpecific, reason: "one_sex_used", span: cands[0], sex: printedSex(male)}
+	}
 	return choice{code: schema.RangeSexSpecific, reason: "chosen", span: cands[0]}
 }
 

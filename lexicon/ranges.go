@@ -136,9 +136,10 @@ const (
 // lone number, 1:100 is a dilution and reads as no spans with ok true), or more than
 // maxRangeSpans spans. Text without digits (阴性) is qualitative: no spans, ok.
 //
-// Marks and spans pair by where they stand: when the text starts with a span, each mark is for
-// the span before it ("4.3-5.8(男) 3.8-5.1(女)"); else each span is for the marks before it
-// ("男：40-50；女：35-45", "成人：男 40-50 女 35-45").
+// Marks and spans pair by where they stand: when the text starts with a span and its first mark
+// follows a span with no separator between them, each mark is for the span before it
+// ("4.3-5.8(男) 3.8-5.1(女)", "130-175 男性"); else each span is for the marks before it
+// ("男：40-50；女：35-45", "成人：男 40-50 女 35-45", "130-175；女 115-150": the first for all).
 func (l *Lexicon) ReadRange(text string) (schema.RefReading, bool) { return l.ReadRangeInto(nil, text) }
 
 // ReadRangeInto is ReadRange with the spans appended to buf[:0], so that a caller reading many
@@ -178,7 +179,8 @@ type rangeReader struct {
 	nspans  int
 	items   [2 * maxRangeSpans]item
 	n       int
-	words   int // words that are neither labels, sexes nor known conditions
+	words   int  // words that are neither labels, sexes nor known conditions
+	apart   bool // a group separator since the last item
 }
 
 // item is a span (its index in spans) or a mark (a sex, a condition, an age band), in printed
@@ -188,6 +190,9 @@ type item struct {
 	span uint8
 	sex  schema.Sex
 	text string // a condition's or an age band's words as printed
+	// apart: a separator between groups (; , / a new line) stands between it and the item
+	// before it.
+	apart bool
 }
 
 type itemKind uint8
@@ -203,6 +208,7 @@ func (r *rangeReader) add(it item) bool {
 	if r.n == len(r.items) {
 		return false
 	}
+	it.apart, r.apart = r.apart, false
 	r.items[r.n] = it
 	r.n++
 	return true
@@ -223,8 +229,13 @@ func (r *rangeReader) scan(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || strings.IndexByte("()[]{}:;,./|", c) >= 0:
+		case c == ' ' || c == '\t' || c == '\r' || strings.IndexByte("()[]{}:.", c) >= 0:
 			i++
+			continue
+		case c == '\n' || strings.IndexByte(";,/|", c) >= 0 || strings.HasPrefix(s[i:], "、"):
+			r.apart = true
+			_, n := utf8.DecodeRuneInString(s[i:])
+			i += n
 			continue
 		}
 		if n := labelAt(s, i); n > 0 {
@@ -283,7 +294,7 @@ func (r *rangeReader) pair() bool {
 	items := r.items[:r.n]
 	switch {
 	case len(items) == len(spans): // no marks: the common case
-	case items[0].kind == isSpan: // marks after their spans: 4.3-5.8(男) 3.8-5.1(女)
+	case items[0].kind == isSpan && !firstMark(items).apart: // marks after their spans: 4.3-5.8(男) 3.8-5.1(女)
 		last := &spans[0]
 		for _, it := range items {
 			if it.kind == isSpan {
@@ -296,6 +307,16 @@ func (r *rangeReader) pair() bool {
 		prefixMarks(items, spans)
 	}
 	return true
+}
+
+// firstMark is the first mark among items (there is one: pair has more items than spans).
+func firstMark(items []item) item {
+	for _, it := range items {
+		if it.kind != isSpan {
+			return it
+		}
+	}
+	return item{}
 }
 
 // prefixMarks gives each span the marks before it. A mark holds until another of its kind; the
