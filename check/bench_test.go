@@ -2,10 +2,15 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/draft"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -24,12 +29,12 @@ func BenchmarkRun(b *testing.B) {
 	rows := td.Draft.Indicators[:20]
 	buf := make([]schema.OcrIndicator, len(rows))
 	d := &schema.OcrDraft{}
-	Run(&schema.OcrDraft{Indicators: rows}, Context{}) // the lexicon loads once, outside the loop
+	Run(lexicon.Default(), &schema.OcrDraft{Indicators: rows}, Context{}) // the lexicon loads once, outside the loop
 	b.ReportAllocs()
 	for b.Loop() {
 		copy(buf, rows)
 		d.Indicators = buf
-		if ws := Run(d, Context{}); len(ws) != 0 {
+		if ws := Run(lexicon.Default(), d, Context{}); len(ws) != 0 {
 			b.Fatal(ws)
 		}
 	}
@@ -54,15 +59,98 @@ func BenchmarkRun40(b *testing.B) {
 	rows = rows[:40]
 	buf := make([]schema.OcrIndicator, len(rows))
 	d := &schema.OcrDraft{}
-	if ws := Run(&schema.OcrDraft{Indicators: slices.Clone(rows)}, Context{}); len(ws) != 0 {
+	if ws := Run(lexicon.Default(), &schema.OcrDraft{Indicators: slices.Clone(rows)}, Context{}); len(ws) != 0 {
 		b.Fatal(ws)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		copy(buf, rows)
 		d.Indicators = buf
-		if ws := Run(d, Context{}); len(ws) != 0 {
+		if ws := Run(lexicon.Default(), d, Context{}); len(ws) != 0 {
 			b.Fatal(ws)
 		}
 	}
+}
+
+// BenchmarkRunBuilt is BenchmarkRun on the draft as package draft gives it (here through
+// Validate, the same reader): each row brings the reading of its range, as in the service, so
+// that the checks read no range themselves. BenchmarkRun's rows, decoded from JSON, bring none.
+func BenchmarkRunBuilt(b *testing.B) {
+	raw, err := os.ReadFile("testdata/ck-clean-cbc-urine-stool.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var td struct {
+		Draft json.RawMessage `json:"draft"`
+	}
+	if err := json.Unmarshal(raw, &td); err != nil {
+		b.Fatal(err)
+	}
+	res, err := draft.New(lexicon.Default()).Validate(td.Draft)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := res.Draft.Indicators[:20]
+	if rows[0].Range == nil {
+		b.Fatal("no reading with the rows")
+	}
+	buf := make([]schema.OcrIndicator, len(rows))
+	d := &schema.OcrDraft{}
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(buf, rows)
+		d.Indicators = buf
+		if ws := Run(lexicon.Default(), d, Context{}); len(ws) != 0 {
+			b.Fatal(ws)
+		}
+	}
+}
+
+// BenchmarkParseCheck is what a /v1/parse of the typical reply costs in the packages that read
+// and judge it: draft reads the 20 rows of a real report (names the lexicon knows, a mark and a
+// printed range on some rows, one range per sex) and the checks judge the draft it gives, its
+// readings of the ranges with it. go test ./check -run '^$' -bench ParseCheck -benchmem -cpu 1
+func BenchmarkParseCheck(b *testing.B) {
+	reply := parseCheckReply()
+	bd := draft.New(lexicon.Default())
+	b.SetBytes(int64(len(reply)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := bd.FromReply(reply, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		Run(bd.Lexicon(), &out.Draft, Context{Sex: Female})
+	}
+}
+
+// parseCheckReply is a 20-row reply of a blood count, liver, kidney and lipid panel as a model
+// writes it, ranges as printed.
+func parseCheckReply() string {
+	rows := [][5]string{
+		{"血常规", "白细胞计数(WBC)", "6.52", "×10^9/L", "3.5-9.5"}, {"血常规", "红细胞计数(RBC)", "4.21", "×10^12/L", "男：4.3-5.8；女：3.8-5.1"},
+		{"血常规", "血红蛋白(HGB)", "128", "g/L", "130-175(男) 115-150(女)"}, {"血常规", "红细胞压积(HCT)", "38.5", "%", "35-45"},
+		{"血常规", "平均红细胞体积(MCV)", "90.1", "fL", "82-100"}, {"血常规", "血小板计数(PLT)", "231", "10^9/L", "125-350"},
+		{"血常规", "中性粒细胞百分比(NEUT%)", "58.2", "%", "40-75"}, {"血常规", "淋巴细胞百分比(LYMPH%)", "31.5", "%", "20-50"},
+		{"肝功能", "丙氨酸氨基转移酶(ALT)", "22", "U/L", "7-40"}, {"肝功能", "天门冬氨酸氨基转移酶(AST)", "25", "U/L", "13-35"},
+		{"肝功能", "总胆红素(TBIL)", "12.3", "μmol/L", "0-21"}, {"肝功能", "白蛋白(ALB)", "45.2", "g/L", "40-55"},
+		{"肾功能", "肌酐(Cr)", "62", "umol/L", "41-73"}, {"肾功能", "尿酸(UA)", "310", "μmol/L", "155-357"},
+		{"血脂", "总胆固醇(TC)", "5.86", "mmol/L", "<5.2"}, {"血脂", "甘油三酯(TG)", "1.21", "mmol/l", "<1.7"},
+		{"血脂", "高密度脂蛋白胆固醇(HDL-C)", "1.32", "mmol/L", ">1.04"}, {"血脂", "低密度脂蛋白胆固醇(LDL-C)", "3.11", "mmol/L", "<3.4"},
+		{"血糖", "空腹血糖(GLU)", "5.1", "mmol/L", "3.9-6.1"}, {"尿常规", "尿蛋白(PRO)", "阴性", "", "阴性"},
+	}
+	var s strings.Builder
+	s.WriteString(`{"title":"血常规+生化","hospital":"复旦大学附属中山医院","checkupDate":"2026-03-05","reportYear":2026,"indicators":[`)
+	for i, r := range rows {
+		if i > 0 {
+			s.WriteString(",")
+		}
+		value := r[2]
+		if value[0] < '0' || value[0] > '9' {
+			value = strconv.Quote(value)
+		}
+		fmt.Fprintf(&s, `{"itemName":%q,"itemGroup":%q,"valueNum":%s,"valueText":null,"unit":%q,"refLow":null,"refHigh":null,"printedFlag":null,"refText":%q}`, r[1], r[0], value, r[3], r[4])
+	}
+	s.WriteString("]}")
+	return s.String()
 }

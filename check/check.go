@@ -3,9 +3,11 @@
 // printed ↑ beside a normal value) and tells the person confirming exactly where to look.
 //
 // It never reads a reply (package draft does) and never changes a value, with two exceptions,
-// both about a range that is not this value's: a range printed in another unit than the value,
-// and a range that differs for men and women when the caller did not say which applies. Then
-// the bounds are set to null and refText is kept as printed (see Rules).
+// both about the bounds of the range: a range printed in another unit than the value has them
+// set to null; a range printed per sex or per condition (which the reader leaves undecided, its
+// reading kept with the row) gets the bounds of the span that applies to the patient, or null
+// when none does or the caller did not say which. refText is kept as printed, and each change is
+// said in one warning (see Rules).
 //
 // Every check is one row of Rules, with its warning code and its own test cases; a new check is
 // one row and one test case. Thresholds are chosen so that false alarms stay rare (a false
@@ -34,12 +36,12 @@ type Context struct {
 }
 
 // Sex is the patient's sex as the caller states it.
-type Sex string
+type Sex = schema.Sex
 
 // The sexes a caller can state; "" is unknown.
 const (
-	Male   Sex = "male"
-	Female Sex = "female"
+	Male   = schema.SexMale
+	Female = schema.SexFemale
 )
 
 // ParseSex reads a caller's sex: male, female or empty (case and spaces ignored); ok is false
@@ -62,10 +64,11 @@ type Rule struct {
 	Check func(*state)
 }
 
-// Rules is the one table of checks, in the order they run. The two rows that may null a range
+// Rules is the one table of checks, in the order they run. The rows that may set or null a range
 // run first, so that the rows after them judge values against the bounds that apply.
 var Rules = []Rule{
-	{schema.RangeSexSpecific, sexSpecific},
+	{schema.RangeSexSpecific, rangeApplies},
+	{schema.RangeConditionSpecific, rangeApplies},
 	{schema.RangeImplausible, rangeImplausible},
 	{schema.UnitUnexpected, unitUnexpected},
 	{schema.ValueImplausible, valueImplausible},
@@ -74,14 +77,14 @@ var Rules = []Rule{
 	{schema.InconsistentValues, inconsistentValues},
 }
 
-// Run checks d and returns the warnings for the person confirming it, in the order of Rules
-// and, within a rule, of the indicators. Paths index d.Indicators. It changes d only as the
-// package doc says, and not at all when ctx.Confirmed.
+// Run checks d with lex and returns the warnings for the person confirming it, in the order of
+// Rules and, within a rule, of the indicators. Paths index d.Indicators. It changes d only as
+// the package doc says, and not at all when who.Confirmed.
 //
 // Its work is linear in the rows (each rule looks at a row a bounded number of times: see
 // state.work), and a rule lists at most maxListed warnings, the rest counted in one more.
-func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
-	ws, _, _ := run(nil, d, ctx)
+func Run(lex *lexicon.Lexicon, d *schema.OcrDraft, who Context) []schema.Warning {
+	ws, _, _ := run(nil, lex, d, who)
 	return ws
 }
 
@@ -89,19 +92,20 @@ func Run(d *schema.OcrDraft, ctx Context) []schema.Warning {
 // d may have had bounds nulled already, so the caller must not answer with d (the request
 // fails with the deadline's problem: a draft checked in part would look checked in full). It
 // looks at ctx every stopEvery units of work, so a short draft is checked to its end.
-func RunContext(ctx context.Context, d *schema.OcrDraft, who Context) ([]schema.Warning, error) {
-	ws, _, err := run(ctx, d, who)
+func RunContext(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Context) ([]schema.Warning, error) {
+	ws, _, err := run(ctx, lex, d, who)
 	return ws, err
 }
 
 // run is Run; work is what it counted (state.work), for the tests that hold it linear.
-func run(ctx context.Context, d *schema.OcrDraft, who Context) (ws []schema.Warning, work int, err error) {
+func run(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Context) (ws []schema.Warning, work int, err error) {
 	if d == nil || len(d.Indicators) == 0 {
 		return nil, 0, nil
 	}
 	s := states.Get().(*state)
 	defer s.release()
-	s.d, s.ctx, s.stopAt, s.lex, s.look = d, who, ctx, lexicon.Default(), stopEvery
+	s.d, s.ctx, s.stopAt, s.lex, s.look = d, who, ctx, lex, stopEvery
+	s.spans = s.spanBuf[:0]
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
 	} else {
@@ -113,6 +117,8 @@ func run(ctx context.Context, d *schema.OcrDraft, who Context) (ws []schema.Warn
 		}
 		r := &s.rows[i]
 		r.load(s.lex, &d.Indicators[i])
+		r.reading(s)
+		r.choice = decide(r.rd, who.Sex)
 		if r.a != nil {
 			s.seen |= bit(r.a)
 		}
@@ -151,17 +157,24 @@ func (s *state) stop() bool {
 	return s.err != nil
 }
 
-// states reuses the per-Run state (32 rows, 2.7 KB): a Run then allocates only its warnings.
+// states reuses the per-Run state (32 rows and room for the spans of their ranges, 12 KB): a
+// Run then allocates only its warnings.
 var states = sync.Pool{New: func() any { return new(state) }}
 
-// release clears s of the draft's pointers and puts it back, with its small tables emptied.
+// release clears s of the draft's pointers and puts it back: the rows and spans it used (the
+// rest is clear already), its small tables emptied, and its fields.
 func (s *state) release() {
-	units := s.units
-	*s = state{}
-	if len(units) <= len(s.buf) {
-		clear(units)
-		s.units = units
+	if len(s.rows) <= len(s.buf) {
+		clear(s.buf[:len(s.rows)])
 	}
+	clear(s.spans)
+	units := s.units
+	if len(units) > len(s.buf) {
+		units = nil // a long draft's table is not kept
+	}
+	clear(units)
+	s.d, s.ctx, s.stopAt, s.err, s.lex, s.rows, s.code, s.out, s.seen, s.spans = nil, Context{}, nil, nil, nil, nil, "", nil, 0, nil
+	s.listed, s.over, s.work, s.look, s.byA, s.units = 0, 0, 0, 0, nil, units
 	states.Put(s)
 }
 
@@ -187,6 +200,10 @@ type state struct {
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
 	buf   [32]row
+	// spans holds the readings of rows whose draft did not bring one (not built by package
+	// draft), in spanBuf while it lasts.
+	spans   []schema.RefSpan
+	spanBuf [64]schema.RefSpan
 }
 
 // bit is an analyte's bit in state.seen.
@@ -209,6 +226,29 @@ type row struct {
 	// The bounds as floats, read once (loadBounds again after a rule changes them).
 	lo, hi       float64
 	hasLo, hasHi bool
+	// rd is the reading of refText (the draft's, else own), and choice what it gives this
+	// patient: decided once, before any rule runs.
+	rd     *schema.RefReading
+	own    schema.RefReading
+	choice choice
+}
+
+// reading finds the row's reading of its range: the one the draft brings, else refText read here
+// by the same reader (a draft not built by package draft: a test's, a hand-made one).
+func (r *row) reading(s *state) {
+	if r.rd = r.ind.Range; r.rd != nil || r.ind.RefText == nil {
+		return
+	}
+	room := s.spans[len(s.spans):cap(s.spans)]
+	rd, ok := s.lex.ReadRangeInto(room, *r.ind.RefText)
+	if !ok || len(rd.Spans) == 0 {
+		return
+	}
+	if len(rd.Spans) <= cap(room) { // else the reader allocated them
+		s.spans = s.spans[:len(s.spans)+len(rd.Spans)]
+	}
+	r.own = rd
+	r.rd = &r.own
 }
 
 func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {

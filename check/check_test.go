@@ -2,12 +2,14 @@ package check
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -183,6 +185,25 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "CK-MB above CK (macro-CK)", rows: []schema.OcrIndicator{in("CK", "U/L", "40", "", ""), in("CK-MB", "U/L", "45", "", "")}},
 		{name: "HDL printed twice: which is meant cannot be told", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.8", "", ""), in("HDL-C", "mmol/L", "6.1", "", ""), in("HDL-C", "mmol/L", "1.1", "", "", page(2))}},
 	},
+	schema.RangeConditionSpecific: {
+		{name: "a range per phase", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("FSH", "IU/L", "6.2", "", "", ref("卵泡期 3.5-12.5 黄体期 1.7-7.7"))}, want: []string{"range_condition_specific indicators[0].refText"},
+			after: wantBounds("", "")},
+		{name: "one labelled range: not the patient's at a guess", rows: []schema.OcrIndicator{in("GLU", "mmol/L", "5.1", "", "", ref("空腹 3.9-6.1"))}, want: []string{"range_condition_specific indicators[0].refText"}},
+		{name: "per age, the sex given", ctx: Context{Sex: Male}, rows: []schema.OcrIndicator{in("ESR", "mm/h", "12", "", "", ref("男<50岁 0-15，男≥50岁 0-20，女 0-20"))}, want: []string{"range_condition_specific indicators[0].refText"},
+			after: wantBounds("", "")},
+		{name: "pregnancy", rows: []schema.OcrIndicator{in("HCG", "mIU/mL", "3", "", "", ref("非孕期 <5; 孕早期 5-50"))}, want: []string{"range_condition_specific indicators[0].refText"}},
+		{name: "an age group and a sex per age group", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("HGB", "g/L", "120", "", "", ref("成人：男 130-175 女 115-150；儿童：110-160"))}, want: []string{"range_condition_specific indicators[0].refText"}},
+		{name: "confirmed with bounds that are none", ctx: Context{Confirmed: true}, rows: []schema.OcrIndicator{in("ALP", "U/L", "80", "100", "200", ref("成人：45-125；儿童：<500"))}, want: []string{"range_condition_specific indicators[0].refLow"}},
+		// Near misses.
+		{name: "an age group over a range per sex", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("HGB", "g/L", "120", "", "", ref("成人：男 130-175 女 115-150"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("115", "150")},
+		{name: "adult male, adult female", ctx: Context{Sex: Male}, rows: []schema.OcrIndicator{in("RBC", "10^12/L", "5.0", "", "", ref("Adult male 4.5-5.9; adult female 4.1-5.1"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("4.5", "5.9")},
+		{name: "an age band every range shares", ctx: Context{Sex: Male}, rows: []schema.OcrIndicator{in("肌酐", "μmol/L", "70", "", "", ref("男(20-79岁) 57-111；女(20-79岁) 41-81"))}, want: []string{"range_sex_specific indicators[0].refLow"}},
+		{name: "the same range at every age", rows: []schema.OcrIndicator{in("K", "mmol/L", "4.0", "3.5", "5.5", ref("<14岁 3.5-5.5；≥14岁 3.5-5.5"))},
+			after: wantBounds("3.5", "5.5")},
+		{name: "confirmed with one of them", ctx: Context{Confirmed: true}, rows: []schema.OcrIndicator{in("ALP", "U/L", "80", "45", "125", ref("成人：45-125；儿童：<500"))}},
+	},
 	schema.RangeSexSpecific: {
 		{name: "no sex: bounds null, refText kept", rows: []schema.OcrIndicator{in("血红蛋白", "g/L", "140", "130", "175", ref("男：130-175；女：115-150"))}, want: []string{"range_sex_specific indicators[0].refText"},
 			after: func(t *testing.T, d *schema.OcrDraft) {
@@ -205,7 +226,21 @@ var cases = map[schema.WarningCode][]testCase{
 		// Near misses.
 		{name: "confirmed with the men's bounds, or none", ctx: Context{Confirmed: true}, rows: []schema.OcrIndicator{in("HGB", "g/L", "140", "130", "175", ref("男：130-175；女：115-150")), in("RBC", "10^12/L", "4.5", "", "", ref("男：4.3-5.8；女：3.8-5.1"))}},
 		{name: "the same for both", rows: []schema.OcrIndicator{in("ALT", "U/L", "20", "0", "40", ref("男/女：0-40")), in("AST", "U/L", "20", "0", "40", ref("男 0-40 女 0-40"))}},
-		{name: "age bands for one sex", rows: []schema.OcrIndicator{in("ESR", "mm/h", "12", "", "", ref("男<50岁 0-15，男≥50岁 0-20，女 0-20"))}},
+		{name: "one sex only, the patient's", ctx: Context{Sex: Male}, rows: []schema.OcrIndicator{in("血红蛋白", "g/L", "140", "", "", ref("男性 130-175"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("130", "175")},
+		{name: "one sex only, the other's", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("血红蛋白", "g/L", "140", "130", "175", ref("男性 130-175"))}, want: []string{"range_sex_specific indicators[0].refText"},
+			after: wantBounds("", "")},
+		{name: "one sex only, no sex given", rows: []schema.OcrIndicator{in("血红蛋白", "g/L", "140", "", "", ref("男性 130-175"))}, want: []string{"range_sex_specific indicators[0].refText"},
+			after: wantBounds("", "")},
+		{name: "words for both sexes", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("CK", "U/L", "100", "", "", ref("Males 30-500; Females 15-200"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("15", "200")},
+		{name: "the sex in brackets after each range", ctx: Context{Sex: Male}, rows: []schema.OcrIndicator{in("HGB", "g/L", "140", "", "", ref("130-175(M) 115-150(F)"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("130", "175")},
+		{name: "full-width separators", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("HGB", "g/L", "140", "", "", ref("男130～175/女115－150"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("115", "150")},
+		{name: "age bands for one sex, no sex given", rows: []schema.OcrIndicator{in("ESR", "mm/h", "12", "", "", ref("男<50岁 0-15，男≥50岁 0-20，女 0-20"))}, want: []string{"range_sex_specific indicators[0].refText"}},
+		{name: "age bands for one sex, the other sex", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("ESR", "mm/h", "12", "", "", ref("男<50岁 0-15，男≥50岁 0-20，女 0-20"))}, want: []string{"range_sex_specific indicators[0].refLow"},
+			after: wantBounds("0", "20")},
 		{name: "units and words that hold m or f", rows: []schema.OcrIndicator{in("BMI", "kg/m2", "22", "18.5", "24", ref("18.5-24 kg/m2")), in("MCV", "fL", "90", "82", "100", ref("82-100 fL"))}},
 	},
 }
@@ -236,7 +271,7 @@ func TestRules(t *testing.T) {
 		for _, c := range cs {
 			t.Run(string(code)+"/"+c.name, func(t *testing.T) {
 				d := &schema.OcrDraft{Indicators: slices.Clone(c.rows)}
-				ws := Run(d, c.ctx)
+				ws := Run(lexicon.Default(), d, c.ctx)
 				var got []string
 				for _, w := range ws {
 					got = append(got, string(w.Code)+" "+*w.Path)
@@ -272,7 +307,7 @@ func TestNeverChanges(t *testing.T) {
 	for code, cs := range cases {
 		for _, c := range cs {
 			d := &schema.OcrDraft{Indicators: slices.Clone(c.rows)}
-			Run(d, c.ctx)
+			Run(lexicon.Default(), d, c.ctx)
 			for i := range d.Indicators {
 				got, want := d.Indicators[i], c.rows[i]
 				if c.ctx.Confirmed && !cmp.Equal(got, want) {
@@ -320,5 +355,17 @@ func TestParseSex(t *testing.T) {
 		if _, ok := ParseSex(in); ok {
 			t.Errorf("ParseSex(%q) accepted", in)
 		}
+	}
+}
+
+// TestReleaseClears: a state back in the pool holds nothing of the draft it checked (release
+// clears only what a Run used, for speed; a field it forgets would keep a patient's data).
+func TestReleaseClears(t *testing.T) {
+	d := &schema.OcrDraft{Indicators: []schema.OcrIndicator{in("HGB", "g/L", "128", "", "", ref("男：130-175；女：115-150")), in("GLU", "mmol/L", "5.1", "", "", ref("3.9-6.1"))}}
+	Run(lexicon.Default(), d, Context{Sex: Female})
+	s := states.Get().(*state)
+	defer states.Put(s)
+	if !reflect.ValueOf(s).Elem().IsZero() {
+		t.Error("a released state is not zero")
 	}
 }

@@ -60,7 +60,7 @@ func TestNoFalseAlarms(t *testing.T) {
 				for _, ind := range []schema.OcrIndicator{ind, bare} {
 					d := &schema.OcrDraft{Indicators: []schema.OcrIndicator{ind}}
 					rows++
-					for _, w := range Run(d, Context{}) {
+					for _, w := range Run(lexicon.Default(), d, Context{}) {
 						n++
 						t.Errorf("%s %s %q (range %s–%s): %s %s", a.Key, v, str(ind.Unit), lo, hi, w.Code, w.Message)
 					}
@@ -137,7 +137,7 @@ func TestDrafts(t *testing.T) {
 					}
 				}
 			}
-			ws := Run(&td.Draft, Context{Sex: td.Context.Sex, Confirmed: td.Context.Confirmed})
+			ws := Run(lexicon.Default(), &td.Draft, Context{Sex: td.Context.Sex, Confirmed: td.Context.Confirmed})
 			got := map[string]bool{}
 			for _, w := range ws {
 				k := string(w.Code) + " " + *w.Path

@@ -78,7 +78,7 @@ func BenchmarkHostile(b *testing.B) {
 			b.Run(sh.name+"/"+strconv.Itoa(n), func(b *testing.B) {
 				for b.Loop() {
 					copy(buf, rows)
-					Run(&schema.OcrDraft{Indicators: buf}, Context{})
+					Run(lexicon.Default(), &schema.OcrDraft{Indicators: buf}, Context{})
 				}
 			})
 		}
@@ -91,7 +91,7 @@ func TestHostileWork(t *testing.T) {
 	for _, sh := range shapes {
 		for _, n := range []int{20, 7000, 70000} {
 			d := &schema.OcrDraft{Indicators: sh.rows(n)}
-			_, work, err := run(nil, d, Context{})
+			_, work, err := run(nil, lexicon.Default(), d, Context{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +164,7 @@ func pairs(s *state) []string {
 
 // TestListedCap: a rule lists maxListed warnings, and counts the rest in one more.
 func TestListedCap(t *testing.T) {
-	ws := Run(&schema.OcrDraft{Indicators: shapes[0].rows(7000)}, Context{})
+	ws := Run(lexicon.Default(), &schema.OcrDraft{Indicators: shapes[0].rows(7000)}, Context{})
 	n, last := 0, schema.Warning{}
 	for _, w := range ws {
 		if w.Code == schema.DuplicateRow {
@@ -196,11 +196,11 @@ func (c *ending) Err() error {
 func TestRunStops(t *testing.T) {
 	for _, sh := range shapes {
 		d := &schema.OcrDraft{Indicators: sh.rows(70000)}
-		_, full, _ := run(nil, d, Context{})
+		_, full, _ := run(nil, lexicon.Default(), d, Context{})
 		for _, after := range []int{1, 20, 200} {
 			ctx := &ending{Context: context.Background(), after: after}
 			d := &schema.OcrDraft{Indicators: sh.rows(70000)}
-			ws, work, err := run(ctx, d, Context{})
+			ws, work, err := run(ctx, lexicon.Default(), d, Context{})
 			if err != context.DeadlineExceeded || ws != nil {
 				t.Fatalf("%s: %d warnings, %v: want none, the deadline's error", sh.name, len(ws), err)
 			}
@@ -213,15 +213,15 @@ func TestRunStops(t *testing.T) {
 	// looks at its deadline once stopEvery units have passed.
 	for _, sh := range shapes {
 		d := &schema.OcrDraft{Indicators: sh.rows(walkUpTo)}
-		if _, full, _ := run(nil, d, Context{}); full > 2*stopEvery {
-			if _, err := RunContext(&ending{Context: context.Background(), after: 1}, d, Context{}); err != context.DeadlineExceeded {
+		if _, full, _ := run(nil, lexicon.Default(), d, Context{}); full > 2*stopEvery {
+			if _, err := RunContext(&ending{Context: context.Background(), after: 1}, lexicon.Default(), d, Context{}); err != context.DeadlineExceeded {
 				t.Errorf("%s, %d rows, %d units of work: %v, want the deadline's error", sh.name, walkUpTo, full, err)
 			}
 		}
 	}
 	// A short draft is checked to its end: it looks at its deadline after stopEvery units.
 	d := &schema.OcrDraft{Indicators: shapes[0].rows(20)}
-	if ws, err := RunContext(&ending{Context: context.Background()}, d, Context{}); err != nil || len(ws) != 19 {
+	if ws, err := RunContext(&ending{Context: context.Background()}, lexicon.Default(), d, Context{}); err != nil || len(ws) != 19 {
 		t.Errorf("20 rows past the deadline: %d warnings, %v; want the 19 duplicates", len(ws), err)
 	}
 }
@@ -305,7 +305,7 @@ func FuzzChecks(f *testing.F) {
 			rows = append(rows, base...)
 		}
 		n := len(rows)
-		_, work, err := run(nil, &schema.OcrDraft{Indicators: slices.Clone(rows)}, Context{})
+		_, work, err := run(nil, lexicon.Default(), &schema.OcrDraft{Indicators: slices.Clone(rows)}, Context{})
 		if err != nil {
 			t.Fatal(err)
 		}

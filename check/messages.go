@@ -75,6 +75,28 @@ var texts = []text{
 	{schema.RangeSexSpecific, "confirmed",
 		"{itemName}: the range {refText} differs for men and women, and the bounds {range} are neither. Check the bounds.",
 		"{itemName}：参考范围 {refText} 男女不同，而上下限 {range} 与两者都不符。请核对上下限。"},
+	{schema.RangeSexSpecific, "one_sex",
+		"{itemName}: the range {refText} is printed for {printedSex} patients only, and the patient's sex was not given, so its bounds were left empty. Check the patient's sex and which range applies.",
+		"{itemName}：参考范围 {refText} 只适用于{printedSex}，而未提供受检者性别，参考范围上下限已留空。请确认受检者性别及适用的范围。"},
+	{schema.RangeSexSpecific, "one_sex_used",
+		"{itemName}: the range {refText} is printed for {printedSex} patients only; the patient is {sex}, so its bounds {range} were used. Check that the patient's sex is right.",
+		"{itemName}：参考范围 {refText} 只适用于{printedSex}；受检者为{sex}，已采用该范围 {range}。请确认受检者性别无误。"},
+	{schema.RangeSexSpecific, "other_sex",
+		"{itemName}: the range {refText} is printed for {printedSex} patients only, and the patient is {sex}, so its bounds were left empty. Check the patient's sex, and the range on the report.",
+		"{itemName}：参考范围 {refText} 只适用于{printedSex}，而受检者为{sex}，参考范围上下限已留空。请确认受检者性别，并核对原报告上的参考范围。"},
+
+	{schema.RangeConditionSpecific, "condition",
+		"{itemName}: the range {refText} is printed for {condition}, which the patient may not be, so its bounds were left empty. Check which range applies to the patient.",
+		"{itemName}：参考范围 {refText} 适用于“{condition}”，不一定适用于本受检者，参考范围上下限已留空。请确认适用于受检者的范围。"},
+	{schema.RangeConditionSpecific, "age",
+		"{itemName}: the range {refText} differs by age, and the patient's age is not known here, so its bounds were left empty. Check which range applies to the patient's age.",
+		"{itemName}：参考范围 {refText} 随年龄不同，而此处不知受检者年龄，参考范围上下限已留空。请确认适用于受检者年龄的范围。"},
+	{schema.RangeConditionSpecific, "several",
+		"{itemName}: the range {refText} gives several different ranges and does not say which is the patient's, so its bounds were left empty. Check which range applies.",
+		"{itemName}：参考范围 {refText} 给出了几个不同的范围，未说明哪一个适用于受检者，参考范围上下限已留空。请确认适用的范围。"},
+	{schema.RangeConditionSpecific, "confirmed",
+		"{itemName}: the range {refText} gives different ranges by condition or age, and the bounds {range} are none of them. Check the bounds.",
+		"{itemName}：参考范围 {refText} 按不同情况给出不同范围，而上下限 {range} 与其中任何一个都不符。请核对上下限。"},
 
 	{schema.ValueNotOnPage, "missing",
 		"{itemName}: {value}, as the model read it, is not printed on page {page} of the PDF. Check it against the page.",
@@ -114,10 +136,12 @@ func Localized(w schema.Warning, lang string) (string, bool) {
 var sexZh = map[string]string{string(Male): "男性", string(Female): "女性"}
 
 func fillZh(tmpl string, params map[string]string) string {
-	if s, ok := sexZh[params["sex"]]; ok {
-		p := maps.Clone(params)
-		p["sex"] = s
-		params = p
+	for _, k := range [...]string{"sex", "printedSex"} {
+		if s, ok := sexZh[params[k]]; ok {
+			p := maps.Clone(params)
+			p[k] = s
+			params = p
+		}
 	}
 	s := fill(tmpl, params)
 	for _, r := range [][2]string{{" ）", "）"}, {" ，", "，"}, {" 。", "。"}, {"（ ", "（"}} {

@@ -2,305 +2,148 @@ package check
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
-// bound is a number in refText as printed; ok is false when absent.
-type bound struct {
-	d  schema.Decimal
-	ok bool
+// choice is what a row's printed range gives this patient, decided once (decide) from the
+// reading of the range and the caller's context: the code and reason of the one warning that
+// says so, and the span whose bounds apply (nil: none does, and the bounds are null).
+type choice struct {
+	code   schema.WarningCode // "": nothing to decide, nothing to say
+	reason string
+	span   *schema.RefSpan
+	sex    schema.Sex // the one sex the range is printed for (one_sex, other_sex)
+	cond   string     // the conditions printed (condition)
 }
 
-func (b bound) ptr() *schema.Decimal {
-	if !b.ok {
-		return nil
+// decide picks the span of rd that applies to a patient of sex ("" unknown). A plain reading
+// (one range for everyone) needs no choice. Sex first: a span printed for the patient's sex, else
+// one printed for no sex; a range printed only for the other sex, or printed by sex when the sex
+// is not known, gives none. Then conditions: a span printed for a condition (成人, 孕早期,
+// 空腹) gives none, since the caller cannot say the condition holds, unless the range is per sex
+// and every span shares it; spans that still differ (by age, or by nothing printed) give none
+// either.
+func decide(rd *schema.RefReading, sex Sex) choice {
+	if rd == nil || len(rd.Spans) == 0 || rd.Plain() {
+		return choice{}
 	}
-	d := b.d
-	return &d
-}
-
-func (b bound) eq(o *schema.Decimal) bool {
-	if !b.ok || o == nil {
-		return !b.ok && o == nil
+	var male, female bool
+	for _, sp := range rd.Spans {
+		male = male || sp.Sex == schema.SexMale
+		female = female || sp.Sex == schema.SexFemale
 	}
-	return b.d.Equal(*o)
-}
-
-// span is one range printed in refText, with where it sits.
-type span struct {
-	lo, hi     bound
-	start, end int
-}
-
-func (a span) equal(b span) bool {
-	return a.lo.ok == b.lo.ok && a.hi.ok == b.hi.ok &&
-		(!a.lo.ok || a.lo.d.Equal(b.lo.d)) && (!a.hi.ok || a.hi.d.Equal(b.hi.d))
-}
-
-// is reports whether ind's bounds are this span's.
-func (a span) is(ind *schema.OcrIndicator) bool { return a.lo.eq(ind.RefLow) && a.hi.eq(ind.RefHigh) }
-
-// sexMarks are the words that say whose range follows (or precedes) in refText. ASCII marks
-// match as whole words only (M, F, Male, Female …).
-var sexMarks = []struct {
-	word string
-	sex  Sex
-}{
-	{"男性", Male}, {"女性", Female}, {"男", Male}, {"女", Female},
-	{"female", Female}, {"women", Female}, {"woman", Female}, {"male", Male}, {"men", Male}, {"man", Male},
-	{"f", Female}, {"m", Male},
-}
-
-type mark struct {
-	sex Sex
-	at  int
-}
-
-// maxSpans bounds what one refText is read for; more than this is no sex-specific range.
-const maxSpans = 6
-
-// sexRanges reads the men's and the women's range out of refText: each mark takes the range
-// after it, up to the next mark ("男：40-50；女：35-45"), or, when the text starts with a
-// range, the range before it ("4.3-5.8(男) 3.8-5.1(女)"). ok is false unless each sex has
-// exactly one range. Ages ("男(20-79岁)") are not ranges.
-func sexRanges(text string) (male, female span, ok bool) {
-	if len(text) > 200 || !hasSexMark(text) {
-		return span{}, span{}, false
+	sexed := male || female
+	var buf [8]*schema.RefSpan
+	cands := buf[:0]
+	ownSex := false // cands are printed for the patient's sex, not for no sex
+	switch {
+	case sexed && sex == "" && male && female:
+		return choice{code: schema.RangeSexSpecific, reason: "unknown"}
+	case sexed && sex == "":
+		return choice{code: schema.RangeSexSpecific, reason: "one_sex", sex: printedSex(male)}
+	case sexed:
+		cands = spansOf(rd, schema.Sex(sex), cands)
+		ownSex = len(cands) > 0
+		if len(cands) == 0 {
+			cands = spansOf(rd, "", cands)
+		}
+		if len(cands) == 0 {
+			return choice{code: schema.RangeSexSpecific, reason: "other_sex", sex: printedSex(male)}
+		}
+	default:
+		for i := range rd.Spans {
+			cands = append(cands, &rd.Spans[i])
+		}
 	}
-	var marks [maxSpans]mark
-	var spans [maxSpans]span
-	nm, ns := 0, 0
-	for i := 0; i < len(text); {
-		if sp, n := readSpan(text, i); n > 0 {
-			if !isAge(text[i+n:]) {
-				if ns == maxSpans {
-					return span{}, span{}, false
-				}
-				sp.start, sp.end = i, i+n
-				spans[ns] = sp
-				ns++
+	if c := conditions(cands); c != "" && !(sexed && shared(rd)) {
+		return choice{code: schema.RangeConditionSpecific, reason: "condition", cond: c}
+	}
+	for _, sp := range cands[1:] {
+		if !sp.Same(*cands[0]) {
+			if sp.Age != cands[0].Age {
+				return choice{code: schema.RangeConditionSpecific, reason: "age"}
 			}
-			i += n
-			continue
+			return choice{code: schema.RangeConditionSpecific, reason: "several"}
 		}
-		if sx, n := readMark(text, i); n > 0 {
-			if nm == maxSpans {
-				return span{}, span{}, false
-			}
-			marks[nm] = mark{sx, i}
-			nm++
-			i += n
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(text[i:])
-		i += n
 	}
-	if nm < 2 || ns < 2 {
-		return span{}, span{}, false
+	// Sexed: a reading without sexes, conditions or different spans is plain.
+	if ownSex && male != female { // printed for the patient's sex only
+		return choice{code: schema.RangeSexSpecific, reason: "one_sex_used", span: cands[0], sex: printedSex(male)}
 	}
-	var got [2][]span // male, female
-	var bufs [2][maxSpans]span
-	got[0], got[1] = bufs[0][:0], bufs[1][:0]
-	markFirst := marks[0].at < spans[0].start
-	for k := 0; k < nm; k++ {
-		from, to := marks[k].at, len(text)
-		if markFirst {
-			if k+1 < nm {
-				to = marks[k+1].at
-			}
-		} else {
-			to = marks[k].at
-			from = 0
-			if k > 0 {
-				from = marks[k-1].at
-			}
-		}
-		var pick *span
-		for j := 0; j < ns; j++ {
-			if spans[j].start >= from && spans[j].end <= to {
-				if pick == nil || !markFirst {
-					pick = &spans[j] // after a mark, the first; before one, the last
-				}
-				if markFirst {
-					break
-				}
-			}
-		}
-		if pick == nil {
-			return span{}, span{}, false
-		}
-		x := 0
-		if marks[k].sex == Female {
-			x = 1
-		}
-		got[x] = append(got[x], *pick)
-	}
-	if len(got[0]) != 1 || len(got[1]) != 1 {
-		return span{}, span{}, false
-	}
-	return got[0][0], got[1][0], true
+	return choice{code: schema.RangeSexSpecific, reason: "chosen", span: cands[0]}
 }
 
-func hasSexMark(s string) bool {
-	if strings.Contains(s, "男") || strings.Contains(s, "女") {
-		return true
-	}
-	for i := 0; i < len(s); i++ {
-		if isASCIILetter(s[i]) {
-			if _, n := readMark(s, i); n > 0 {
-				return true
-			}
+// spansOf appends the spans of rd printed for sex (for no sex, with "").
+func spansOf(rd *schema.RefReading, sex schema.Sex, to []*schema.RefSpan) []*schema.RefSpan {
+	for i := range rd.Spans {
+		if rd.Spans[i].Sex == sex && len(to) < cap(to) {
+			to = append(to, &rd.Spans[i])
 		}
 	}
-	return false
+	return to
 }
 
-// readMark reads a sex mark at s[i:], returning its length or 0.
-func readMark(s string, i int) (Sex, int) {
-	c := s[i]
-	if c >= utf8.RuneSelf {
-		for _, m := range sexMarks[:4] {
-			if strings.HasPrefix(s[i:], m.word) {
-				return m.sex, len(m.word)
-			}
-		}
-		return "", 0
+func printedSex(male bool) schema.Sex {
+	if male {
+		return schema.SexMale
 	}
-	if !isASCIILetter(c) || (i > 0 && !markBefore(s[i-1])) {
-		return "", 0
-	}
-	for _, m := range sexMarks[4:] {
-		n := len(m.word)
-		if i+n <= len(s) && strings.EqualFold(s[i:i+n], m.word) && (i+n == len(s) || !isASCIILetter(s[i+n])) {
-			return m.sex, n
+	return schema.SexFemale
+}
+
+// shared reports whether every span of rd is printed for the same condition: in a range per sex,
+// a condition over the whole of it ("成人：男 40-50 女 35-45", "Adult male … adult female …")
+// qualifies the table, and the sex decides.
+func shared(rd *schema.RefReading) bool {
+	for _, sp := range rd.Spans[1:] {
+		if !strings.EqualFold(sp.Cond, rd.Spans[0].Cond) {
+			return false
 		}
 	}
-	return "", 0
+	return true
 }
 
-// markBefore: what may precede an ASCII mark (not a slash: kg/m2 is no man).
-func markBefore(c byte) bool {
-	return c == ' ' || c == '(' || c == '[' || c == ';' || c == ',' || c == ':' || c == '\t' || c >= utf8.RuneSelf
-}
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// comparators open a one-sided range; the bool says it bounds from above.
-var comparators = []struct {
-	s    string
-	high bool
-}{
-	{"<=", true}, {"≤", true}, {"＜", true}, {"<", true}, {"小于", true}, {"低于", true},
-	{">=", false}, {"≥", false}, {"＞", false}, {">", false}, {"大于", false}, {"高于", false},
-}
-
-// separators join the two bounds of a range.
-var separators = []string{"--", "-", "~", "～", "—", "–", "至", "到", "－"}
-
-// readSpan reads a range at s[i:] ("40-50", "<=50", "≥1.04", "3.5 ~ 5.5"), returning it and its
-// length, or 0.
-func readSpan(s string, i int) (span, int) {
-	start := i
-	var sp span
-	for _, c := range comparators {
-		if strings.HasPrefix(s[i:], c.s) {
-			j := skipSpace(s, i+len(c.s))
-			d, n := readNum(s, j)
-			if n == 0 {
-				return span{}, 0
-			}
-			if c.high {
-				sp.hi = bound{d, true}
-			} else {
-				sp.lo = bound{d, true}
-			}
-			return sp, j + n - start
+// conditions joins the conditions printed with spans, each once, or "".
+func conditions(spans []*schema.RefSpan) string {
+	var out []string
+	for _, sp := range spans {
+		if sp.Cond != "" && !containsString(out, sp.Cond) {
+			out = append(out, sp.Cond)
 		}
 	}
-	d, n := readNum(s, i)
-	if n == 0 {
-		return span{}, 0
-	}
-	sp.lo = bound{d, true}
-	i += n
-	j := skipSpace(s, i)
-	for _, sep := range separators {
-		if strings.HasPrefix(s[j:], sep) {
-			k := skipSpace(s, j+len(sep))
-			if hi, m := readNum(s, k); m > 0 {
-				sp.hi = bound{hi, true}
-				return sp, k + m - start
-			}
-		}
-	}
-	return span{}, 0 // a lone number is no range
+	return strings.Join(out, ", ")
 }
 
-// readNum reads an unsigned decimal at s[i:].
-func readNum(s string, i int) (schema.Decimal, int) {
-	j := i
-	dot := false
-	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && !dot) {
-		if s[j] == '.' {
-			dot = true
-		}
-		j++
-	}
-	if j == i || (j == i+1 && s[i] == '.') {
-		return schema.Decimal{}, 0
-	}
-	if s[j-1] == '.' {
-		j--
-	}
-	d, err := schema.ParseDecimal(s[i:j])
-	if err != nil {
-		return schema.Decimal{}, 0
-	}
-	return d, j - i
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	return i
-}
-
-// isAge: a range followed by 岁 or years is an age band.
-func isAge(rest string) bool {
-	rest = strings.TrimLeft(rest, " ")
-	for _, w := range []string{"岁", "歲", "周岁", "y", "Y", "years", "yrs"} {
-		if strings.HasPrefix(rest, w) {
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
 			return true
 		}
 	}
 	return false
 }
 
-// unitTail is the unit printed after the last range of refText ("70-110 mg/dL" → mg/dL,
-// "3.5-9.5 ×10^9/L" → ×10^9/L), or "" when none follows it.
-func unitTail(text string) string {
-	t := strings.TrimRight(text, " )）]】;；,，。")
-	if len(text) > 200 || t == "" || t[len(t)-1] >= '0' && t[len(t)-1] <= '9' {
-		return "" // most ranges end in their last number
+// isSpan reports whether the indicator's bounds are sp's.
+func isSpan(sp *schema.RefSpan, ind *schema.OcrIndicator) bool {
+	return eqBound(sp.HasLow, sp.Low, ind.RefLow) && eqBound(sp.HasHigh, sp.High, ind.RefHigh)
+}
+
+func eqBound(has bool, d schema.Decimal, o *schema.Decimal) bool {
+	if !has || o == nil {
+		return !has && o == nil
 	}
-	end := -1
-	for i := 0; i < len(text); {
-		if _, n := readSpan(text, i); n > 0 {
-			i += n
-			end = i
-			continue
-		}
-		i++
+	return d.Equal(*o)
+}
+
+// bounds of a span, as the indicator holds them.
+func spanBounds(sp *schema.RefSpan) (lo, hi *schema.Decimal) {
+	if sp.HasLow {
+		d := sp.Low
+		lo = &d
 	}
-	if end < 0 {
-		return ""
+	if sp.HasHigh {
+		d := sp.High
+		hi = &d
 	}
-	t = strings.Trim(text[end:], " )）]】;；,，。")
-	if !isUnit(t) {
-		return ""
-	}
-	return t
+	return lo, hi
 }

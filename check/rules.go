@@ -12,53 +12,63 @@ import (
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
-// sexSpecific (range_sex_specific): refText gives different bounds for men and women
-// ("男：40-50；女：35-45", "4.3-5.8(男) 3.8-5.1(女)", "M 13-17 F 12-15"). Without a sex the bounds
-// are set to null (they belong to one sex or the other, and a value judged against the wrong one
-// is wrongly flagged); with one, that sex's printed bounds are taken and params.sex says so. A
-// range that gives one sex two bounds (age bands) is left alone: no sex settles it. On a
-// confirmed draft it only warns when the bounds kept are neither sex's.
-func sexSpecific(s *state) {
+// rangeApplies (range_sex_specific, range_condition_specific) applies what decide chose for each
+// row whose range is printed per sex or per condition, in one warning: the bounds of the span
+// that applies to the patient, with params.sex (男 130-175 for a male patient; 4.3-5.8(男)
+// 3.8-5.1(女) for a female one), or null bounds, refText kept, when none does or which one
+// cannot be told: the sex not given, a range printed only for the other sex, a condition
+// (成人, 孕早期) the caller cannot state, spans that differ by age. A value judged against
+// another group's range would be wrongly flagged. It runs as two rows of Rules, one per code;
+// each row's choice has one code, so a row gets one warning. On a confirmed draft it changes
+// nothing and only warns when the bounds kept are none of the printed spans.
+func rangeApplies(s *state) {
 	for i := range s.rows {
 		if s.stop() {
 			return
 		}
-		ind := s.rows[i].ind
-		if ind.RefText == nil {
+		r := &s.rows[i]
+		c := r.choice
+		if c.code != s.code {
 			continue
 		}
-		m, f, ok := sexRanges(*ind.RefText)
-		if !ok || m.equal(f) {
-			continue
-		}
-		p := facts(ind)
-		switch {
-		case s.ctx.Confirmed:
-			if (ind.RefLow == nil && ind.RefHigh == nil) || m.is(ind) || f.is(ind) {
+		ind := r.ind
+		if s.ctx.Confirmed {
+			if ind.RefLow == nil && ind.RefHigh == nil || r.anySpan() {
 				continue
 			}
-			s.warn(i, "refLow", "confirmed", p)
-		case s.ctx.Sex == "":
-			s.rows[i].setBounds(nil, nil)
-			s.warn(i, "refText", "unknown", p)
-		default:
-			b := m
-			if s.ctx.Sex == Female {
-				b = f
-			}
-			s.rows[i].setBounds(b.lo.ptr(), b.hi.ptr())
-			delete(p, "refLow")
-			delete(p, "refHigh")
-			if ind.RefLow != nil {
-				p["refLow"] = ind.RefLow.String()
-			}
-			if ind.RefHigh != nil {
-				p["refHigh"] = ind.RefHigh.String()
-			}
+			s.warn(i, "refLow", "confirmed", facts(ind))
+			continue
+		}
+		field := "refText"
+		if c.span != nil {
+			r.setBounds(spanBounds(c.span))
+			field = "refLow"
+		} else {
+			r.setBounds(nil, nil)
+		}
+		p := facts(ind)
+		if c.span != nil {
 			p["sex"] = string(s.ctx.Sex)
-			s.warn(i, "refLow", "chosen", p)
+		}
+		if c.sex != "" {
+			p["printedSex"] = string(c.sex)
+			p["sex"] = string(s.ctx.Sex)
+		}
+		if c.cond != "" {
+			p["condition"] = c.cond
+		}
+		s.warn(i, field, c.reason, p)
+	}
+}
+
+// anySpan reports whether the row's bounds are one of its printed spans.
+func (r *row) anySpan() bool {
+	for k := range r.rd.Spans {
+		if isSpan(&r.rd.Spans[k], r.ind) {
+			return true
 		}
 	}
+	return false
 }
 
 // rangeImplausible (range_implausible), for a known analyte whose unit the lexicon knows:
@@ -83,8 +93,8 @@ func rangeImplausible(s *state) {
 		if r.a == nil || r.u == nil || r.u.Factor == 0 {
 			continue
 		}
-		if ind.RefText != nil {
-			if tail := unitTail(*ind.RefText); tail != "" {
+		if r.rd != nil {
+			if tail := r.rd.Unit; tail != "" {
 				if ru, ok := r.a.Unit(tail); ok && ru != r.u && ru.Factor != 0 && !near(ru.Factor/r.u.Factor, 1, 0.01) {
 					p := facts(ind)
 					p["refUnit"] = tail

@@ -12,8 +12,9 @@
 // the value against it, and judges nothing itself. printedFlag is the mark beside the number
 // (↑, H, (高), *) or a flag column's; refText is the range as written, and refLow and refHigh are
 // split from it by code (the model's own split only when refText gives no bounds); a range by sex
-// or by condition keeps its text and has no bounds. page is the page the row came from; analyte
-// is the lexicon's key for the row's name, group and unit.
+// or by condition keeps its text and has no bounds here, and the lexicon's reading of it goes
+// with the row (OcrIndicator.Range) for the checks to pick the span that applies. page is the
+// page the row came from; analyte is the lexicon's key for the row's name, group and unit.
 package draft
 
 import (
@@ -37,14 +38,19 @@ type Builder struct {
 	lex      *lexicon.Lexicon // names each row's analyte
 }
 
-// New returns a Builder.
-func New() *Builder {
+// New returns a Builder that reads names and ranges with lex.
+func New(lex *lexicon.Lexicon) *Builder {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	v.RegisterTagNameFunc(func(f reflect.StructField) string {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		return name
 	})
-	return &Builder{validate: v, lex: lexicon.Default()}
+	return &Builder{validate: v, lex: lex}
+}
+
+// Lexicon is the lexicon b reads with: the checks of its drafts should judge with the same.
+func (b *Builder) Lexicon() *lexicon.Lexicon {
+	return b.lex
 }
 
 // Limits on a reply's shape, so that hostile nesting costs nothing.
@@ -61,6 +67,7 @@ func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, false) 
 // and pages are the person's.
 func (b *Builder) build(v parse.Value, confirmed bool) schema.Result {
 	bd := build{b: b, page: 1, confirmed: confirmed}
+	bd.a.lex = b.lex
 	bd.draft.Indicators = []schema.OcrIndicator{}
 	bd.root(v, 0)
 	bd.check()
@@ -108,6 +115,7 @@ type build struct {
 // sub starts the build of a part of the reply, read on its own.
 func (bd *build) sub() *build {
 	sub := &build{b: bd.b, page: bd.page, confirmed: bd.confirmed}
+	sub.a.lex = bd.b.lex
 	sub.draft.Indicators = []schema.OcrIndicator{}
 	return sub
 }
@@ -698,7 +706,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	case txt.text != nil:
 		ind.ValueText = txt.text
 	}
-	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum) {
+	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum, &bd.a) {
 		ind.ValueNum = nil // valueNum 0.5 beside valueText "<0.5": the result is below 0.5, not 0.5
 	}
 	rngText := cmp.Or(num.rng, txt.rng)
@@ -783,9 +791,9 @@ func nested(f *fields) {
 // ranges reads the reference range: the range as printed (a range key, or the range written
 // in the result string), and refLow and refHigh, each a number or a range string. The bounds are
 // the printed range's when it gives any: code splits a range, the model's own split is only a
-// fallback. A range printed per sex, or per condition (卵泡期 …, 成人 …), gives no bounds: which
-// applies is not the reader's to pick.
-// A confirmed draft's bounds are the person's, and win.
+// fallback. A range whose reading is not plain (per sex, per condition) gives no bounds here and
+// its reading goes with the row: which span applies is the checks' to decide, with the caller's
+// context. A confirmed draft's bounds are the person's, and win.
 func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(schema.WarningCode, string, map[string]string, string, ...any), setUnit func(string)) {
 	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
 	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
@@ -800,20 +808,21 @@ func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, war
 	if !highOK {
 		warn(schema.InvalidValue, "refHigh", kv("value", param(f[fRefHigh].val)), "%s is not a bound; set to null", quote(f[fRefHigh].val))
 	}
-	ind.RefText = rng.text
+	ind.RefText, ind.Range = rng.text, rng.reading
 	if lone != nil && rv.Kind == parse.String { // "5.2" in a range key: printed, if not a range
 		ind.RefText = bd.a.str(clean(rv.Text))
 	}
-	if ind.RefText == nil {
-		ind.RefText = cmp.Or(lowRange.text, highRange.text)
+	for _, b := range []*bounds{&lowRange, &highRange} {
+		if ind.RefText == nil && b.text != nil {
+			ind.RefText, ind.Range = b.text, b.reading
+		}
 	}
-	sex := rng.sex || lowRange.sex || highRange.sex || rng.cond || lowRange.cond || highRange.cond
 	given := first(low, lowRange.low, highRange.low) != nil || first(high, highRange.high, lowRange.high) != nil
 	switch {
 	case bd.confirmed && given:
 		ind.RefLow = first(low, lowRange.low, highRange.low)
 		ind.RefHigh = first(high, highRange.high, lowRange.high)
-	case sex:
+	case ind.Range != nil && !ind.Range.Plain(): // the checks decide, and say so
 	case rng.low != nil || rng.high != nil:
 		ind.RefLow, ind.RefHigh = rng.low, rng.high
 	default:

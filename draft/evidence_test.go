@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 )
 
@@ -159,8 +160,11 @@ var evidenceTests = []struct {
 		want: `{"itemName":"FSH","valueNum":6.2,"unit":"IU/L","refText":"卵泡期 3.5-12.5 排卵期 4.7-21.5 黄体期 1.7-7.7 绝经期 25.8-134.8"}`},
 	{name: "a range per age", in: `{"itemName":"ALP","refRange":"成人：45-125；儿童：<500"}`, want: `{"itemName":"ALP","refText":"成人：45-125；儿童：<500"}`},
 	{name: "a range per age, in English", in: `{"itemName":"ALP","refRange":"Adult 45-125, Child <500"}`, want: `{"itemName":"ALP","refText":"Adult 45-125, Child <500"}`},
-	{name: "one labelled range is not read at a guess", in: `{"itemName":"GLU","refRange":"空腹 3.9-6.1"}`, want: `{"itemName":"GLU","refText":"空腹 3.9-6.1"}`,
-		warn: []string{"invalid_value@indicators[0].refLow"}},
+	{name: "one labelled range is not read at a guess: the checks decide", in: `{"itemName":"GLU","refRange":"空腹 3.9-6.1"}`, want: `{"itemName":"GLU","refText":"空腹 3.9-6.1"}`},
+	{name: "the sex in brackets after each range", in: `{"itemName":"HGB","refRange":"130-175(M) 115-150(F)","refLow":130,"refHigh":175}`, want: `{"itemName":"HGB","refText":"130-175(M) 115-150(F)"}`},
+	{name: "a plain range beside one per sex in refLow: the printed range's bounds", in: `{"itemName":"GLU","refRange":"3.9-6.1","refLow":"男：3.9-6.1；女：3.5-5.5"}`,
+		want: `{"itemName":"GLU","refText":"3.9-6.1","refLow":3.9,"refHigh":6.1}`},
+	{name: "males and females in words", in: `{"itemName":"CK","refRange":"Males 30-500; Females 15-200"}`, want: `{"itemName":"CK","refText":"Males 30-500; Females 15-200"}`},
 	{name: "Men and Women", in: `{"test":"Ferritin","result":"120","reference_range":"Men: 30-400; Women: 13-150"}`,
 		want: `{"itemName":"Ferritin","valueNum":120,"refText":"Men: 30-400; Women: 13-150"}`},
 	{name: "the sex after each range", in: `{"itemName":"RBC","refRange":"4.3-5.8(男) 3.8-5.1(女)"}`, want: `{"itemName":"RBC","refText":"4.3-5.8(男) 3.8-5.1(女)"}`},
@@ -219,7 +223,7 @@ var evidenceTests = []struct {
 }
 
 func TestRuleEvidence(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range evidenceTests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `{"indicators":[` + tt.in + `]}`
@@ -236,7 +240,7 @@ func TestRuleEvidence(t *testing.T) {
 // TestWarningParams: a warning names its page and the facts its message speaks of, numbers as
 // printed.
 func TestWarningParams(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	res := b.Build(decodeValue(t, `{"checkupDate":"2026-02-30","indicators":[
 		{"itemName":"GLU","refLow":6.10,"refHigh":3.9},
 		{"itemName":"TC","value":"98 mg/dL","unit":"mmol/L"},
@@ -280,7 +284,7 @@ func FuzzEvidence(f *testing.F) {
 	for _, s := range []string{"↑5.86", "5.86 (H)", "356（高）", "H 82.3", "5.86 mmol/L (3.1-5.2) ↑", "男：40-50；女：35-45", "[2.8, 5.2]", "4.0×10^9-10.0×10^9", "((((H))))", "↑↑↑↑↑↑", "H H H 1"} {
 		f.Add(s)
 	}
-	b := New()
+	b := New(lexicon.Default())
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) {
 			return // the JSON decoder has mended it before a draft sees it
@@ -309,4 +313,40 @@ func FuzzEvidence(f *testing.F) {
 			t.Fatalf("rebuilding changed the draft:\n%s\n%s", draftJSON, again)
 		}
 	})
+}
+
+// TestRangeReading: the row keeps the lexicon's reading of its range, and a reading that is
+// not plain gives no bounds and no warning here: which span applies is the checks' to say.
+func TestRangeReading(t *testing.T) {
+	b := New(lexicon.Default())
+	for _, tt := range []struct{ in, spans string }{
+		{`"refRange":"3.9-6.1 mmol/L"`, "3.9-6.1//"},
+		{`"refRange":"男性 130-175"`, "130-175/male/"},
+		{`"value":"140 g/L (男 130-175 女 115-150)"`, "130-175/male/ 115-150/female/"},
+		{`"refRange":"成人：45-125；儿童：<500"`, "45-125//成人 -500//儿童"},
+	} {
+		res := b.Build(decodeValue(t, `{"indicators":[{"itemName":"x",`+tt.in+`}]}`))
+		ind := res.Draft.Indicators[0]
+		var got []string
+		if ind.Range != nil {
+			for _, sp := range ind.Range.Spans {
+				lo, hi := "", ""
+				if sp.HasLow {
+					lo = sp.Low.String()
+				}
+				if sp.HasHigh {
+					hi = sp.High.String()
+				}
+				got = append(got, lo+"-"+hi+"/"+string(sp.Sex)+"/"+sp.Cond)
+			}
+		}
+		if g := strings.Join(got, " "); g != tt.spans {
+			t.Errorf("%s: spans %q, want %q", tt.in, g, tt.spans)
+		}
+		if len(ind.Range.Spans) > 1 || ind.Range.Spans[0].Sex != "" {
+			if ind.RefLow != nil || ind.RefHigh != nil || len(res.Warnings) != 0 {
+				t.Errorf("%s: bounds %v–%v, warnings %v: the reader decided", tt.in, ind.RefLow, ind.RefHigh, res.Warnings)
+			}
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -47,7 +48,7 @@ func FuzzFromReply(f *testing.F) {
 	} {
 		f.Add(s, false)
 	}
-	b := New()
+	b := New(lexicon.Default())
 	f.Fuzz(func(t *testing.T, reply string, cut bool) {
 		out, err := b.FromReply(reply, cut)
 		if name, ok := out.Work.Within(parse.Bound(len(reply))); !ok {

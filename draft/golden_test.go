@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -79,7 +80,7 @@ func readGolden(b *Builder, file string) ([]byte, error) {
 // TestGolden reads every captured reply and compares the outcome with its golden file.
 // go test ./draft -update rewrites them; review the diff before committing.
 func TestGolden(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	files := replies(t)
 	for name := range generated {
 		files = append(files, name)

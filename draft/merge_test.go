@@ -6,12 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 func TestMerge(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	page := func(s string) Page {
 		res := b.Build(decodeValue(t, s))
 		return Page{Result: &res}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -81,7 +82,7 @@ func TestFromReplyAccounts(t *testing.T) {
 		{name: "warnings past the cap are counted", reply: "[" + row(0) + strings.Repeat(",1", 500) + "]", kept: 1,
 			warn: append(repeat("indicator_dropped", maxWarnings), "indicator_dropped~400 more warnings")},
 	}
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := b.FromReply(tt.reply, tt.cut)
@@ -126,7 +127,7 @@ func repeat(s string, n int) []string {
 // warning add up to the items in the reply.
 func TestFromReplyBudgetCounts(t *testing.T) {
 	const n = 3000
-	out, err := New().FromReply("["+strings.Repeat(`{'itemName': 'x', 'valueNum': 5.86↑},`, n)+"]", false)
+	out, err := New(lexicon.Default()).FromReply("["+strings.Repeat(`{'itemName': 'x', 'valueNum': 5.86↑},`, n)+"]", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestFromReplyUnreadable(t *testing.T) {
 		"broken spans":                    strings.Repeat("{x} ", 20000),
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, err := New().FromReply(reply, false)
+			out, err := New(lexicon.Default()).FromReply(reply, false)
 			var pe *problem.Error
 			if !errors.As(err, &pe) || pe.Code != problem.ModelOutputUnparseable {
 				t.Fatalf("error %v, want %s", err, problem.ModelOutputUnparseable)
@@ -164,14 +165,14 @@ func TestFromReplyUnreadable(t *testing.T) {
 func TestFromReplyContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out, err := New().FromReplyContext(ctx, typical(), false)
+	out, err := New(lexicon.Default()).FromReplyContext(ctx, typical(), false)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	if out.Stage != parse.Failed || len(out.Draft.Indicators) != 0 {
 		t.Errorf("outcome %s with %d indicators, want failed and empty", out.Stage, len(out.Draft.Indicators))
 	}
-	if _, err := New().FromReplyContext(context.Background(), typical(), false); err != nil {
+	if _, err := New(lexicon.Default()).FromReplyContext(context.Background(), typical(), false); err != nil {
 		t.Fatal(err)
 	}
 }

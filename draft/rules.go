@@ -268,12 +268,6 @@ func narrow(s string) string {
 	}, s)
 }
 
-// rangeSeparators stand between the bounds of a two-sided reference range: 3.9-6.1, 3.9~6.1,
-// 3.9—6.1, 3.9至6.1.
-// "--" is tried only when "-" would read the upper bound as negative (3.5--5.5), so that -3--1
-// stays -3 to -1.
-var rangeSeparators = []string{"-", "--", "~", "—", "–", "―", "至", "到"}
-
 // rangeBrackets may enclose a range: (2.11-2.52), [3.5-5.5], （3.5-5.5）.
 var rangeBrackets = [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", "】"}}
 
@@ -294,9 +288,6 @@ func isPageKey(k string) bool {
 	}
 	return false
 }
-
-// rangeLabels may stand before a range: 参考值：40-55 (參考值 in Traditional).
-var rangeLabels = []string{"参考值", "参考范围", "参考区间", "正常值", "正常范围", "參考值", "參考範圍", "參考區間", "正常範圍", "Ref", "ref", "Reference", "reference"}
 
 // wrapQuotes are quotes a model sometimes wraps a whole value in: '5.6', "6.2", “阴性”.
 var wrapQuotes = [][2]string{{"'", "'"}, {`"`, `"`}, {"“", "”"}, {"‘", "’"}, {"「", "」"}}
@@ -482,15 +473,6 @@ var personKeySet = func() map[string]bool {
 	}
 	return m
 }()
-
-// rangeBounds are the one-sided notations: <5.2 gives refHigh only, ≥1.04 refLow only.
-var rangeBounds = []struct {
-	prefix string
-	high   bool // the number is the upper bound
-}{
-	{"<=", true}, {"≤", true}, {"≦", true}, {"<", true}, {"小于等于", true}, {"小于", true}, {"低于", true},
-	{">=", false}, {"≥", false}, {"≧", false}, {">", false}, {"大于等于", false}, {"大于", false}, {"高于", false},
-}
 
 // unitStarts are the characters a unit may start with besides ASCII letters: 45.2%, 6.5×10^9/L,
 // 5 个/HP, 12.3 秒. A number followed by anything else (1+, 1:320, 5.6偏高) is text as written.

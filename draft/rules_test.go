@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -33,8 +34,9 @@ const fence = "```"
 var indicatorKeys = func() []string {
 	var keys []string
 	for f := range reflect.TypeFor[schema.OcrIndicator]().Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "-" {
+			keys = append(keys, name)
+		}
 	}
 	return keys
 }()
@@ -476,7 +478,7 @@ var indicatorTests = []struct {
 }
 
 func TestRuleIndicator(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range indicatorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `{"indicators":[` + tt.in + `]}`
@@ -676,7 +678,7 @@ var draftTests = []struct {
 }
 
 func TestRuleDraft(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range draftTests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := b.Build(decodeValue(t, tt.in))
@@ -787,7 +789,7 @@ var replyTests = []struct {
 }
 
 func TestRuleReply(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range replyTests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := b.FromReply(tt.reply, tt.cut)

@@ -141,6 +141,9 @@ func (c *checker) check(t reflect.Type, rule string, v parse.Value, path string)
 		known := make(map[string]bool)
 		for f := range t.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue // code's own (the reading of a range), never in JSON
+			}
 			known[name] = true
 			p := name
 			if path != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -14,7 +15,7 @@ const draftHead = `"title":"血脂","hospital":null,"checkupDate":"2026-03-05","
 
 // TestValidate: a confirmed draft is held to the contract, and one answer lists every problem.
 func TestValidate(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	tests := []struct {
 		name  string
 		body  string
@@ -80,7 +81,7 @@ func TestValidate(t *testing.T) {
 
 // TestValidateRebuilds: what Build returns for a reply, Validate accepts, and returns unchanged.
 func TestValidateRebuilds(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	out, err := b.FromReply(`{"title":"血脂","indicators":[{"itemName":"总胆固醇","value":"5.86↑ mmol/L","参考范围":"3.1-5.2"},`+
 		`{"itemName":"血红蛋白","valueNum":135,"unit":"g/L","refText":"男：130-175；女：115-150"}]}`, false)
 	if err != nil {

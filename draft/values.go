@@ -1,7 +1,6 @@
 package draft
 
 import (
-	"cmp"
 	"html"
 	"regexp"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -51,7 +51,7 @@ func readValue(raw parse.Value, a *arena) value {
 			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
 		}
 		if t, f := cutMarks(narrow(s)); strings.IndexByte(t, ' ') > 0 || strings.ContainsAny(t, "(（[【") {
-			if head, rng, ok := splitRange(t); ok { // "5.86 mmol/L (3.1-5.2) ↑"
+			if head, rng, ok := splitRange(t, a); ok { // "5.86 mmol/L (3.1-5.2) ↑"
 				if d, unit, flag, ok := numberWithUnit(head); ok {
 					return value{num: a.dec(d), unit: unit, flag: joinFlags(f, flag), rng: rng, src: s}
 				}
@@ -404,14 +404,14 @@ func isUnit(s string) bool {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // bounds is what a reference range says: its bounds, a unit printed with them, the range as
-// printed (text), and whether it gives bounds per sex (then low and high stay null: which
-// applies is the caller's to say, not the reader's).
+// printed (text), and the lexicon's reading of it. A reading that is not plain (several spans,
+// or one sex's) gives no bounds here: which span applies is the checks' to decide, with the
+// caller's context, not the reader's.
 type bounds struct {
 	low, high *schema.Decimal
 	unit      string
 	text      *string
-	sex       bool
-	cond      bool // one range per condition (phase, age): no bounds, as for sex
+	reading   *schema.RefReading
 }
 
 // readRange reads a reference range: a number (the caller decides which bound), a string in one
@@ -481,64 +481,38 @@ func boundsOf(lo, hi value, rawLo, rawHi parse.Value, a *arena) (bounds, *schema
 	return bounds{low: lo.num, high: hi.num, unit: unit, text: a.str(t)}, nil, true
 }
 
-// readRangeText reads a range string, already narrowed.
+// readRangeText reads a range string, already narrowed: the lexicon's reading, or a lone number
+// (which bound it is, the caller decides).
 func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) {
-	if !strings.ContainsAny(s, "0123456789") {
-		return bounds{}, nil, true
-	}
-	if len(s) > maxRangeLen {
-		return bounds{}, nil, false
-	}
-	if bySex(s) {
-		return bounds{sex: true}, nil, true
-	}
-	if titre.MatchString(s) { // <1:100: a dilution, not bounds
-		return bounds{}, nil, true
-	}
-	if b, ok := parseRange(s, a); ok {
+	var buf [8]schema.RefSpan // the spans go to the arena: buf stays on the stack
+	r, ok := a.lex.ReadRangeInto(buf[:0], s)
+	if ok {
+		if len(r.Spans) == 0 {
+			return bounds{}, nil, true // qualitative (阴性) or a dilution (<1:100)
+		}
+		b.reading = a.reading(r.Spans)
+		if b.reading.Plain() {
+			sp := &b.reading.Spans[0]
+			if sp.HasLow {
+				b.low = a.dec(sp.Low)
+			}
+			if sp.HasHigh {
+				b.high = a.dec(sp.High)
+			}
+			b.unit = b.reading.Unit
+		}
 		return b, nil, true
 	}
 	if d, unit, _, isNum := numberWithUnit(s); isNum && !strings.ContainsAny(unit, "-~") {
 		return bounds{unit: unit}, a.dec(d), true
 	}
-	if len(labelledRange.FindAllStringIndex(s, 5)) >= 2 {
-		// 卵泡期 3.5-12.5 黄体期 1.7-7.7, 成人 3.9-6.1；儿童 3.3-5.5: a range per condition. Which
-		// applies is not the reader's to pick; the text is kept and there are no bounds.
-		return bounds{cond: true}, nil, true
-	}
 	return bounds{}, nil, false
-}
-
-// labelledRange matches one range of several, each after its condition: 卵泡期 3.5-12.5,
-// 成人：3.9-6.1, Adult <5.2.
-var labelledRange = regexp.MustCompile(`(?:\p{Han}+|[A-Za-z]{2,})\s*[:：]?\s*[<>≤≥]?\s*\d+(?:\.\d+)?(?:\s*(?:-|~|～|—|–|至|到)\s*\d+(?:\.\d+)?)?`)
-
-// titre matches a dilution such as 1:100.
-var titre = regexp.MustCompile(`\d\s*:\s*\d`)
-
-// sexWords name the sexes in a range printed per sex (男：40-50；女：35-45; M 40-50 F 35-45).
-var sexWords = [][2]string{{"男", "女"}, {"male", "female"}, {"Male", "Female"}, {"MALE", "FEMALE"}, {"men", "women"}, {"Men", "Women"}, {"M:", "F:"}, {"M ", "F "}, {"M：", "F："}}
-
-// bySex reports whether a range gives bounds by sex: both sexes are named, or one sex is
-// (男性 40-50), since bounds for one sex are not bounds for the patient.
-func bySex(s string) bool {
-	for _, w := range sexWords[:1] {
-		if strings.Contains(s, w[0]) || strings.Contains(s, w[1]) {
-			return true
-		}
-	}
-	for _, w := range sexWords[1:] {
-		if strings.Contains(s, w[0]) && strings.Contains(s, w[1]) {
-			return true
-		}
-	}
-	return false
 }
 
 // splitRange splits a result string that ends with its reference range: "5.86 mmol/L (3.1-5.2)",
 // "5.86 mmol/L 参考 3.1-5.2", "5.86 mmol/L 3.1-5.2". head is the result and rng the range as
 // written; the range must read as one, so that nothing is split at a guess.
-func splitRange(s string) (head, rng string, ok bool) {
+func splitRange(s string, a *arena) (head, rng string, ok bool) {
 	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–至到<>≤≥＜＞") {
 		return "", "", false
 	}
@@ -548,7 +522,7 @@ func splitRange(s string) (head, rng string, ok bool) {
 			if i := strings.LastIndex(rest, br[0]); i > 0 {
 				inner := strings.TrimSpace(rest[i+len(br[0]):])
 				inner = cutLabel(inner)
-				if isRange(inner) {
+				if isRange(inner, a) {
 					return strings.TrimSpace(rest[:i]), inner, true
 				}
 			}
@@ -558,7 +532,7 @@ func splitRange(s string) (head, rng string, ok bool) {
 	for _, l := range resultRangeLabels {
 		if i := strings.Index(t, l); i > 0 {
 			inner := strings.TrimSpace(strings.TrimLeft(t[i+len(l):], ":： "))
-			if isRange(inner) {
+			if isRange(inner, a) {
 				return strings.TrimSpace(t[:i]), inner, true
 			}
 			return "", "", false
@@ -567,7 +541,7 @@ func splitRange(s string) (head, rng string, ok bool) {
 	// A bare range after a number and its unit: the unit must be there, so that 5 3-5 is not split.
 	if i := strings.LastIndexByte(t, ' '); i > 0 {
 		head, inner := strings.TrimSpace(t[:i]), t[i+1:]
-		if _, unit, _, ok := numberWithUnit(head); ok && unit != "" && isRange(inner) {
+		if _, unit, _, ok := numberWithUnit(head); ok && unit != "" && isRange(inner, a) {
 			return head, inner, true
 		}
 	}
@@ -587,99 +561,10 @@ func cutLabel(s string) string {
 }
 
 // isRange reports whether s reads as a range with at least one bound.
-func isRange(s string) bool {
-	var a arena
-	b, ok := parseRange(s, &a)
-	return ok && (b.low != nil || b.high != nil)
-}
-
-// parseRange reads "3.9-6.1", "-3~3", "<5.2", "≥1.04", "137-147 mmol/L", "(3.9-6.1)",
-// "[2.8, 5.2]", "3.9 至 6.1", "3.5E+09~9.5E+09", "4.0×10^9-10.0×10^9" (bounds 4.0 and 10.0, the
-// power of ten their unit: the value beside it is printed in it too).
-func parseRange(s string, a *arena) (bounds, bool) {
-	for _, l := range rangeLabels { // 参考值：40-55
-		if rest, ok := strings.CutPrefix(s, l); ok {
-			s = strings.TrimSpace(strings.TrimLeft(rest, ":： "))
-			break
-		}
-	}
-	square := false
-	for _, br := range rangeBrackets {
-		if strings.HasPrefix(s, br[0]) && strings.HasSuffix(s, br[1]) {
-			square = br[0] == "["
-			s = strings.TrimSpace(s[len(br[0]) : len(s)-len(br[1])])
-			break
-		}
-	}
-	if square { // [2.8, 5.2]: a list of two bounds
-		if lo, hi, ok := strings.Cut(s, ","); ok {
-			l, lu, _, okl := numberWithUnit(strings.TrimSpace(lo))
-			h, hu, _, okh := numberWithUnit(strings.TrimSpace(hi))
-			if okl && okh {
-				return bounds{low: a.dec(l), high: a.dec(h), unit: cmp.Or(hu, lu)}, true
-			}
-			return bounds{}, false
-		}
-	}
-	for _, rb := range rangeBounds {
-		if rest, ok := strings.CutPrefix(s, rb.prefix); ok {
-			d, unit, _, ok := numberWithUnit(strings.TrimSpace(rest))
-			if !ok {
-				return bounds{}, false
-			}
-			if rb.high {
-				return bounds{high: a.dec(d), unit: unit}, true
-			}
-			return bounds{low: a.dec(d), unit: unit}, true
-		}
-	}
-	n := numberPrefix(s)
-	if n == 0 {
-		return bounds{}, false
-	}
-	n += exponentLen(s[n:])
-	lo, err := schema.ParseDecimal(strings.ReplaceAll(s[:n], ",", ""))
-	if err != nil {
-		return bounds{}, false
-	}
-	rest := strings.TrimSpace(s[n:])
-	mult := ""
-	if m := multiplierPrefix(rest); m != "" { // 4.0×10^9-10.0×10^9
-		mult, rest = m, strings.TrimSpace(rest[len(m):])
-	}
-	for _, sep := range rangeSeparators {
-		after, ok := strings.CutPrefix(rest, sep)
-		if !ok {
-			continue
-		}
-		hi, unit, _, ok := numberWithUnit(strings.TrimSpace(after))
-		if sep == "-" && strings.HasPrefix(after, "-") && (!ok || lo.Cmp(hi) > 0) {
-			continue // 3.5--5.5: the second dash is a separator too, not a sign
-		}
-		if !ok {
-			return bounds{}, false
-		}
-		if mult != "" { // the high bound must carry the same power of ten
-			if lead := leadingMultiplier(unit); lead == "" || unitKey(lead) != unitKey(mult) {
-				return bounds{}, false
-			}
-		}
-		return bounds{low: a.dec(lo), high: a.dec(hi), unit: unit}, true
-	}
-	return bounds{}, false
-}
-
-// multiplierPrefix returns the power of ten at the start of s (×10^9 of ×10^9-10.0×10^9), or "".
-func multiplierPrefix(s string) string {
-	if s == "" || !strings.ContainsRune("×xX*", rune(s[0])) && !strings.HasPrefix(s, "×") {
-		return ""
-	}
-	for i := min(len(s), 16); i > 0; i-- {
-		if isMultiplier(s[:i]) {
-			return s[:i]
-		}
-	}
-	return ""
+func isRange(s string, a *arena) bool {
+	var buf [4]schema.RefSpan
+	r, ok := a.lex.ReadRangeInto(buf[:0], s)
+	return ok && len(r.Spans) > 0
 }
 
 // datePattern reads year-first dates: 2026-03-05, 2026/3/5, 2026.03.05, 2026年3月5日, 20260305,
@@ -1065,9 +950,29 @@ func readText(raw parse.Value, a *arena) (s *string, ok bool) {
 // allocations instead of one per field. A full chunk is left as it is and a new one started, so
 // pointers already handed out stay valid.
 type arena struct {
-	strs  []string
-	decs  []schema.Decimal
-	flags []schema.Flag
+	strs     []string
+	decs     []schema.Decimal
+	flags    []schema.Flag
+	readings []schema.RefReading
+	spanBuf  []schema.RefSpan
+	lex      *lexicon.Lexicon // reads ranges: the build's
+}
+
+// reading keeps the reading of spans (the caller's buffer, copied into the arena), whose unit
+// is the last one's, as ReadRange's.
+func (a *arena) reading(spans []schema.RefSpan) *schema.RefReading {
+	n := len(spans)
+	if cap(a.spanBuf)-len(a.spanBuf) < n {
+		a.spanBuf = make([]schema.RefSpan, 0, max(n, 16))
+	}
+	at := len(a.spanBuf)
+	a.spanBuf = append(a.spanBuf, spans...)
+	if len(a.readings) == cap(a.readings) {
+		a.readings = make([]schema.RefReading, 0, 16)
+	}
+	kept := a.spanBuf[at:len(a.spanBuf):len(a.spanBuf)]
+	a.readings = append(a.readings, schema.RefReading{Spans: kept, Unit: kept[n-1].Unit})
+	return &a.readings[len(a.readings)-1]
 }
 
 const arenaChunk = 64
@@ -1147,13 +1052,12 @@ func leadingMultiplier(u string) string {
 
 // censors reports whether text is a bound on the number rather than a value: "<0.5" beside 0.5,
 // "≥1000" beside 1000. The number alone would read as an exact result.
-func censors(text string, num schema.Decimal) bool {
-	t := narrow(strings.TrimSpace(text))
-	for _, rb := range rangeBounds {
-		if rest, ok := strings.CutPrefix(t, rb.prefix); ok {
-			d, _, _, ok := numberWithUnit(strings.TrimSpace(rest))
-			return ok && d.Equal(num)
-		}
+func censors(text string, num schema.Decimal, a *arena) bool {
+	var buf [1]schema.RefSpan
+	r, ok := a.lex.ReadRangeInto(buf[:0], narrow(strings.TrimSpace(text)))
+	if !ok || len(r.Spans) != 1 {
+		return false
 	}
-	return false
+	sp := r.Spans[0]
+	return sp.HasLow != sp.HasHigh && (sp.HasLow && sp.Low.Equal(num) || sp.HasHigh && sp.High.Equal(num))
 }

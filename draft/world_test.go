@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -96,7 +97,7 @@ var worldDraftTests = []struct {
 }
 
 func TestRuleWorldDraft(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range worldDraftTests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Through FromReply: placeholders are set to null there, after Build.
@@ -129,7 +130,7 @@ var worldIndicatorTests = []struct {
 }
 
 func TestRuleWorldIndicator(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range worldIndicatorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `{"title":"t","indicators":[` + tt.in + `]}`
@@ -195,7 +196,7 @@ var worldReplyTests = []struct {
 }
 
 func TestRuleWorldReply(t *testing.T) {
-	b := New()
+	b := New(lexicon.Default())
 	for _, tt := range worldReplyTests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := b.FromReply(tt.reply, tt.cut)
@@ -302,7 +303,7 @@ func TestRowsSplitOverValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := New().FromReply(tt.reply, false)
+			out, err := New(lexicon.Default()).FromReply(tt.reply, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +321,7 @@ func TestRowsSplitOverValues(t *testing.T) {
 // TestHeldOutMisses: shapes a held-out evaluation found read wrong: a unit glued to its range
 // with no space, and a label key with a dot.
 func TestHeldOutMisses(t *testing.T) {
-	out, err := New().FromReply(`{"indicators":[{"项目":"甘油三酯","结果":"1.33mmol/L（0.56-1.70）"},
+	out, err := New(lexicon.Default()).FromReply(`{"indicators":[{"项目":"甘油三酯","结果":"1.33mmol/L（0.56-1.70）"},
 		{"test":"Creatinine","result":"88","units":"umol/L","Ref. Range:":"59-104"}]}`, false)
 	if err != nil {
 		t.Fatal(err)

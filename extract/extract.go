@@ -18,6 +18,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/prompt"
@@ -110,7 +111,7 @@ func New(cfg Config) *Service {
 		cfg.RetryMemory = DefaultRetryMemory
 	}
 	if cfg.Builder == nil {
-		cfg.Builder = draft.New()
+		cfg.Builder = draft.New(lexicon.Default())
 	}
 	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
 }
@@ -326,7 +327,7 @@ dispatch:
 			meta.FinishReason = m.FinishReason
 		}
 	}
-	ws, err := check.RunContext(ctx, &merged.Draft, who)
+	ws, err := check.RunContext(ctx, s.cfg.Builder.Lexicon(), &merged.Draft, who)
 	if err != nil {
 		return Response{Pages: n}, checkErr(err)
 	}

@@ -49,6 +49,10 @@ type OcrIndicator struct {
 	// prompt and the structured-output schema).
 	Page    *int    `json:"page" validate:"-" model:"-" owner:"service" desc:"The 1-based page of the report the row came from (1 for /v1/parse)."`
 	Analyte *string `json:"analyte" validate:"-" model:"-" owner:"service" desc:"The lexicon's canonical key for the row's item (total_cholesterol …), or null when the name is not one the service knows; never guessed by the model."`
+	// Range is what refText says, as the reader read it (nil when it gives no span, or the
+	// draft was not built by package draft). Never sent: the checks decide from it which span
+	// is the patient's, once.
+	Range *RefReading `json:"-" validate:"-" model:"-" owner:"service"`
 }
 
 // Flag is an abnormality mark as printed beside a result.
@@ -115,6 +119,9 @@ const (
 	DuplicateRow       WarningCode = "duplicate_row"
 	InconsistentValues WarningCode = "inconsistent_values"
 	RangeSexSpecific   WarningCode = "range_sex_specific"
+	// RangeConditionSpecific: the printed range differs by a condition (age, pregnancy, cycle
+	// phase, fasting) or is printed for one; the caller cannot state the condition.
+	RangeConditionSpecific WarningCode = "range_condition_specific"
 	// The text-layer check (check.OnPage): a number the page's text does not print.
 	ValueNotOnPage WarningCode = "value_not_on_page"
 )
@@ -141,7 +148,8 @@ var WarningCodes = []struct {
 	{UnitUnexpected, "A unit that this item is not measured in: check the unit, or whether the item's name was read right."},
 	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
 	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
-	{RangeSexSpecific, "The printed range differs for men and women: without the patient's sex its bounds were set to null (the range is kept as printed); with it, the bounds that apply were taken: check the sex and the bounds."},
+	{RangeSexSpecific, "The printed range differs for men and women, or is printed for one sex only: with the patient's sex, the bounds printed for it were taken (params.sex), or set to null when the range is only the other sex's; without the sex they were set to null. The range is kept as printed: check the sex and the bounds."},
+	{RangeConditionSpecific, "The printed range is for a condition (an age group, a pregnancy, a cycle phase, fasting: params.condition) or differs by age, which the caller cannot state: its bounds were set to null and the range kept as printed. Check which range applies."},
 	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed on its page of the PDF, whose text layer holds every printed digit, or a value is printed there only off its row's line, which holds other numbers (another row's value): check it against the page."},
 }
 

@@ -313,7 +313,7 @@ func (s *Server) parse(c echo.Context) error {
 		return err
 	}
 	// The checks stop at the route's deadline too; a draft checked in part is not answered.
-	ws, err := check.RunContext(c.Request().Context(), &out.Draft, who)
+	ws, err := check.RunContext(c.Request().Context(), s.cfg.Builder.Lexicon(), &out.Draft, who)
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (s *Server) validate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := check.RunContext(c.Request().Context(), &res.Draft, check.Context{Confirmed: true})
+	ws, err := check.RunContext(c.Request().Context(), s.cfg.Builder.Lexicon(), &res.Draft, check.Context{Confirmed: true})
 	if err != nil {
 		return err
 	}

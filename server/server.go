@@ -28,6 +28,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/internal/version"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -179,7 +180,7 @@ func New(cfg Config) *Server {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	if cfg.Builder == nil {
-		cfg.Builder = draft.New()
+		cfg.Builder = draft.New(lexicon.Default())
 	}
 	if l, err := msg.Parse(cfg.Lang); err == nil {
 		cfg.Lang = l

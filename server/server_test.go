@@ -33,6 +33,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -164,7 +165,7 @@ func newEnv(t testing.TB, o options) *env {
 			MaxInFlight: o.maxInFlight, QueueWait: o.queueWait, Observer: m, LogReplies: o.logReplies, Log: log,
 		})
 		cfg.Extractor = extract.New(extract.Config{
-			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(),
+			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
 			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -69,7 +70,7 @@ without a model call. One file prints indented JSON; several print one line each
 		}
 		replies[i] = reply
 	}
-	b := draft.New()
+	b := draft.New(lexicon.Default())
 	failed := false
 	for _, reply := range replies {
 		var doc any
@@ -78,7 +79,7 @@ without a model call. One file prints indented JSON; several print one line each
 			doc = problem.From(err)
 			failed = true
 		} else {
-			out.Warnings = append(out.Warnings, check.Run(&out.Draft, check.Context{Sex: check.Sex(who)})...)
+			out.Warnings = append(out.Warnings, check.Run(b.Lexicon(), &out.Draft, check.Context{Sex: check.Sex(who)})...)
 			out.Warnings = msg.Localize(out.Warnings, &out.Draft, lang.lang)
 			doc = out.Result
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/version"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -251,7 +252,7 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 		Observer:    obs,
 		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge, DecodeMemory: cfg.DecodeMemory}),
 		MaxPages:    cfg.MaxPages,
-		Builder:     draft.New(),
+		Builder:     draft.New(lexicon.Default()),
 		ModelName:   cfg.Model,
 		OutputMode:  cfg.OutputMode,
 		MaxAttempts: cfg.MaxAttempts,

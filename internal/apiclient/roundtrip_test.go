@@ -28,6 +28,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/apiclient"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -52,7 +53,7 @@ func newEnv(t *testing.T, withModel bool) *env {
 			t.Fatal(err)
 		}
 		cfg.Extractor = extract.New(extract.Config{
-			Model: vc, Prep: intake.New(intake.Limits{}), Builder: draft.New(),
+			Model: vc, Prep: intake.New(intake.Limits{}), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt",
 		})
 	}

@@ -171,7 +171,8 @@ var rows = []row{
 	{schema.UnitUnexpected, nil, "{itemName}：该项目不使用单位 {unit}。请核对单位，以及项目名称是否读对。"},
 	{schema.DuplicateRow, nil, "{itemName} 在同一栏目中出现两次且结果不同。请核对哪一行正确。"},
 	{schema.InconsistentValues, nil, "{itemName} 与相关项目的数值不可能同时成立。请核对这几项的数值。"},
-	{schema.RangeSexSpecific, nil, "{itemName}：参考范围男女不同。请确认受检者性别和所用的参考范围。"},
+	{schema.RangeSexSpecific, nil, "{itemName}：参考范围按性别给出。请确认受检者性别和所用的参考范围。"},
+	{schema.RangeConditionSpecific, nil, "{itemName}：参考范围按年龄、孕期或生理周期等情况给出，上下限已留空。请确认适用于受检者的参考范围。"},
 	{schema.ValueNotOnPage, nil, "{itemName}：模型读出的数值在 PDF 该页上找不到。请对照该页核对。"},
 	{schema.FlagMismatch, nil, "报告印的异常标记与结果和参考范围不符。请核对原报告上的数值、参考范围和标记。"},
 	{schema.ValueImplausible, nil, "有一项结果对该项目不可能成立，可能漏读或多读了小数点。请核对原报告上的数值和单位。"},
@@ -179,7 +180,8 @@ var rows = []row{
 	{schema.UnitUnexpected, nil, "有一项的单位不是该项目使用的单位。请核对单位，以及项目名称是否读对。"},
 	{schema.DuplicateRow, nil, "有一个项目在同一栏目中出现两次且结果不同。请核对哪一行正确。"},
 	{schema.InconsistentValues, nil, "几项相关的数值不可能同时成立。请核对这几项的数值。"},
-	{schema.RangeSexSpecific, nil, "有一项参考范围男女不同。请确认受检者性别和所用的参考范围。"},
+	{schema.RangeSexSpecific, nil, "有一项参考范围按性别给出。请确认受检者性别和所用的参考范围。"},
+	{schema.RangeConditionSpecific, nil, "有一项参考范围按年龄、孕期或生理周期等情况给出，上下限已留空。请确认适用于受检者的参考范围。"},
 	{schema.ValueNotOnPage, nil, "有一个模型读出的数值在 PDF 该页上找不到。请对照该页核对。"},
 }
 

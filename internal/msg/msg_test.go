@@ -12,6 +12,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -77,7 +78,7 @@ func TestEveryCode(t *testing.T) {
 			all = append(all, item{w, d})
 		}
 	}
-	b := draft.New()
+	b := draft.New(lexicon.Default())
 	replies, _ := filepath.Glob("../../testdata/replies/*.txt")
 	for _, f := range replies {
 		raw, err := os.ReadFile(f)
@@ -90,7 +91,7 @@ func TestEveryCode(t *testing.T) {
 		}
 		d := out.Draft
 		add(&d, out.Warnings...)
-		add(&d, check.Run(&d, check.Context{})...)
+		add(&d, check.Run(lexicon.Default(), &d, check.Context{})...)
 	}
 	drafts, _ := filepath.Glob("../../check/testdata/ck-*.json")
 	for _, f := range drafts {
@@ -109,10 +110,10 @@ func TestEveryCode(t *testing.T) {
 			t.Fatal(f, err)
 		}
 		d := td.Draft
-		add(&d, check.Run(&d, check.Context{Sex: td.Context.Sex, Confirmed: td.Context.Confirmed})...)
+		add(&d, check.Run(lexicon.Default(), &d, check.Context{Sex: td.Context.Sex, Confirmed: td.Context.Confirmed})...)
 		for _, sex := range []check.Sex{check.Male, check.Female} {
 			d := td.Draft
-			add(&d, check.Run(&d, check.Context{Sex: sex})...)
+			add(&d, check.Run(lexicon.Default(), &d, check.Context{Sex: sex})...)
 		}
 	}
 	// Merge: a failed page, a page that disagrees, an item repeated exactly.
@@ -199,11 +200,11 @@ func TestLocalizeKeepsInput(t *testing.T) {
 
 // BenchmarkLocalize: five warnings of a draft, three of them the checks'.
 func BenchmarkLocalize(b *testing.B) {
-	out, err := draft.New().FromReply(langBench, false)
+	out, err := draft.New(lexicon.Default()).FromReply(langBench, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ws := append(out.Warnings, check.Run(&out.Draft, check.Context{})...)
+	ws := append(out.Warnings, check.Run(lexicon.Default(), &out.Draft, check.Context{})...)
 	if len(ws) < 3 {
 		b.Fatalf("%d warnings", len(ws))
 	}
