@@ -305,12 +305,12 @@ func FuzzGrid(f *testing.F) {
 		if !ok {
 			return
 		}
-		if len(g.ids) != g.rows*g.cols || len(g.flags) != len(g.ids) || g.pitm < 0 || g.pitm+2 > len(data) {
+		if len(g.tiles) != g.rows*g.cols {
 			t.Fatalf("grid %+v of a %d-byte file", g, len(data))
 		}
-		for _, at := range g.flags {
-			if at < 0 || at >= len(data) {
-				t.Fatalf("flags at %d of a %d-byte file", at, len(data))
+		for _, tl := range g.tiles {
+			if tl.at < 0 || tl.n <= 0 || tl.at+tl.n > len(data) {
+				t.Fatalf("a tile at %d+%d of a %d-byte file", tl.at, tl.n, len(data))
 			}
 		}
 	})
