@@ -446,7 +446,10 @@ func TestHEICStarvation(t *testing.T) {
 			wg.Wait()
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			if _, err := p.Prepare(ctx, png); err != nil {
+			t0 := time.Now()
+			_, err := p.Prepare(ctx, png)
+			t.Logf("PNG: %v after %v; slots held %d", err, time.Since(t0), len(p.sem))
+			if err != nil {
 				t.Fatalf("an ordinary PNG beside two abandoned grids: %v", err)
 			}
 			for range cap(p.sem) { // every slot back: the abandoned decodes have ended

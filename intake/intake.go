@@ -240,6 +240,9 @@ func (p *Preparer) Split(ctx context.Context, data []byte) (int, error) {
 		if err != nil {
 			return 0, unreadable(f, err)
 		}
+		if err := tiffDocument(pages, p.l); err != nil {
+			return 0, err
+		}
 		return len(pages), nil
 	}
 	return 1, nil
@@ -314,6 +317,9 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 		}
 		if page >= len(pages) {
 			return header{}, fmt.Errorf("intake: page %d of a TIFF of %d pages", page+1, len(pages))
+		}
+		if err := tiffDocument(pages, p.l); err != nil {
+			return header{}, err
 		}
 		h.ifd = pages[page]
 		h.orient = h.ifd.orient
