@@ -417,14 +417,18 @@ func heicCost(h heifHeader, size int) cost {
 	return c
 }
 
-// decodeHEICReader is the format table's decode for HEIC, for callers without a context.
+// decodeHEICReader is the format table's decode for HEIC, for callers without a context: a grid
+// tile by tile, within the default limits' bounds on what libheif decodes.
 func decodeHEICReader(r io.Reader) (image.Image, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	h, err := readHEIF(b)
+	_, h, err := heicConfig(b)
 	if err != nil {
+		return nil, err
+	}
+	if err := heicCost(h, len(b)).over(Limits{}.withDefaults()); err != nil {
 		return nil, err
 	}
 	return decodeHEICFile(context.Background(), b, h, DefaultMemPerPixel*DefaultMaxPixels)

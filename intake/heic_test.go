@@ -467,3 +467,17 @@ func TestHEICStarvation(t *testing.T) {
 		})
 	}
 }
+
+// TestHEICFormatTable: the format table's decode, for callers without a context, takes the
+// grid path and its bounds as Prepare does: a grid of more items than libheif reads in good
+// time is refused, not handed to libheif whole.
+func TestHEICFormatTable(t *testing.T) {
+	small := readDoc(t, "small.heic")
+	m, err := decodeHEICReader(bytes.NewReader(gen.Grid(small, 10, 10, 640, 480)))
+	if err != nil || m.Bounds() != image.Rect(0, 0, 640, 480) {
+		t.Fatalf("10×10 tiles over 640×480: %v, %v", m, err)
+	}
+	if _, err := decodeHEICReader(bytes.NewReader(gen.Grid(small, 100, 100, 640, 480))); problem.CodeOf(err) != problem.ImageTooLarge {
+		t.Fatalf("100×100 tiles over 640×480: %v, want image_too_large", err)
+	}
+}
