@@ -363,6 +363,9 @@ func TestHEICGridBounds(t *testing.T) {
 		{name: "mirrored, whole: 10×10 tiles over one tile's picture", data: gen.Grid(small, 10, 10, 640, 480, imir), code: problem.ImageTooLarge,
 			detail: "the HEIC's 100 tiles (its tiles: 640×480 at most) hold 30.7 megapixels for a 640×480 picture, more than the picture needs"},
 		{name: "mirrored, whole: 2×2 tiles over their picture", data: gen.Grid(small, 2, 2, 1280, 960, imir), w: 1280, h: 960, tiles: 1},
+		// Sides of 2³²−1 made the pixels' product overflow into a negative number, under every limit.
+		{name: "a picture of (2³²−1)² declared", data: gen.WithISPE(small, 1<<32-1, 1<<32-1), code: problem.ImageTooLarge,
+			detail: "the image is 16777216×16777216 pixels"},
 		{name: "tiles of 60000² declared", data: gen.WithISPE(gen.Grid(small, 1, 1, 640, 480), 60000, 60000), code: problem.ImageTooLarge,
 			detail: "the image is 640×480 pixels, but the HEIC holds an image (a tile, thumbnail or auxiliary image) of 60000×60000 pixels (3600.0 megapixels)"},
 	}

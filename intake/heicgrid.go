@@ -100,6 +100,9 @@ func readGrid(data []byte, h heifHeader) (heifGrid, bool) {
 		return g, false
 	}
 	across, down := g.needed()
+	if across*down > MaxHEICPictures {
+		return g, true // refused by heicCost before any container is made
+	}
 	for r := range down {
 		for c := range across {
 			g.head = max(g.head, len(tileHead(g.tiles[r*g.cols+c], 0, 0)))

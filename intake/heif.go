@@ -218,7 +218,7 @@ func readMeta(data []byte) (*heifMeta, error) {
 				}
 				it.props = append(it.props, p)
 				if q := m.ipco[index-1]; q.typ == "ispe" && len(q.body) >= 12 {
-					it.w, it.h = int64(binary.BigEndian.Uint32(q.body[4:])), int64(binary.BigEndian.Uint32(q.body[8:]))
+					it.w, it.h = ispe(q.body)
 				}
 			}
 		}
@@ -243,8 +243,8 @@ func readHEIF(data []byte) (heifHeader, error) {
 	var h heifHeader
 	for _, p := range m.ipco {
 		if p.typ == "ispe" && len(p.body) >= 12 {
-			w, ht := binary.BigEndian.Uint32(p.body[4:]), binary.BigEndian.Uint32(p.body[8:])
-			if px := int64(w) * int64(ht); px > h.largest {
+			w, ht := ispe(p.body)
+			if px := w * ht; px > h.largest {
 				h.largest, h.lw, h.lh = px, int(w), int(ht)
 			}
 			h.items++
@@ -256,8 +256,8 @@ func readHEIF(data []byte) (heifHeader, error) {
 		for _, p := range it.props {
 			switch q := m.ipco[p&0x7fff-1]; {
 			case q.typ == "ispe" && len(q.body) >= 12:
-				h.w, h.h = int(binary.BigEndian.Uint32(q.body[4:])), int(binary.BigEndian.Uint32(q.body[8:]))
-				found = true
+				w, ht := ispe(q.body)
+				h.w, h.h, found = int(w), int(ht), true
 			case q.typ == "irot" && len(q.body) >= 1:
 				h.rotate = int(q.body[0] & 3)
 			case q.typ == "imir":
@@ -278,7 +278,7 @@ func readHEIF(data []byte) (heifHeader, error) {
 		}
 		if !derivedType(it.typ) {
 			h.pictures++
-			h.px += it.w * it.h
+			h.px = min(h.px+it.w*it.h, 1<<56)
 			continue
 		}
 		h.derived = h.derived || id == m.primary
@@ -288,13 +288,19 @@ func readHEIF(data []byte) (heifHeader, error) {
 				return heifHeader{}, fmt.Errorf("item %d is derived from item %d, which is no picture of a declared size", id, r)
 			}
 			h.pictures++
-			h.px += t.w * t.h
+			h.px = min(h.px+t.w*t.h, 1<<56) // saturates: over any limit
 			if id == m.primary {
 				h.tw, h.th = max(h.tw, int(t.w)), max(h.th, int(t.h))
 			}
 		}
 	}
 	return h, nil
+}
+
+// ispe reads an ispe property's size, each side at most 2²⁴ (any more is over every limit the
+// same, and is shown as 2²⁴), so that no product of sides overflows.
+func ispe(body []byte) (w, h int64) {
+	return min(int64(binary.BigEndian.Uint32(body[4:])), 1<<24), min(int64(binary.BigEndian.Uint32(body[8:])), 1<<24)
 }
 
 // derivedType is whether an item of this type is made from other items (ISO/IEC 23008-12 6.6):
