@@ -16,6 +16,9 @@ type cost struct {
 	work  int64  // JPEG: samples decoded, summed over its scans; 0 for the other formats
 	scans int    // JPEG scans
 	what  string // what makes it costly, for the refusal's detail
+	// over is a format's own bounds on what it decodes beyond memory (HEIC's tiles, TIFF's
+	// blocks): the refusal, or nil.
+	over func(Limits) error
 }
 
 // jpegCost walks a JPEG's markers as Go's decoder will meet them. Work: a scan makes the decoder

@@ -190,3 +190,35 @@ func BenchmarkTIFF(b *testing.B) {
 	p := New(Limits{})
 	cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), fax, 0); return err })
 }
+
+// BenchmarkHEICGrid prepares an iPhone's grid HEIC (gen2brain/heic's test file, nine 512² tiles
+// under a 1346×1346 grid): the typical phone photo's path, tile by tile.
+func BenchmarkHEICGrid(b *testing.B) {
+	data := iphoneGrid(b)
+	p := New(Limits{})
+	if _, err := heifModule(); err != nil {
+		b.Fatal(err)
+	}
+	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
+}
+
+// BenchmarkHEICGridWorst prepares a costly grid the default limits accept: 8×8 tiles of
+// small.heic's 640×480 over 5120×3840 (23.9 million counted of 40; a 10×10 one is refused by
+// its memory when it could also be decoded whole, as this one can), each tile decoded from its
+// own container.
+func BenchmarkHEICGridWorst(b *testing.B) {
+	data := gen.Grid(readDoc(b, "small.heic"), 8, 8, 5120, 3840)
+	p := New(Limits{})
+	if _, err := heifModule(); err != nil {
+		b.Fatal(err)
+	}
+	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
+}
+
+// BenchmarkTIFFTiles prepares the page of the most blocks the default decode work accepts:
+// 2552×2552 in 101,761 deflate tiles of 8×8 sharing one stream (638 million units of 640).
+func BenchmarkTIFFTiles(b *testing.B) {
+	data := gen.SharedTiles(2552, 2552, 8, 1)
+	p := New(Limits{})
+	cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), data, 0); return err })
+}

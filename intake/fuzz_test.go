@@ -42,8 +42,9 @@ func FuzzOrientation(f *testing.F) {
 // The pixel limit is small so that fuzzing explores headers rather than allocating. Every decode
 // that runs is counted: the cost its headers gave must be within the decode bounds, the decoder
 // must allocate no more than that cost says (measured, plus the file and 1 MiB of the decoders'
-// own state), and it must return no more pixels than the header declared; an input that costs
-// more fails like a crash.
+// own state), and it must return no more pixels than the header declared; a TIFF's reads of
+// its file must be no more than the blocks its cost charged for; an input that costs more fails
+// like a crash.
 func FuzzPrepare(f *testing.F) {
 	for _, name := range []string{"alpha.png", "anim.gif", "bilevel.webp", "cmyk.jpg", "grey16.png",
 		"palette.png", "tiny.png", "truncated.png", "bomb.png", "photo.heic", "scan.pdf", "scan.tiff", "fax.tiff", "scan-jpeg.tiff", "scan.bmp"} {
@@ -74,6 +75,8 @@ func FuzzPrepare(f *testing.F) {
 		f.Add(gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 80), Compression: c, BlackIsZero: true}}))
 	}
 	f.Add(gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 80), Compression: gen.TIFFG3, T4Options: 1}}))
+	f.Add(gen.SharedTiles(64, 64, 8, 2)) // blocks sharing one stream
+	f.Add(gen.SharedTiles(64, 300, 0, 1))
 
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
 	p := New(l)
@@ -87,9 +90,14 @@ func FuzzPrepare(f *testing.F) {
 			alloc   uint64
 			px      int
 		)
+		var reads readCounter
 		p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
+			if ra, ok := r.(io.ReaderAt); ok { // x/image/tiff reads every block through ReadAt
+				reads.r, reads.ra = r, ra
+				r = &reads
+			}
 			m, err := next(r)
 			runtime.ReadMemStats(&after)
 			decoded, alloc = true, after.TotalAlloc-before.TotalAlloc
@@ -105,11 +113,22 @@ func FuzzPrepare(f *testing.F) {
 			if herr != nil || c.scans > l.MaxScans || c.work > l.MaxDecodeWork || c.mem > l.MaxDecodeBytes {
 				t.Fatalf("decoded %+v (header error %v), beyond the limits %+v", c, herr, l)
 			}
-			if slack := uint64(len(data)) + 1<<20; alloc > uint64(c.mem)+slack {
+			slack := uint64(len(data)) + 1<<20
+			if n, _, _ := tiffBlocks(h.ifd); h.f.kind == "tiff" {
+				// Each compressed block gets an inflater of its own (about 45 KB), garbage once
+				// the block is done: its cost is in the block's work charge, not held at once.
+				slack += uint64(n) * 48 << 10
+			}
+			if alloc > uint64(c.mem)+slack {
 				t.Fatalf("the %s decoder allocated %d bytes; its headers said %d", h.f.kind, alloc, c.mem)
 			}
 			if px > h.w*h.h {
 				t.Fatalf("decoded %d pixels; the header said %d×%d", px, h.w, h.h)
+			}
+			// A TIFF's reads: a block (strip or tile) is read in 4 KiB pieces at most, the
+			// directory in a few; the blocks read are no more than tiffWork charged for.
+			if n, _, _ := tiffBlocks(h.ifd); h.f.kind == "tiff" && reads.calls > n+reads.bytes/4096+64 {
+				t.Fatalf("%d reads of %d bytes for a page of %d blocks", reads.calls, reads.bytes, n)
 			}
 		}
 		if err != nil {
@@ -144,6 +163,25 @@ func FuzzPrepare(f *testing.F) {
 			t.Fatalf("the page still holds metadata (or a layout the walk refuses): ok=%v, %d → %d bytes", ok, len(page.Data), len(again))
 		}
 	})
+}
+
+// readCounter counts a decoder's reads of its file, for FuzzPrepare's oracle.
+type readCounter struct {
+	r            io.Reader
+	ra           io.ReaderAt
+	calls, bytes int64
+}
+
+func (c *readCounter) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.calls, c.bytes = c.calls+1, c.bytes+int64(n)
+	return n, err
+}
+
+func (c *readCounter) ReadAt(b []byte, off int64) (int, error) {
+	n, err := c.ra.ReadAt(b, off)
+	c.calls, c.bytes = c.calls+1, c.bytes+int64(n)
+	return n, err
 }
 
 // FuzzStrip feeds the metadata walks arbitrary bytes as JPEG and as PNG: they must never panic;
@@ -198,7 +236,9 @@ func FuzzStrip(f *testing.F) {
 
 // FuzzHEIC feeds the HEIC path arbitrary containers: readHEIF must never panic, and Prepare must
 // answer with a page or one of intake's codes. The pixel limit is small, so every decode that
-// runs is of a small picture in a module whose memory is capped (16 MiB): each is bounded.
+// runs is of a small picture in a module whose memory is capped (16 MiB at most): each is
+// bounded. Every picture handed to libheif is counted, with its pixels: they must stay within
+// what the header's cost charged (heicPlan), which is within the limits.
 func FuzzHEIC(f *testing.F) {
 	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic", "truncated.heic"} {
 		data, err := os.ReadFile(filepath.Join(documents, name))
@@ -210,6 +250,12 @@ func FuzzHEIC(f *testing.F) {
 	if grid, err := moduleGrid(); err == nil {
 		f.Add(grid) // an iPhone's grid: readGrid's walk
 	}
+	small, err := os.ReadFile(filepath.Join(documents, "small.heic"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gen.Grid(small, 3, 3, 700, 500))  // tiles past the picture
+	f.Add(gen.Grid(small, 2, 2, 1280, 960)) // within the pixel limit
 	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
 	if err := Start(""); err != nil {
 		f.Fatal(err)
@@ -221,7 +267,24 @@ func FuzzHEIC(f *testing.F) {
 		if kind, _ := Sniff(data); kind != "heic" {
 			return
 		}
-		pg, err := p.Prepare(context.Background(), data)
+		var w heicWork
+		h, herr := p.inspect(data, 0)
+		pg, err := p.Prepare(withHEICWork(context.Background(), &w), data)
+		if n := w.pictures.Load(); n > 0 {
+			// What was decoded stays within what was charged: the pictures and pixels of the
+			// plan the cost was worked out for, a grid's fallback to a whole decode included.
+			if herr != nil {
+				t.Fatalf("decoded %d pictures of a file refused from its header: %v", n, herr)
+			}
+			pics, px, _ := heicPlan(h.heif, false)
+			if h.heif.grid != nil && wholeOK(h.heif) {
+				wp, wpx, _ := heicPlan(h.heif, true)
+				pics, px = max(pics, wp), max(px, wpx)
+			}
+			if n > int64(pics) || w.px.Load() > px || px+heicPerPicture*int64(pics) > int64(p.l.MaxPixels) {
+				t.Fatalf("decoded %d pictures of %d pixels; charged %d of %d (limit %d)", n, w.px.Load(), pics, px, p.l.MaxPixels)
+			}
+		}
 		if err != nil {
 			switch problem.CodeOf(err) {
 			case problem.ImageUnreadable, problem.ImageTooLarge, problem.PayloadTooLarge:
@@ -284,7 +347,9 @@ func FuzzPDF(f *testing.F) {
 }
 
 // FuzzGrid feeds the container walks arbitrary bytes: no panic, and a grid they accept is one
-// decodeGrid can patch and lay out (every offset inside the file, a tile for every cell).
+// decodeGrid can lay out (every tile's data inside the file, a tile for every cell), whose
+// tiles decoded are bounded by the picture and are what heicCost charges, each read from a
+// container of one picture of its size.
 func FuzzGrid(f *testing.F) {
 	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic"} {
 		data, err := os.ReadFile(filepath.Join(documents, name))
@@ -296,6 +361,11 @@ func FuzzGrid(f *testing.F) {
 	if grid, err := moduleGrid(); err == nil {
 		f.Add(grid)
 	}
+	small, err := os.ReadFile(filepath.Join(documents, "small.heic"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gen.Grid(small, 4, 4, 700, 500))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := readHEIF(data)
 		if err != nil {
@@ -305,13 +375,38 @@ func FuzzGrid(f *testing.F) {
 		if !ok {
 			return
 		}
-		if len(g.ids) != g.rows*g.cols || len(g.flags) != len(g.ids) || g.pitm < 0 || g.pitm+2 > len(data) {
+		if len(g.tiles) != g.rows*g.cols {
 			t.Fatalf("grid %+v of a %d-byte file", g, len(data))
 		}
-		for _, at := range g.flags {
-			if at < 0 || at >= len(data) {
-				t.Fatalf("flags at %d of a %d-byte file", at, len(data))
+		for _, tl := range g.tiles {
+			if tl.at < 0 || tl.n <= 0 || tl.at+tl.n > len(data) {
+				t.Fatalf("a tile at %d+%d of a %d-byte file", tl.at, tl.n, len(data))
 			}
+		}
+		// The tiles decoded are those that cover the picture, no more: their count and pixels
+		// are bounded by the picture's, and what heicCost charges is what they are.
+		n, px := g.decodes()
+		if across, down := (g.w+g.tw-1)/g.tw, (g.h+g.th-1)/g.th; n > across*down ||
+			px > (int64(g.w)+int64(g.tw))*(int64(g.h)+int64(g.th)) {
+			t.Fatalf("%d tiles of %d×%d decoded for a %d×%d picture", n, g.tw, g.th, g.w, g.h)
+		}
+		h.grid = &g
+		if pics, ppx, _ := heicPlan(h, false); pics != n || ppx != px {
+			t.Fatalf("charged %d pictures of %d pixels, decodes %d of %d", pics, ppx, n, px)
+		}
+		// Each tile's container is one picture of the tile's size, within the room kept for it
+		// (kept only for grids heicCost does not refuse for their pictures).
+		if n > MaxHEICPictures {
+			return
+		}
+		across, _ := g.needed()
+		file := append(tileHead(g.tiles[0], g.head, len(data)), data...)
+		if len(file) != g.head+len(data) || across < 1 {
+			t.Fatalf("a tile's container of %d bytes for %d", len(file)-len(data), g.head)
+		}
+		th, err := readHEIF(file)
+		if err != nil || th.w != g.tw || th.h != g.th || th.pictures != 1 || th.derived {
+			t.Fatalf("a tile's container reads as %+v, %v; want one %d×%d picture", th, err, g.tw, g.th)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	_ "unsafe" // for go:linkname
 
 	// The HEIC decoder is libheif and libde265 compiled to WebAssembly, embedded in this package
@@ -18,6 +19,7 @@ import (
 	// behaviour and no bounds, so intake never calls it. Build with -tags nodynamic to leave out
 	// its loader (purego) as well.
 	_ "github.com/gen2brain/heic"
+	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -127,7 +129,7 @@ func decodeHEIC(ctx context.Context, data []byte, limit int64) (image.Image, err
 
 // decodeHEICProbe is decodeHEIC that also returns the module's memory, for tests.
 func decodeHEICProbe(ctx context.Context, data []byte, limit int64, memp **capped) (image.Image, error) {
-	d, err := newHEIFDecoder(ctx, data, limit)
+	d, err := newHEIFDecoder(ctx, data, 0, limit)
 	if d != nil {
 		*memp = d.mem
 		defer d.close()
@@ -139,23 +141,24 @@ func decodeHEICProbe(ctx context.Context, data []byte, limit int64, memp **cappe
 }
 
 // heifDecoder is one instance of the module holding one file, whose primary image it decodes,
-// as many times as asked: a grid's tiles are decoded by making each the primary in turn (patch),
-// in one instance, without copying the file again.
+// as many times as asked. Before the file it keeps room for a small container of head bytes:
+// a grid's tiles are decoded one by one, each from a container of its own written there
+// (tileFile), whose tile's data is in the file, without copying the file again.
 type heifDecoder struct {
 	mod            api.Module
 	mem            *capped
 	malloc, decode api.Function
 	free           api.Function
-	in, out        uint64 // the file in the module's memory; 20 bytes of results
-	n              int
+	in, out        uint64 // the head bytes and the file in the module's memory; 20 bytes of results
+	n, room        int    // bytes decoded from in; head
 }
 
-func newHEIFDecoder(ctx context.Context, data []byte, limit int64) (*heifDecoder, error) {
+func newHEIFDecoder(ctx context.Context, data []byte, head int, limit int64) (*heifDecoder, error) {
 	hr, err := heifModule()
 	if err != nil {
 		return nil, fmt.Errorf("heic: start: %w", err)
 	}
-	d := &heifDecoder{n: len(data)}
+	d := &heifDecoder{n: head + len(data), room: head}
 	ictx := experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(c, _ uint64) experimental.LinearMemory {
 		d.mem = newCapped(c, uint64(limit))
 		return d.mem
@@ -166,10 +169,10 @@ func newHEIFDecoder(ctx context.Context, data []byte, limit int64) (*heifDecoder
 	}
 	d.mod = mod
 	d.malloc, d.decode, d.free = mod.ExportedFunction("malloc"), mod.ExportedFunction("decode"), mod.ExportedFunction("free")
-	if d.in, err = d.alloc(ctx, len(data)); err != nil {
+	if d.in, err = d.alloc(ctx, d.n); err != nil {
 		return d, err
 	}
-	if !mod.Memory().Write(uint32(d.in), data) {
+	if !mod.Memory().Write(uint32(d.in)+uint32(head), data) {
 		return d, errors.New("heic: write")
 	}
 	if d.out, err = d.alloc(ctx, 20); err != nil {
@@ -205,9 +208,9 @@ func (d *heifDecoder) alloc(ctx context.Context, n int) (uint64, error) {
 	return p, nil
 }
 
-// patch writes b at offset at of the file held.
-func (d *heifDecoder) patch(at int, b []byte) bool {
-	return at >= 0 && at+len(b) <= d.n && d.mod.Memory().Write(uint32(d.in)+uint32(at), b)
+// head writes the container to decode before the file, b being head bytes.
+func (d *heifDecoder) head(b []byte) bool {
+	return len(b) == d.room && d.mod.Memory().Write(uint32(d.in), b)
 }
 
 // picture decodes the file's primary image, its pixels copied out of the module's memory.
@@ -222,6 +225,7 @@ func (d *heifDecoder) picture(ctx context.Context) (image.Image, error) {
 		return nil, heicFailed(err, d.mem)
 	}
 	w, h, space, chroma := int(u32(0)), int(u32(1)), u32(2), u32(3)
+	countWork(ctx, int64(w)*int64(h))
 	rect := image.Rect(0, 0, w, h)
 	var size, ys, cs int
 	var ratio image.YCbCrSubsampleRatio
@@ -313,31 +317,138 @@ func yCbCrSize(r image.Rectangle, ratio image.YCbCrSubsampleRatio) (w, h, cw, ch
 	return
 }
 
-// The memory a HEIC decode holds per pixel of its primary image: the module's memory peaks at
-// 6.9 bytes a pixel for a 12-megapixel photo, 8.9 when the container turns it (the coded
-// picture, libheif's copy and its turned copy, the glue's output, the file; TestHEICMemoryBound),
-// and the planes copied out of it take 1.5. At the default limits a HEIC of up to 26 megapixels
-// is decoded (an iPhone's 24-megapixel photo is).
+// The memory a HEIC decode holds per pixel of what libheif decodes at once (the picture, or one
+// tile): the module's memory peaks at 6.9 bytes a pixel for a 12-megapixel photo, 8.9 when the
+// container turns it (the coded picture, libheif's copy and its turned copy, the glue's output,
+// the file; TestHEICMemoryBound), plus what it holds whatever the picture (small.heic, 640×480,
+// peaks at 2.0 MB); the planes copied out of it take 1.5, and a grid's picture put together
+// here 1.5 again (and once more turned). The module's memory is capped at what is charged for
+// it, so a coded picture larger than its header says stops there. At the default limits a
+// single HEIC picture of up to 26 megapixels is decoded (an iPhone's 24-megapixel photo is).
 const (
 	heicWasmPerPixel = 10
 	heicCopyPerPixel = 2
+	heicModuleBase   = 4 << 20
 )
 
-// heicCost: the module's memory and the copy of the planes.
-func heicCost(h heifHeader, size int) cost {
-	px := int64(h.w) * int64(h.h)
-	return cost{mem: (heicWasmPerPixel+heicCopyPerPixel)*px + int64(size), what: "HEIC"}
+// What a HEIC may make libheif decode, beside its memory. Each picture (a tile) costs about
+// 12 ms of one core whatever its size (libde265's set-up; 128² tiles take 12–15 ms each, 512²
+// tiles 20–35 ms), counted as heicPerPicture pixels; pixels and that count together are held
+// to OCR_MAX_PIXELS, and the pictures to MaxHEICPictures. A phone's 12-megapixel grid is 48
+// tiles of 512² (15.7 million counted), a 24-megapixel one 108 (35.4 million).
+const (
+	MaxHEICPictures = 256
+	heicPerPicture  = 65536
+)
+
+// heicPlan is what decoding h will do: decodeGrid's tiles, or (whole, or without a grid)
+// libheif's decode of the primary, tiles, alpha and all; and the most pixels it holds at once.
+func heicPlan(h heifHeader, whole bool) (pictures int, px, at1 int64) {
+	if g := h.grid; g != nil && !whole {
+		n, px := g.decodes()
+		return n, px, int64(g.tw) * int64(g.th)
+	}
+	pic := int64(h.w) * int64(h.h)
+	return max(h.pictures, 1), max(h.px, pic), max(h.px, pic)
 }
 
-// decodeHEICReader is the format table's decode for HEIC, for callers without a context.
+// wholeOK is whether a grid whose tiles turn out to differ may go to libheif whole: only when
+// that decodes no more pictures, and no more pixels, than its tiles that cover the picture.
+func wholeOK(h heifHeader) bool {
+	n, px, _ := heicPlan(h, false)
+	wn, wpx, _ := heicPlan(h, true)
+	return wn <= n && wpx <= px
+}
+
+// heicWasm is the module memory a decode of h may take, and is capped at: per pixel of what it
+// holds at once, the module's own, and the file (and a tile's container before it).
+func heicWasm(h heifHeader, size int, whole bool) int64 {
+	_, px, at1 := heicPlan(h, whole)
+	wasm := heicWasmPerPixel*at1 + heicModuleBase + int64(size)
+	if h.grid != nil && !whole {
+		// The glue never releases a decoded picture: each tile leaves its planes in the
+		// module's memory (1.5 bytes a pixel for the 4:2:0 tiles decodeGrid takes after its
+		// first; TestHEICGridMemory).
+		wasm += heicCopyPerPixel*px + int64(h.grid.head)
+	}
+	return wasm
+}
+
+// heicCost: the module's memory and the planes copied out of it (for a grid, each tile's and
+// the picture put together, turned), or a whole decode's if that is more, since a grid whose
+// tiles turn out unequal is decoded whole; and the bounds on the pictures it decodes.
+func heicCost(h heifHeader, size int) cost {
+	pic := int64(h.w) * int64(h.h)
+	pictures, px, at1 := heicPlan(h, false)
+	c := cost{mem: heicWasm(h, size, true) + heicCopyPerPixel*pic, what: "HEIC"}
+	if h.grid != nil {
+		c.mem = heicWasm(h, size, false) + heicCopyPerPixel*(at1+2*pic)
+		if wholeOK(h) {
+			c.mem = max(c.mem, heicWasm(h, size, true)+heicCopyPerPixel*pic)
+		}
+	}
+	c.over = func(l Limits) error {
+		units := px + heicPerPicture*int64(pictures)
+		tiles := ""
+		if h.derived {
+			tiles = fmt.Sprintf(" (its tiles: %d×%d at most)", h.tw, h.th)
+			if h.grid != nil {
+				tiles = fmt.Sprintf(" (the tiles of %d×%d that cover it)", h.grid.tw, h.grid.th)
+			}
+		}
+		switch {
+		case h.entries > MaxHEIFItems:
+			return problem.Errorf(problem.ImageTooLarge,
+				"the HEIC's container lists %d items; the limit is %d: export it as JPEG", h.entries, MaxHEIFItems)
+		case pictures > MaxHEICPictures:
+			return problem.Errorf(problem.ImageTooLarge,
+				"decoding this %d×%d HEIC means decoding %d pictures%s; the limit is %d: export it as JPEG", h.w, h.h, pictures, tiles, MaxHEICPictures)
+		case h.grid == nil && h.derived && h.px > (int64(h.w)+int64(h.tw))*(int64(h.h)+int64(h.th)):
+			return problem.Errorf(problem.ImageTooLarge,
+				"the HEIC's %d tiles%s hold %.1f megapixels for a %d×%d picture, more than the picture needs: export it as JPEG",
+				h.pictures, tiles, float64(h.px)/1e6, h.w, h.h)
+		case units > int64(l.MaxPixels):
+			return problem.Errorf(problem.ImageTooLarge,
+				"decoding this %d×%d HEIC means decoding %d pictures%s of %.1f megapixels, counted as %.1f with each picture's set-up; the limit is %.1f megapixels: export it as JPEG",
+				h.w, h.h, pictures, tiles, float64(px)/1e6, float64(units)/1e6, float64(l.MaxPixels)/1e6)
+		}
+		return nil
+	}
+	return c
+}
+
+// decodeHEICReader is the format table's decode for HEIC, for callers without a context: a grid
+// tile by tile, within the default limits' bounds on what libheif decodes.
 func decodeHEICReader(r io.Reader) (image.Image, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	h, err := readHEIF(b)
+	_, h, err := heicConfig(b)
 	if err != nil {
 		return nil, err
 	}
+	if err := heicCost(h, len(b)).over(Limits{}.withDefaults()); err != nil {
+		return nil, err
+	}
 	return decodeHEICFile(context.Background(), b, h, DefaultMemPerPixel*DefaultMaxPixels)
+}
+
+// heicWork counts the pictures a HEIC decode hands to libheif and their pixels (a tile's, or the
+// primary's as libheif reports it), for the oracles of the tests and fuzzers: what is decoded
+// must stay within what was charged for it. Atomic: a decode may run on after its caller.
+type heicWork struct{ pictures, px atomic.Int64 }
+
+type heicWorkKey struct{}
+
+// withHEICWork returns ctx carrying w, which every decode under it counts into.
+func withHEICWork(ctx context.Context, w *heicWork) context.Context {
+	return context.WithValue(ctx, heicWorkKey{}, w)
+}
+
+func countWork(ctx context.Context, px int64) {
+	if w, ok := ctx.Value(heicWorkKey{}).(*heicWork); ok {
+		w.pictures.Add(1)
+		w.px.Add(px)
+	}
 }

@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"image"
@@ -12,9 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gen2brain/heic"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -50,10 +55,11 @@ func TestHEIC(t *testing.T) {
 		{name: "ispe over the pixel limit", file: "bomb-ispe.heic", code: problem.ImageTooLarge,
 			detail: "the image is 8192×8192 pixels (67.1 megapixels); the limit is 40.0 megapixels"},
 		{name: "over the memory bound by its ispe", file: "photo-irot.heic", limits: Limits{MaxDecodeBytes: 100 << 20},
-			code: problem.ImageTooLarge, detail: "decoding this 3024×4032 HEIC would take 139.6 MiB of memory; the limit is 100 MiB"},
-		// libheif sizes its buffers from the ispe and libde265 writes the larger picture past them:
-		// the module traps, inside its own memory.
-		{name: "coded picture larger than its ispe", file: "lying-ispe.heic", code: problem.ImageUnreadable, decoded: true},
+			code: problem.ImageTooLarge, detail: "decoding this 3024×4032 HEIC would take 143.6 MiB of memory; the limit is 100 MiB"},
+		// The module's memory is capped at what the ispe's picture takes: the 4096² coded
+		// picture stops there, before it is decoded.
+		{name: "coded picture larger than its ispe", file: "lying-ispe.heic", code: problem.ImageTooLarge, decoded: true,
+			detail: "decoding this HEIC needs more than the 4.1 MiB of memory its headers allow for"},
 		{name: "truncated", file: "truncated.heic", code: problem.ImageUnreadable, decoded: true},
 		{name: "no meta box", file: "", code: problem.ImageUnreadable, detail: "a HEIC/HEIF image but is truncated or corrupt"},
 	}
@@ -263,7 +269,7 @@ func TestHEICGridILOCBound(t *testing.T) {
 		t.Fatal("a grid read from an iloc past the budget")
 	}
 	meta, _ := child(boxes(data), "meta")
-	if _, ok := itemData(data, boxes(meta.body[4:]), 1); ok {
+	if _, ok := ilocAll(data, boxes(meta.body[4:]))[1]; ok {
 		t.Fatal("item data found past the budget")
 	}
 }
@@ -321,4 +327,163 @@ func moduleGrid() ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "testdata", "test.heic"))
+}
+
+// TestHEICGridBounds: a grid decodes only the tiles that cover its picture, and what it would
+// make libheif decode (tiles, their pixels, the container's items) is bounded before any
+// decode, refused as image_too_large by what is over the limit. Each case's grid is made from
+// small.heic's one 640×480 picture, every tile sharing it, as a hostile grid does in a few KB.
+// Before, a 10×10 grid over 640×480 decoded all 100 tiles (5.4 CPU-s), a 40×40 one ran to the
+// deadline, and a tile or thumbnail of 60000² was named by the picture's 640×480.
+func TestHEICGridBounds(t *testing.T) {
+	small := readDoc(t, "small.heic")
+	imir := rbox("imir", []byte{0})
+	tests := []struct {
+		name       string
+		data       []byte
+		limits     Limits
+		code       problem.Code
+		detail     string
+		w, h       int
+		tiles      int64 // decoded, counted
+		tileBudget int   // tiles decoded tile by tile at most (heicPlan)
+	}{
+		{name: "one tile", data: gen.Grid(small, 1, 1, 640, 480), w: 640, h: 480, tiles: 1},
+		{name: "4×4 tiles over their picture", data: gen.Grid(small, 4, 4, 2560, 1920), limits: Limits{MaxEdge: 640}, w: 640, h: 480, tiles: 16},
+		{name: "a last column and row cut", data: gen.Grid(small, 2, 2, 700, 500), w: 700, h: 500, tiles: 4},
+		{name: "10×10 tiles over one tile's picture", data: gen.Grid(small, 10, 10, 640, 480), w: 640, h: 480, tiles: 1},
+		{name: "30×30 tiles over one tile's picture", data: gen.Grid(small, 30, 30, 640, 480), w: 640, h: 480, tiles: 1},
+		{name: "40×40 tiles: too many items", data: gen.Grid(small, 40, 40, 640, 480), code: problem.ImageTooLarge,
+			detail: "the HEIC's container lists 1601 items; the limit is 1024"},
+		{name: "17×17 tiles over their picture: too many pictures", data: gen.Grid(small, 17, 17, 10880, 8160), limits: Limits{MaxPixels: 100e6},
+			code: problem.ImageTooLarge, detail: "decoding this 10880×8160 HEIC means decoding 289 pictures (the tiles of 640×480 that cover it); the limit is 256"},
+		{name: "8×8 tiles over their picture: too many pixels", data: gen.Grid(small, 8, 8, 5120, 3840), limits: Limits{MaxPixels: 20e6},
+			code: problem.ImageTooLarge, detail: "means decoding 64 pictures (the tiles of 640×480 that cover it) of 19.7 megapixels, counted as 23.9 with each picture's set-up; the limit is 20.0 megapixels"},
+		// A mirrored grid goes to libheif whole, which would decode every tile.
+		{name: "mirrored, whole: 10×10 tiles over one tile's picture", data: gen.Grid(small, 10, 10, 640, 480, imir), code: problem.ImageTooLarge,
+			detail: "the HEIC's 100 tiles (its tiles: 640×480 at most) hold 30.7 megapixels for a 640×480 picture, more than the picture needs"},
+		{name: "mirrored, whole: 2×2 tiles over their picture", data: gen.Grid(small, 2, 2, 1280, 960, imir), w: 1280, h: 960, tiles: 1},
+		// Sides of 2³²−1 made the pixels' product overflow into a negative number, under every limit.
+		{name: "a picture of (2³²−1)² declared", data: gen.WithISPE(small, 1<<32-1, 1<<32-1), code: problem.ImageTooLarge,
+			detail: "the image is 16777216×16777216 pixels"},
+		{name: "tiles of 60000² declared", data: gen.WithISPE(gen.Grid(small, 1, 1, 640, 480), 60000, 60000), code: problem.ImageTooLarge,
+			detail: "the image is 640×480 pixels, but the HEIC holds an image (a tile, thumbnail or auxiliary image) of 60000×60000 pixels (3600.0 megapixels)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w heicWork
+			p := New(tt.limits)
+			pg, err := p.Prepare(withHEICWork(t.Context(), &w), tt.data)
+			if tt.code != "" {
+				pe, ok := err.(*problem.Error)
+				if !ok || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {
+					t.Fatalf("got %v, want %s holding %q", err, tt.code, tt.detail)
+				}
+				if n := w.pictures.Load(); n != 0 {
+					t.Errorf("refused after %d pictures decoded", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pg.Width != tt.w || pg.Height != tt.h {
+				t.Errorf("got %d×%d, want %d×%d", pg.Width, pg.Height, tt.w, tt.h)
+			}
+			if n := w.pictures.Load(); n != tt.tiles {
+				t.Errorf("%d pictures decoded, want %d", n, tt.tiles)
+			}
+		})
+	}
+}
+
+// TestHEICStarvation: two callers' HEIC grids cannot hold both decode slots once their callers
+// have hung up, and an ordinary PNG from a third caller is answered. Before, a 100×100 grid
+// over 640×480 (446 KB) was decoded, libheif reading its container in about 8 s for each of
+// its tiles: both slots were held for minutes and the PNG was refused as overloaded at its
+// deadline. Now it is refused from its header, and an accepted grid whose caller hangs up
+// decodes at most the tile in hand: each tile is a small container of its own, decoded in
+// 30 ms or so, and ctx is looked at before the next.
+func TestHEICStarvation(t *testing.T) {
+	small := readDoc(t, "small.heic")
+	png := read(t, "palette.png")
+	if _, err := heifModule(); err != nil { // compiled as a process starts (Start), not in a request
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+	}{
+		{"100×100 tiles over 640×480", gen.Grid(small, 100, 100, 640, 480)},
+		{"8×8 tiles over 5120×3840", gen.Grid(small, 8, 8, 5120, 3840)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Limits{})
+			p.sem = make(chan struct{}, 2)
+			var wg sync.WaitGroup
+			works := make([]*heicWork, 2)
+			at := make([]int64, 2) // pictures counted when the caller hung up
+			for i := range works {
+				works[i] = &heicWork{}
+				ctx, cancel := context.WithCancel(withHEICWork(context.Background(), works[i]))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					done := make(chan struct{})
+					go func() { p.Prepare(ctx, tt.data); close(done) }()
+					// The caller hangs up once its decode is under way, or after 200 ms.
+					wait := time.After(200 * time.Millisecond)
+				poll:
+					for works[i].pictures.Load() == 0 {
+						select {
+						case <-done:
+							cancel()
+							return
+						case <-wait:
+							break poll
+						case <-time.After(time.Millisecond):
+						}
+					}
+					at[i] = works[i].pictures.Load()
+					cancel()
+					<-done
+				}()
+			}
+			wg.Wait()
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			t0 := time.Now()
+			_, err := p.Prepare(ctx, png)
+			t.Logf("the PNG answered %v after the hang-ups, %d slots still held", time.Since(t0), len(p.sem))
+			if err != nil {
+				t.Fatalf("an ordinary PNG beside two abandoned grids: %v", err)
+			}
+			for range cap(p.sem) { // every slot back: the abandoned decodes have ended
+				select {
+				case p.sem <- struct{}{}:
+				case <-time.After(time.Minute):
+					t.Fatal("the abandoned decodes still hold their slots after a minute")
+				}
+			}
+			for i, w := range works {
+				if after := w.pictures.Load() - at[i]; after > 1 {
+					t.Errorf("caller %d: %d pictures decoded after its caller hung up; want the one in hand at most", i, after)
+				}
+			}
+		})
+	}
+}
+
+// TestHEICFormatTable: the format table's decode, for callers without a context, takes the
+// grid path and its bounds as Prepare does: a grid of more items than libheif reads in good
+// time is refused, not handed to libheif whole.
+func TestHEICFormatTable(t *testing.T) {
+	small := readDoc(t, "small.heic")
+	m, err := decodeHEICReader(bytes.NewReader(gen.Grid(small, 10, 10, 640, 480)))
+	if err != nil || m.Bounds() != image.Rect(0, 0, 640, 480) {
+		t.Fatalf("10×10 tiles over 640×480: %v, %v", m, err)
+	}
+	if _, err := decodeHEICReader(bytes.NewReader(gen.Grid(small, 100, 100, 640, 480))); problem.CodeOf(err) != problem.ImageTooLarge {
+		t.Fatalf("100×100 tiles over 640×480: %v, want image_too_large", err)
+	}
 }

@@ -240,6 +240,9 @@ func (p *Preparer) Split(ctx context.Context, data []byte) (int, error) {
 		if err != nil {
 			return 0, unreadable(f, err)
 		}
+		if err := tiffDocument(pages, p.l); err != nil {
+			return 0, err
+		}
 		return len(pages), nil
 	}
 	return 1, nil
@@ -315,6 +318,9 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 		if page >= len(pages) {
 			return header{}, fmt.Errorf("intake: page %d of a TIFF of %d pages", page+1, len(pages))
 		}
+		if err := tiffDocument(pages, p.l); err != nil {
+			return header{}, err
+		}
 		h.ifd = pages[page]
 		h.orient = h.ifd.orient
 		if err := tiffSupported(h.ifd, page); err != nil {
@@ -353,9 +359,13 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 	}
 	h.w, h.h, h.model = cfg.Width, cfg.Height, cfg.ColorModel
 	if px := max(int64(h.w)*int64(h.h), h.heif.largest); px > int64(p.l.MaxPixels) {
+		what, w, ht := "the image is", h.w, h.h
+		if px > int64(h.w)*int64(h.h) { // a HEIC's tile, thumbnail or auxiliary image: the size over the limit
+			what, w, ht = fmt.Sprintf("the image is %d×%d pixels, but the HEIC holds an image (a tile, thumbnail or auxiliary image) of", h.w, h.h), h.heif.lw, h.heif.lh
+		}
 		return header{}, problem.Errorf(problem.ImageTooLarge,
-			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
-			h.w, h.h, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
+			"%s %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
+			what, w, ht, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
 	}
 	if h.w < p.l.MinSide || h.h < p.l.MinSide {
 		return header{}, problem.Errorf(problem.ImageUnreadable,
@@ -376,6 +386,11 @@ func (p *Preparer) inspect(data []byte, page int) (header, error) {
 // bound refuses an image whose decode would cost more than the limits allow, from its headers.
 func (p *Preparer) bound(h header) error {
 	c, l := h.cost, p.l
+	if c.over != nil { // a format's own bounds (HEIC's pictures, TIFF's blocks)
+		if err := c.over(l); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.scans > l.MaxScans:
 		return problem.Errorf(problem.ImageTooLarge,
@@ -468,7 +483,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	}
 	if errors.Is(err, errHEICMemory) {
 		return Page{}, &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
-			"decoding this HEIC needs more than the %s limit of memory (its picture is larger than its header says): export it as JPEG", mib(p.l.MaxDecodeBytes))}
+			"decoding this HEIC needs more than the %s of memory its headers allow for (its picture is larger than they say): export it as JPEG", mib(h.cost.mem))}
 	}
 	if err != nil {
 		return Page{}, unreadable(h.f, err)

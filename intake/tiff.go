@@ -15,6 +15,7 @@ import (
 	"golang.org/x/image/tiff"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
+	"github.com/ocrdraft/ocrdraft/problem"
 )
 
 // MaxTIFFPages is the most IFDs a TIFF's chain is followed for. A fax or a scanner's batch has
@@ -42,6 +43,7 @@ type ifd struct {
 	format  int // SampleFormat: the first value that is not 1 (unsigned), else 1
 	t4      int // T4Options: bit 0 2-D coding, bit 1 uncompressed mode, bit 2 EOLs byte-aligned
 	inkSet  int // InkSet, 1 (CMYK) when absent
+	tables  int // JPEGTables: its bytes, which decodeTIFFJPEG puts before every block
 	// stretch is how many rows each row stands for, when the page's pixels are taller than
 	// wide (a fax in normal mode is 204×98 dpi): YResolution below XResolution by a fifth or
 	// more. 0 or 1: square enough.
@@ -151,6 +153,10 @@ func readIFD(data []byte, bo binary.ByteOrder, off int64) (ifd, int64, error) {
 					}
 				}
 			}
+			continue
+		}
+		if tag == 347 {
+			d.tables = int(min(count, math.MaxInt32))
 			continue
 		}
 		if count != 1 || typ != 3 && typ != 4 {
@@ -442,6 +448,13 @@ func bytesPerPixel(m color.Model) int64 {
 // times over). An uncompressed block is read as stored, at most the file. A JPEG-compressed
 // page is decoded by decodeTIFFJPEG.
 func tiffCost(d ifd, cfg image.Config, size int) cost {
+	c := tiffMem(d, cfg, size)
+	c.work = tiffWork(d)
+	c.over = func(l Limits) error { return tiffOver(d, c.work, l) }
+	return c
+}
+
+func tiffMem(d ifd, cfg image.Config, size int) cost {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	bw, bh := w, h
 	if d.tileW > 0 && d.tileH > 0 {
@@ -468,6 +481,78 @@ func tiffCost(d ifd, cfg image.Config, size int) cost {
 		c.what = "compressed TIFF"
 	}
 	return c
+}
+
+// The work of decoding a TIFF page, in the units of Limits.MaxDecodeWork (a JPEG's samples,
+// about 3 ns of one core each): every block (strip or tile) costs a decoder of its own whatever
+// its data, 10–16 µs with x/image/tiff's inflate (390,625 8×8 deflate tiles sharing one
+// 20-byte stream took 4.3 s, 97,656 16×16 ones 1.9 s, on a loaded machine; a page of 20,000
+// strips 0.6 s), counted as tiffPerBlock (about 18 µs); each block of JPEG copies JPEGTables before its data and reads both twice;
+// and every byte the page decodes to counts twice. What the blocks' data says does not count:
+// blocks may share one stream, and a deflate stream may say anything.
+const tiffPerBlock = 6144
+
+// tiffBlocks is the page's blocks and the size of each, as the decoders cut it.
+func tiffBlocks(d ifd) (n, bw, bh int64) {
+	w, h := int64(max(d.w, 0)), int64(max(d.h, 0))
+	bw, bh = w, h
+	if d.tileW > 0 && d.tileH > 0 {
+		bw, bh = int64(d.tileW), int64(d.tileH)
+	} else if d.rows > 0 && int64(d.rows) < h {
+		bh = int64(d.rows)
+	}
+	if bw == 0 || bh == 0 {
+		return 0, bw, bh
+	}
+	return ((w + bw - 1) / bw) * ((h + bh - 1) / bh), bw, bh
+}
+
+// tiffWork: per block, tiffPerBlock (and JPEGTables four times over for JPEG blocks), and two
+// units a byte of the blocks decoded, at the most bytes a pixel its samples can take (8).
+func tiffWork(d ifd) int64 {
+	n, bw, bh := tiffBlocks(d)
+	bpp := int64(8)
+	if d.bits > 0 && d.samples > 0 {
+		bpp = min(8, max(1, int64(d.samples)*int64(max(d.bits, 8))/8))
+	}
+	per := int64(tiffPerBlock)
+	if d.compression == 7 {
+		per += 4*int64(d.tables) + 9*bw*bh // and each block decoded as a baseline JPEG, its samples
+	}
+	return n*per + 2*n*bw*bh*bpp
+}
+
+// tiffOver refuses a page whose blocks would take more than the decode work allows.
+func tiffOver(d ifd, work int64, l Limits) error {
+	if work <= l.MaxDecodeWork {
+		return nil
+	}
+	n, bw, bh := tiffBlocks(d)
+	return problem.Errorf(problem.ImageTooLarge,
+		"decoding this %d×%d TIFF page means decoding %d blocks of %d×%d, %d million units of work; the limit is %d million: save it again with fewer, larger strips or tiles (or as PNG or PDF)",
+		d.w, d.h, n, bw, bh, work/1e6, l.MaxDecodeWork/1e6)
+}
+
+// MaxTIFFWork is how much more than one page's decode work all the pages of one TIFF may take
+// together: ten pages that each take what one may would be 20 s of one core.
+const MaxTIFFWork = 4
+
+// tiffDocument refuses a TIFF whose pages together would take more than MaxTIFFWork pages'
+// decode work, from their directories, before any is decoded.
+func tiffDocument(pages []ifd, l Limits) error {
+	var sum int64
+	for _, d := range pages {
+		if int64(d.w)*int64(d.h) > int64(l.MaxPixels) || d.tileW > d.w+256 || d.tileH > d.h+256 {
+			continue // refused on its own, before its blocks are counted
+		}
+		sum += tiffWork(d)
+	}
+	if limit := MaxTIFFWork * l.MaxDecodeWork; sum > limit {
+		return problem.Errorf(problem.ImageTooLarge,
+			"decoding the TIFF's %d pages means %d million units of work; the limit for one document is %d million: send fewer pages per request, or pages with fewer, larger strips or tiles",
+			len(pages), sum/1e6, limit/1e6)
+	}
+	return nil
 }
 
 // bmpCost: x/image/bmp holds a paletted image at a byte per pixel and every other at four, and

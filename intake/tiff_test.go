@@ -168,6 +168,84 @@ func TestTIFFBounds(t *testing.T) {
 	}
 }
 
+// TestTIFFBlocks: a page's decode work is charged by the blocks it will decode and the bytes they
+// decode to, not by their data, and a document's pages together are bounded too; both refused
+// before any decode, by what is over. Before, 390,625 8×8 deflate tiles sharing one 20-byte
+// stream took 4.3–6.5 CPU-s for one page, and ten pages sharing one table of them 29 CPU-s.
+func TestTIFFBlocks(t *testing.T) {
+	tests := []struct {
+		name   string
+		data   []byte
+		split  problem.Code // Split's answer
+		page   problem.Code // PreparePage's of page 1
+		detail string
+	}{
+		{name: "390,625 tiles of 8×8 sharing one stream", data: gen.SharedTiles(5000, 5000, 8, 1), page: problem.ImageTooLarge,
+			detail: "decoding this 5000×5000 TIFF page means decoding 390625 blocks of 8×8, 2450 million units of work; the limit is 640 million"},
+		{name: "97,969 tiles of 16×16", data: gen.SharedTiles(5000, 5000, 16, 1), page: problem.ImageTooLarge, detail: "97969 blocks of 16×16"},
+		{name: "15,625 tiles of 8×8", data: gen.SharedTiles(1000, 1000, 8, 1)},
+		{name: "a strip a row, 20,000 rows", data: gen.SharedTiles(2000, 20000, 0, 1)},
+		{name: "ten pages sharing a table of 62,500 tiles", data: gen.SharedTiles(2000, 2000, 8, 10), split: problem.ImageTooLarge, page: problem.ImageTooLarge,
+			detail: "decoding the TIFF's 10 pages means 3920 million units of work; the limit for one document is 2560 million"},
+		{name: "four pages sharing a table of 62,500 tiles", data: gen.SharedTiles(2000, 2000, 8, 4)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Limits{})
+			check := func(what string, err error, want problem.Code) {
+				t.Helper()
+				if problem.CodeOf(err) != want && !(want == "" && err == nil) {
+					t.Fatalf("%s: got %v, want %q", what, err, want)
+				}
+				if pe, ok := err.(*problem.Error); ok && !strings.Contains(pe.Detail, tt.detail) {
+					t.Errorf("%s: detail %q\nwant it to hold %q", what, pe.Detail, tt.detail)
+				}
+			}
+			_, err := p.Split(t.Context(), tt.data)
+			check("split", err, tt.split)
+			decoded := false
+			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
+				decoded = true
+				return next(r)
+			}
+			_, err = p.PreparePage(t.Context(), tt.data, 0)
+			check("page 1", err, tt.page)
+			if decoded != (tt.page == "") {
+				t.Errorf("decoded: %v", decoded)
+			}
+		})
+	}
+}
+
+// TestTIFFJPEGTables: decodeTIFFJPEG puts JPEGTables before every block and reads both twice, so
+// a page's work counts the tables once a block: shared tables of 60 KB over 15,625 tiles are
+// refused (as 60 KB copied and parsed 15,625 times would take seconds), the same tiles with a
+// JPEG encoder's 600 bytes are not. The directory's count is what is charged.
+func TestTIFFJPEGTables(t *testing.T) {
+	data := gen.JPEGTIFF(gen.Photo(256, 256), 64, true, true)
+	pages, err := tiffPages(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, _, _ := tiffOrder(data)
+	_, tables, _ := tiffTag(data, bo, pages[0].at, 347)
+	if pages[0].tables != len(tables) || len(tables) < 100 {
+		t.Fatalf("JPEGTables of %d bytes read as %d", len(tables), pages[0].tables)
+	}
+	l := New(Limits{}).Limits()
+	page := ifd{w: 2000, h: 2000, tileW: 16, tileH: 16, compression: 7, bits: 8, samples: 3}
+	for _, tt := range []struct {
+		tables int
+		over   bool
+	}{{600, false}, {60_000, true}} {
+		page.tables = tt.tables
+		err := tiffOver(page, tiffWork(page), l)
+		if (err != nil) != tt.over {
+			t.Errorf("tables of %d bytes: %v (work %d million)", tt.tables, err, tiffWork(page)/1e6)
+		}
+	}
+}
+
 // TestTIFFAllocation holds tiffCost to what tiffDecoder (x/image/tiff, decodeTIFFJPEG) allocates,
 // page by page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {

@@ -7,9 +7,10 @@ import (
 
 // Writer writes codes, most significant bit first.
 type Writer struct {
-	buf []byte
-	acc uint64
-	n   uint
+	buf  []byte
+	acc  uint64
+	n    uint
+	puts int // codes written, the work FuzzG4 counts
 }
 
 // NewWriter returns a Writer that appends to buf.
@@ -17,6 +18,7 @@ func NewWriter(buf []byte) *Writer { return &Writer{buf: buf} }
 
 // Put writes one code.
 func (w *Writer) Put(c Code) {
+	w.puts++
 	w.acc = w.acc<<c.N | uint64(c.Bits&(1<<c.N-1))
 	w.n += uint(c.N)
 	for w.n >= 8 {
@@ -137,27 +139,34 @@ func (r *bitReader) run(black bool) (int, error) {
 // pairs of runs in horizontal mode. lsb is TIFF's FillOrder 2. The result is at most twice the
 // strip and 16 bytes; G4 itself holds 8 bytes a pixel of a row.
 func G4(dst, src []byte, lsb bool, width, rows int) ([]byte, error) {
+	out, _, err := g4(dst, src, lsb, width, rows)
+	return out, err
+}
+
+// g4 is G4 that also counts its work: bits read and codes written.
+func g4(dst, src []byte, lsb bool, width, rows int) (_ []byte, work int, err error) {
 	r := &bitReader{src: src, lsb: lsb}
 	w := NewWriter(dst)
+	defer func() { work = r.at + w.puts }()
 	if !r.eol() {
-		return nil, errors.New("fax: no EOL at the start of the strip")
+		return nil, 0, errors.New("fax: no EOL at the start of the strip")
 	}
 	rs := make([]int, 0, width+2) // a 1-D row's runs
 	for row := range rows {
 		last := row == rows-1
 		tag, ok := r.bit()
 		if !ok {
-			return nil, fmt.Errorf("fax: the strip ends before row %d", row+1)
+			return nil, 0, fmt.Errorf("fax: the strip ends before row %d", row+1)
 		}
 		if tag == 1 { // 1-D
 			rs = rs[:0]
 			for x, black := 0, false; x < width; black = !black {
 				n, err := r.run(black)
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				if x += n; x > width || len(rs) > width { // runs of no pixels are no more than one a pixel
-					return nil, fmt.Errorf("fax: row %d runs past its width", row+1)
+					return nil, 0, fmt.Errorf("fax: row %d runs past its width", row+1)
 				}
 				rs = append(rs, n)
 			}
@@ -170,7 +179,7 @@ func G4(dst, src []byte, lsb bool, width, rows int) ([]byte, error) {
 				w.Run(rs[i+1], true)
 			}
 			if !last && !r.eol() {
-				return nil, fmt.Errorf("fax: no EOL after row %d", row+1)
+				return nil, 0, fmt.Errorf("fax: no EOL after row %d", row+1)
 			}
 			continue
 		}
@@ -179,7 +188,7 @@ func G4(dst, src []byte, lsb bool, width, rows int) ([]byte, error) {
 		for zeros := 0; ; {
 			b, ok := r.bit()
 			if !ok && !last {
-				return nil, fmt.Errorf("fax: the strip ends in row %d", row+1)
+				return nil, 0, fmt.Errorf("fax: the strip ends in row %d", row+1)
 			}
 			if b == 0 && ok {
 				zeros++
@@ -202,5 +211,5 @@ func G4(dst, src []byte, lsb bool, width, rows int) ([]byte, error) {
 	}
 	w.Put(EOL) // the end of facsimile block
 	w.Put(EOL)
-	return w.Bytes(), nil
+	return w.Bytes(), 0, nil
 }

@@ -78,8 +78,9 @@ func TestG4(t *testing.T) {
 	}
 }
 
-// FuzzG4 feeds G4 arbitrary strips: it must never panic, and what it returns is at most twice
-// the strip and 16 bytes, and decodes or fails without panicking.
+// FuzzG4 feeds G4 arbitrary strips: it must never panic, its counted work (bits read, codes
+// written) stays linear in the strip, and what it returns is at most twice the strip and 16
+// bytes, and decodes or fails without panicking.
 func FuzzG4(f *testing.F) {
 	w := NewWriter(nil)
 	for _, c := range []Code{EOL, {1, 1}} {
@@ -95,7 +96,13 @@ func FuzzG4(f *testing.F) {
 	f.Add([]byte{0, 0x10, 0xff, 0}, 8, 3)
 	f.Fuzz(func(t *testing.T, src []byte, width, rows int) {
 		width, rows = 1+abs(width)%64, abs(rows)%16
-		g4, err := G4(nil, src, false, width, rows)
+		g4, work, err := g4(nil, src, false, width, rows)
+		// The work is linear in the strip: every bit is read once, and every code written stands
+		// for a run or mode read in a bit or more (a run codes in three codes at most), two
+		// bits a row and the strip's end aside.
+		if limit := 40*len(src) + 2*rows + 8; work > limit {
+			t.Fatalf("%d steps of work for %d bytes and %d rows; the bound is %d", work, len(src), rows, limit)
+		}
 		if err != nil {
 			return
 		}

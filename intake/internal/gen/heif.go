@@ -118,3 +118,72 @@ func WithIRot(heic []byte, angle int) []byte {
 	out[b.body] = byte(angle & 3)
 	return out
 }
+
+// Grid builds a grid HEIC from a heif-enc file of one picture: a grid item of rows×cols tiles
+// over a w×h picture, every tile an item of its own whose coded data is the base's one picture
+// (one copy in the file, as a hostile grid shares it) and whose size is the base's. Each tile
+// is hidden, as phones write them. It is how a hostile grid is made in a few kilobytes: the
+// tiles may be more, or larger, than the picture needs. props are boxes of further properties
+// of the grid item (an imir, a clap).
+func Grid(base []byte, rows, cols, w, h int, props ...[]byte) []byte {
+	hvcC, ok1 := findBox(base, "meta", "iprp", "ipco", "hvcC")
+	ispe, ok2 := findBox(base, "meta", "iprp", "ipco", "ispe")
+	mdat, ok3 := findBox(base, "mdat")
+	if !ok1 || !ok2 || !ok3 || rows < 1 || cols < 1 || rows > 256 || cols > 256 || rows*cols > 0xfffe {
+		panic("gen: not a grid that can be made from this base")
+	}
+	n := rows * cols
+	coded := base[mdat.body:mdat.end]
+	u16 := func(b []byte, v int) []byte { return binary.BigEndian.AppendUint16(b, uint16(v)) }
+	u32 := func(b []byte, v int) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
+	box := func(typ string, body ...[]byte) []byte {
+		size := 8
+		for _, b := range body {
+			size += len(b)
+		}
+		out := append(u32(nil, size), typ...)
+		for _, b := range body {
+			out = append(out, b...)
+		}
+		return out
+	}
+	meta := func(at int) []byte {
+		hdlr := box("hdlr", make([]byte, 8), []byte("pict"), make([]byte, 13))
+		pitm := box("pitm", []byte{0, 0, 0, 0, 0, 1})
+		infe := box("infe", []byte{2, 0, 0, 0, 0, 1, 0, 0}, []byte("grid\x00"))
+		list := infe
+		for i := range n {
+			list = append(list, box("infe", u16([]byte{2, 0, 0, 1}, 2+i), []byte{0, 0}, []byte("hvc1\x00"))...)
+		}
+		iinf := box("iinf", u16([]byte{0, 0, 0, 0}, n+1), list)
+		refs := u16(u16(nil, 1), n)
+		for i := range n {
+			refs = u16(refs, 2+i)
+		}
+		iref := box("iref", []byte{0, 0, 0, 0}, box("dimg", refs))
+		desc := u16(u16([]byte{0, 0, byte(rows - 1), byte(cols - 1)}, w), h)
+		idat := box("idat", desc)
+		loc := u16([]byte{1, 0, 0, 0, 0x44, 0x00}, n+1)
+		loc = u32(u32(u16(append(u16(loc, 1), 0, 1, 0, 0), 1), 0), len(desc)) // the grid, in idat
+		for i := range n {
+			loc = u32(u32(u16(append(u16(loc, 2+i), 0, 0, 0, 0), 1), at), len(coded)) // every tile: the one picture
+		}
+		iloc := box("iloc", loc)
+		grid := box("ispe", make([]byte, 4), u32(u32(nil, w), h))
+		ipco := box("ipco", append([][]byte{base[hvcC.at:hvcC.end], base[ispe.at:ispe.end], grid}, props...)...)
+		assoc := u32([]byte{0, 0, 0, 0}, n+1)
+		assoc = append(u16(assoc, 1), byte(1+len(props)), 3)
+		for i := range props {
+			assoc = append(assoc, byte(4+i))
+		}
+		for i := range n {
+			assoc = append(u16(assoc, 2+i), 2, 0x81, 2)
+		}
+		ipma := box("ipma", assoc)
+		return box("meta", []byte{0, 0, 0, 0}, hdlr, pitm, iloc, iinf, iref, idat, box("iprp", ipco, ipma))
+	}
+	ftyp := box("ftyp", []byte("heic\x00\x00\x00\x00mif1heic"))
+	head := len(ftyp) + len(meta(0)) + 8
+	out := append(ftyp, meta(head)...)
+	return append(out, box("mdat", coded)...)
+}

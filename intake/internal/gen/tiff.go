@@ -379,3 +379,70 @@ func CMYKTIFF(m image.Image, rows int, deflate bool) []byte {
 	b.Write([]byte{0, 0, 0, 0})
 	return b.Bytes()
 }
+
+// SharedTiles writes a little-endian grey TIFF of pages pages of w×h, each cut into tile×tile
+// deflate tiles that all point at one stream of a tile of zeros, every page at the same table
+// of tile offsets: a few bytes of data that a decoder inflates once for every tile of every
+// page. It is the shape of an attack on a decoder's cost per tile; strips (tile 0: rows of one
+// pixel, each a strip) the same for a decoder's cost per strip.
+func SharedTiles(w, h, tile, pages int) []byte {
+	le := binary.LittleEndian
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	bw, bh := tile, tile
+	if tile == 0 {
+		bw, bh = w, 1
+	}
+	zw.Write(make([]byte, bw*bh))
+	zw.Close()
+	n := ((w + bw - 1) / bw) * ((h + bh - 1) / bh)
+	b := []byte("II*\x00\x00\x00\x00\x00")
+	at := len(b)
+	b = append(b, z.Bytes()...)
+	if len(b)%2 != 0 {
+		b = append(b, 0)
+	}
+	offs := len(b)
+	for range n {
+		b = le.AppendUint32(b, uint32(at))
+	}
+	counts := len(b)
+	for range n {
+		b = le.AppendUint32(b, uint32(z.Len()))
+	}
+	entry := func(b []byte, tag, typ, count, v int) []byte {
+		b = le.AppendUint16(le.AppendUint16(b, uint16(tag)), uint16(typ))
+		return le.AppendUint32(le.AppendUint32(b, uint32(count)), uint32(v))
+	}
+	le.PutUint32(b[4:], uint32(len(b)))
+	for p := range pages {
+		tags := 10
+		if tile == 0 {
+			tags = 9
+		}
+		b = le.AppendUint16(b, uint16(tags))
+		b = entry(b, 256, 4, 1, w)
+		b = entry(b, 257, 4, 1, h)
+		b = entry(b, 258, 3, 1, 8)
+		b = entry(b, 259, 3, 1, 8)
+		b = entry(b, 262, 3, 1, 1)
+		if tile == 0 {
+			b = entry(b, 273, 4, n, offs)
+			b = entry(b, 277, 3, 1, 1)
+			b = entry(b, 278, 4, 1, 1)
+			b = entry(b, 279, 4, n, counts)
+		} else {
+			b = entry(b, 277, 3, 1, 1)
+			b = entry(b, 322, 4, 1, tile)
+			b = entry(b, 323, 4, 1, tile)
+			b = entry(b, 324, 4, n, offs)
+			b = entry(b, 325, 4, n, counts)
+		}
+		next := 0
+		if p < pages-1 {
+			next = len(b) + 4
+		}
+		b = le.AppendUint32(b, uint32(next))
+	}
+	return b
+}
