@@ -66,13 +66,13 @@ type Config struct {
 	// calls run, so that a call can be tried again (after a 429, a 5xx or a broken connection)
 	// or re-asked (after an unusable reply). A page that does not fit is handed over to its model
 	// call, which lets go of it as soon as it is written (vision.Image.Body), and a failure after
-	// that which would have
-	// been tried again is answered as it is (503 model_rate_limited, 502 model_unavailable or
-	// model_output_unparseable; in a report of several pages, a page_failed warning if another
-	// page was read), for the caller to retry with the image it still has. So a burst of large
-	// uploads costs memory only while they are read and sent, not for the seconds the model
-	// takes. 0 means DefaultRetryMemory, which holds the default 32 calls' pages at 2 MB, a
-	// large page as sent (at most 2048 px on its long side; an upright JPEG goes as it came).
+	// that which would have been tried again is answered as it is (503 model_rate_limited, 502
+	// model_unavailable or model_output_unparseable; in a report of several pages, a page_failed
+	// warning if another page was read), for the caller to retry with the image it still has.
+	// So a burst of large uploads costs memory only while they are read and sent, not for the
+	// seconds the model takes. 0 means DefaultRetryMemory, which holds the default 32 calls'
+	// pages at 2 MB, a large page as sent (at most 2048 px on its long side; an upright JPEG
+	// goes as it came).
 	RetryMemory int64
 	// MaxPages bounds the pages of one request, counted after the uploads are split (a PDF of
 	// twelve pages is twelve); more is too_many_pages before any page is prepared or any model
@@ -262,6 +262,7 @@ dispatch:
 		case <-ctx.Done():
 			for j := i; j < len(pages); j++ {
 				results[j] = draft.Page{Err: ctxErr(ctx)}
+				pages[j].img.Close() // no call will need it
 			}
 			break dispatch
 		}
