@@ -122,6 +122,11 @@ const (
 // far, before Complete returns. A caller that cannot afford to keep a page while the model works
 // hands it over and loses the retries after it has gone; one that keeps it lends it, and lets go
 // of it when its last call has returned. Body, when set, is what is sent; Data is then ignored.
+//
+// The Body is closed when Complete returns even if the transport is still writing a try's body
+// that the endpoint answered early (or that the context cut off): that write is abandoned, its
+// reference to the bytes ends with it moments later, and a Close that waited for it would let
+// a request's memory stay counted after the request.
 type Image struct {
 	MIME string // image/jpeg, image/png, image/webp or image/gif
 	Data []byte
