@@ -60,9 +60,13 @@ func TestMemoryReturns(t *testing.T) {
 				mem = 1
 			}
 			svc := New(Config{Model: &fakeModel{answer: tt.answer}, Prep: fakePrep{}, RetryMemory: mem, Concurrency: 1})
-			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-			if tt.cancel {
+			ctx, cancel := context.WithCancel(t.Context())
+			switch {
+			case tt.cancel:
 				time.AfterFunc(10*time.Millisecond, cancel)
+			case tt.code == "any": // the deadline passes while the calls wait
+				cancel()
+				ctx, cancel = context.WithTimeout(t.Context(), 20*time.Millisecond)
 			}
 			_, err := svc.Extract(ctx, images, held, check.Context{})
 			cancel()
@@ -122,13 +126,13 @@ func TestUnsentPageLetGo(t *testing.T) {
 		if page == "p1" {
 			return vision.Reply{}, problem.Errorf(problem.ModelUnavailable, "connection refused")
 		}
-		time.Sleep(20 * time.Millisecond) // for p1's call to end, which nothing else tells
 		during <- uploads.InUse()
 		return reply(good), nil
 	}}
 	uploads = budget.New(1 << 20)
 	held, _ := uploads.TryTake(4)
-	svc := New(Config{Model: m, Prep: fakePrep{}, RetryMemory: 1})
+	// One page at a time: page 2's call starts once page 1's has ended and its page let go.
+	svc := New(Config{Model: m, Prep: fakePrep{}, RetryMemory: 1, Concurrency: 1})
 	res, err := svc.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, held, check.Context{})
 	if err != nil || len(res.Warnings) == 0 {
 		t.Fatalf("%v, %v; want a page_failed warning", err, res.Warnings)
