@@ -65,14 +65,15 @@ type Config struct {
 	Concurrency int
 	// RetryMemory bounds the bytes of page images kept, across all requests, while their model
 	// calls run, so that a call can be tried again (after a 429, a 5xx or a broken connection)
-	// or re-asked (after an unusable reply). A page that does not fit is sent once and let go of
-	// as soon as it is written (vision.Request.Once), and a failure after that which would have
-	// been tried again is answered as it is (503 model_rate_limited, 502 model_unavailable or
-	// model_output_unparseable; in a report of several pages, a page_failed warning if another
-	// page was read), for the caller to retry with the image it still has. So a burst of large
-	// uploads costs memory only while they are read and sent, not for the seconds the model
-	// takes. 0 means DefaultRetryMemory, which holds the default 32 calls' pages at 2 MB, a
-	// large page as sent (at most 2048 px on its long side; an upright JPEG goes as it came).
+	// or re-asked (after an unusable reply). A page that does not fit is handed over to its model
+	// call, which lets go of it as soon as it is written (vision.Image.Body), and a failure after
+	// that which would have been tried again is answered as it is (503 model_rate_limited, 502
+	// model_unavailable or model_output_unparseable; in a report of several pages, a page_failed
+	// warning if another page was read), for the caller to retry with the image it still has.
+	// So a burst of large uploads costs memory only while they are read and sent, not for the
+	// seconds the model takes. 0 means DefaultRetryMemory, which holds the default 32 calls'
+	// pages at 2 MB, a large page as sent (at most 2048 px on its long side; an upright JPEG
+	// goes as it came).
 	RetryMemory int64
 	// MaxPages bounds the pages of one request, counted after the uploads are split (a PDF of
 	// twelve pages is twelve); more is too_many_pages before any page is prepared or any model
@@ -226,33 +227,23 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if err != nil {
 		return Response{Pages: n}, err
 	}
-	pages, err := s.prepare(ctx, images, counts)
-	uploads := make([]int64, len(images))
-	for i, im := range images {
-		uploads[i] = int64(len(im))
-	}
+	pages, err := s.prepare(ctx, images, counts, held)
 	clear(images)
 	if err != nil {
 		return Response{Pages: n}, err
 	}
-	// Each upload's bytes are held; its pages take their shares from them, in order, and what
-	// is left is given back now (the upload is garbage). Pages rendered from a small document
-	// may need more than it held: the excess is not accounted here (the retry memory and the
-	// page limit bound it).
-	shares := make([]int64, len(pages))
-	at := 0
-	for u, n := range counts {
-		left := uploads[u]
-		for j := range n {
-			shares[at+j] = min(int64(len(pages[at+j].Data)), left)
-			left -= shares[at+j]
+	// Every page is owned by one party at a time, and closing it gives its memory back: here
+	// until its model call starts, then page, then (for a page handed over) the model call. Any
+	// still open when the request ends — it failed, was cancelled or panicked before a page got
+	// that far — is closed here, so that no request leaves memory counted behind it.
+	defer func() {
+		for _, pg := range pages {
+			pg.img.Close()
 		}
-		held.Give(left)
-		at += n
-	}
+	}()
 	text := make([][]intake.Word, len(pages))
 	for i, pg := range pages {
-		text[i] = pg.Text
+		text[i] = pg.text
 	}
 
 	results := make([]draft.Page, len(pages))
@@ -272,6 +263,7 @@ dispatch:
 		case <-ctx.Done():
 			for j := i; j < len(pages); j++ {
 				results[j] = draft.Page{Err: ctxErr(ctx)}
+				pages[j].img.Close() // no call will need it
 			}
 			break dispatch
 		}
@@ -285,9 +277,7 @@ dispatch:
 					results[i] = draft.Page{Err: recovered(v)}
 				}
 			}()
-			pg := pages[i]
-			pages[i].Data = nil // page holds the only reference
-			res, meta, name, err := s.page(ctx, pg, func() { held.Give(shares[i]) }, start)
+			res, meta, name, err := s.page(ctx, pages[i], start)
 			results[i], metas[i] = draft.Page{Result: res, Err: err}, meta
 			if name != "" {
 				once.Do(func() { model = name })
@@ -418,9 +408,23 @@ func onPage(err error, page int, several bool) error {
 	return err
 }
 
+// page is a prepared page on its way to the model: its image, owned (see budget.Bytes), and
+// what else of intake.Page the model call, the meta and the checks read.
+type page struct {
+	img     *budget.Bytes
+	mime    string
+	in, out int // intake.Page's BytesIn and BytesOut
+	text    []intake.Word
+}
+
 // prepare checks and normalises every page of every upload concurrently (the Preparer bounds
 // the CPU work), in order, and returns the first page's error, in page order, if any fails.
-func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([]intake.Page, error) {
+//
+// Each upload's bytes are held in held; its pages take their shares of them, in order, and
+// what is left is given back (the upload is garbage once its pages are made). Pages rendered
+// from a small document may need more than it held: the excess is not accounted here (the
+// retry memory and the page limit bound it).
+func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int, held *budget.Hold) ([]page, error) {
 	total := 0
 	for _, n := range counts {
 		total += n
@@ -461,7 +465,20 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int) ([
 		}
 		return nil, onPage(err, i+1, total > 1)
 	}
-	return pages, nil
+	out := make([]page, total)
+	at = 0
+	for u, img := range images {
+		left := int64(len(img))
+		for j := range counts[u] {
+			pg := pages[at+j]
+			share := min(int64(len(pg.Data)), left)
+			left -= share
+			out[at+j] = page{img: budget.NewBytes(pg.Data, held, share), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, text: pg.Text}
+		}
+		held.Give(left)
+		at += counts[u]
+	}
+	return out, nil
 }
 
 // Refuser is a Preparer that tells an upload it refuses from its bytes alone, with no work
@@ -579,12 +596,20 @@ func plural(n int, one, many string) string {
 // page asks the model about one page, re-asking while the reply holds no usable draft (but never
 // after a reply cut at the token limit: the same budget would cut it again, nor for a page sent
 // once, nor after a refusal or a finish reason other than stop and length, which a re-ask would
-// meet again). Such a finish reason is an output_interrupted warning on a usable reply. offHands is called when the page's bytes no longer count against the caller: at once if
-// the retry memory takes the page, else when its request has carried it. started is called
-// just before the first model call, for the next page to start its own.
-func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started func()) (res *schema.Result, meta PageMeta, model string, err error) {
+// meet again). Such a finish reason is an output_interrupted warning on a usable reply. started
+// is called just before the first model call, for the next page to start its own.
+//
+// page owns pg.img. When the retry memory has room, the page's accounting moves there (its share
+// of the upload memory goes back at once) and the image is lent to each call, kept until the
+// last has returned: any try or re-ask can resend it. When it has none, the image is handed over
+// to the one call made, which lets go of it after its last byte is written; nothing is then
+// retried once it has gone. Either way the image's memory is given back as soon as no call can
+// need it again.
+func (s *Service) page(ctx context.Context, pg page, started func()) (res *schema.Result, meta PageMeta, model string, err error) {
 	start := time.Now()
-	meta = PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
+	meta = PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed}
+	img := pg.img
+	defer img.Close() // lent, or a call that broke its word: nothing else would give it back
 	defer func() {
 		if v := recover(); v != nil { // the model's or the parser's: this page's goroutine is the last stop
 			res, err, meta.Error = nil, recovered(v), problem.Internal
@@ -594,16 +619,21 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started fu
 			s.cfg.Observer.Page(meta)
 		}
 	}()
-	req := vision.Request{Prompt: prompt.Render(), Images: []vision.Image{{MIME: pg.MIME, Data: pg.Data}}}
-	if kept, ok := s.retry.TryTake(int64(len(pg.Data))); ok {
-		defer kept.Close()
-		offHands()
+	if kept, ok := s.retry.TryTake(int64(img.Len())); ok {
+		img.Move(kept)
 	} else {
-		req.Once, req.Sent, meta.SentOnce = true, offHands, true
+		meta.SentOnce = true
 	}
-	pg.Data = nil // req holds the only reference, which Complete drops for a page sent once
+	req := vision.Request{Prompt: prompt.Render()}
 	started()
 	for {
+		im := vision.Image{MIME: pg.mime}
+		if meta.SentOnce {
+			im.Body = img // handed over: img is the call's now
+		} else {
+			im.Data = img.Bytes() // lent: img stays page's, for the next call
+		}
+		req.Images = []vision.Image{im}
 		reply, err := s.cfg.Model.Complete(ctx, req)
 		meta.Attempts++
 		if err != nil {
@@ -649,7 +679,7 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started fu
 			return nil, meta, model, problem.Errorf(problem.ModelOutputUnparseable,
 				"the model stopped with finish reason %s before writing anything usable", fr)
 		}
-		if cut || req.Once || meta.Attempts >= s.cfg.MaxAttempts || problem.CodeOf(err) != problem.ModelOutputUnparseable {
+		if cut || meta.SentOnce || meta.Attempts >= s.cfg.MaxAttempts || problem.CodeOf(err) != problem.ModelOutputUnparseable {
 			meta.Error = problem.CodeOf(err)
 			return nil, meta, model, err
 		}

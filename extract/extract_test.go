@@ -39,7 +39,7 @@ type fakeModel struct {
 }
 
 func (m *fakeModel) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
-	page := string(req.Images[0].Data)
+	page := string(req.Images[0].Bytes())
 	m.mu.Lock()
 	if m.calls == nil {
 		m.calls = map[string]int{}

@@ -34,7 +34,7 @@ func newHeld(n int) *heldModel {
 }
 
 func (m *heldModel) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
-	name := strings.TrimSpace(string(req.Images[0].Data))
+	name := strings.TrimSpace(string(req.Images[0].Bytes()))
 	i, err := strconv.Atoi(strings.TrimPrefix(name, "p"))
 	if err != nil {
 		return vision.Reply{}, err

@@ -242,12 +242,13 @@ func TestReaskPreviousCut(t *testing.T) {
 	}
 }
 
-// TestCompleteSentPanics: a panic in Sent, which runs on the transport's goroutine where no
-// recover of the caller's reaches, is internal_error with the panic and its stack as the cause.
-func TestCompleteSentPanics(t *testing.T) {
+// TestCompleteClosePanics: a panic in a Body's Close, which runs on the transport's goroutine
+// where no recover of the caller's reaches, is internal_error with the panic and its stack as
+// the cause.
+func TestCompleteClosePanics(t *testing.T) {
 	f := fakeopenai.New(t)
 	c, _ := newClient(t, f, Config{})
-	_, err := c.Complete(t.Context(), Request{Prompt: "read it", Images: []Image{page}, Sent: func() { panic("boom") }})
+	_, err := c.Complete(t.Context(), Request{Prompt: "read it", Images: []Image{{MIME: page.MIME, Body: panicky(page.Data)}}})
 	var pe *problem.Error
 	if !errors.As(err, &pe) || pe.Code != problem.Internal {
 		t.Fatalf("err = %v, want internal_error", err)
@@ -256,6 +257,11 @@ func TestCompleteSentPanics(t *testing.T) {
 		t.Errorf("err = %q, want the panic value and its stack", msg)
 	}
 }
+
+type panicky []byte
+
+func (p panicky) Bytes() []byte { return p }
+func (panicky) Close() error    { panic("boom") }
 
 func TestClip(t *testing.T) {
 	tests := []struct {

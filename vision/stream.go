@@ -24,20 +24,18 @@ import (
 // and the transport (doer) streams the base64 in as it sends the body: no copy of the image is
 // made, and the body is rebuilt the same way for every try.
 
-// imageSub is an image whose base64 text stands in the request body as token. When a body has
-// read its last byte for the first time, onSent (if set) is called; with once, the image is also
-// let go of: data becomes nil, and a body made after that (by GetBody, for a retry) fails with
-// errImageGone.
+// imageSub is an image whose base64 text stands in the request body as token. An image handed
+// over (body set) is let go of when a body has read its last byte for the first time: body is
+// closed, data becomes nil, and a body made after that (by GetBody, for a retry) fails with
+// errImageGone. A lent one (body nil) is the caller's, and every body sends it.
 type imageSub struct {
-	token  string
-	once   bool
-	onSent func()
+	token string
+	body  Body
 
 	mu   sync.Mutex // a body may be read while the transport opens another with GetBody
 	data []byte
-	done bool // sent once at least
 	gone bool
-	oops error // onSent's panic, recovered: it ran on the transport's goroutine
+	oops error // body.Close's panic, recovered: it may have run on the transport's goroutine
 }
 
 var errImageGone = errors.New("vision: the image was sent once and not kept for a retry")
@@ -72,33 +70,44 @@ func anyGone(subs []*imageSub) bool {
 	return false
 }
 
-// sent is called when a body has read the whole image.
-func (s *imageSub) sent() {
+// sent is called when a body has read the whole image: its last byte is written, and an image
+// handed over is let go of.
+func (s *imageSub) sent() { s.letGo() }
+
+// letGo closes the image's Body, if it was handed over and is not closed yet, and drops the
+// reference to its bytes.
+func (s *imageSub) letGo() {
 	s.mu.Lock()
-	first := !s.done
-	s.done = true
-	if s.once {
-		s.data, s.gone = nil, true
+	if s.body == nil || s.gone {
+		s.mu.Unlock()
+		return
 	}
+	s.data, s.gone = nil, true
 	s.mu.Unlock()
-	if first && s.onSent != nil {
-		// onSent is the caller's code, run on the transport's goroutine, where no recover of
-		// the caller's reaches: a panic there would end the process. It is kept instead, and
-		// Complete returns it as internal_error (panicked).
-		defer func() {
-			if v := recover(); v != nil {
-				err := &problem.Error{Code: problem.Internal, Detail: "internal error",
-					Err: fmt.Errorf("vision: panic in Request.Sent: %v\n%s", v, debug.Stack())}
-				s.mu.Lock()
-				s.oops = err
-				s.mu.Unlock()
-			}
-		}()
-		s.onSent()
+	// Close is the caller's code, maybe run on the transport's goroutine, where no recover of
+	// the caller's reaches: a panic there would end the process. It is kept instead, and
+	// Complete returns it as internal_error (panicked).
+	defer func() {
+		if v := recover(); v != nil {
+			err := &problem.Error{Code: problem.Internal, Detail: "internal error",
+				Err: fmt.Errorf("vision: panic in Body.Close: %v\n%s", v, debug.Stack())}
+			s.mu.Lock()
+			s.oops = err
+			s.mu.Unlock()
+		}
+	}()
+	s.body.Close()
+}
+
+// letGo lets go of every image of a call that is over: a try that failed before its body was
+// read through leaves its image to be closed here.
+func letGo(subs []*imageSub) {
+	for _, s := range subs {
+		s.letGo()
 	}
 }
 
-// panicked returns the first panic of an onSent among subs, if any.
+// panicked returns the first panic of a Body's Close among subs, if any.
 func panicked(subs []*imageSub) error {
 	for _, s := range subs {
 		s.mu.Lock()

@@ -56,26 +56,27 @@ func TestStreamImages(t *testing.T) {
 	}
 }
 
-// TestStreamImagesOnce: an image sent once is let go of when a body has read it all, and a body
+// TestStreamImagesOnce: an image handed over is let go of when a body has read it all, and a body
 // opened after that fails rather than send something else.
 func TestStreamImagesOnce(t *testing.T) {
 	for _, n := range []int{0, 1, 5000} {
-		s := &imageSub{token: newToken(), data: make([]byte, n), once: true}
+		b := &body{data: make([]byte, n)}
+		s := &imageSub{token: newToken(), data: b.data, body: b}
 		req, _ := http.NewRequest(http.MethodPost, "http://x", strings.NewReader(`{"u":"`+s.token+`"}`))
 		if err := streamImages(req, []*imageSub{s}); err != nil {
 			t.Fatal(err)
 		}
 		// A body opened before the first is read through still has the image.
 		early, _ := req.GetBody()
-		b := make([]byte, 3)
-		if _, err := io.ReadFull(req.Body, b); err != nil || s.data == nil && n > 0 {
+		buf := make([]byte, 3)
+		if _, err := io.ReadFull(req.Body, buf); err != nil || s.data == nil && n > 0 {
 			t.Fatalf("n=%d: after 3 bytes: data %v, err %v", n, s.data != nil, err)
 		}
 		if _, err := io.ReadAll(req.Body); err != nil {
 			t.Fatal(err)
 		}
-		if s.data != nil || !s.gone {
-			t.Errorf("n=%d: image still held after it was sent", n)
+		if s.data != nil || !s.gone || b.closes.Load() != 1 {
+			t.Errorf("n=%d: image still held after it was sent (closed %d times)", n, b.closes.Load())
 		}
 		if _, err := io.ReadAll(early); err != nil {
 			t.Errorf("n=%d: a body opened before the image was sent: %v", n, err)

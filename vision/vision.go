@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -115,9 +114,38 @@ const (
 
 // Image is one page photo. It is sent as a data: URL with detail "high": lab reports are dense
 // small print, and "low" downsamples them to 512px, where digits blur.
+//
+// Its bytes come one of two ways. Data is lent: the caller keeps it, and every try of the call
+// may send it again. Body is handed over, as an http.Request's Body is to the transport:
+// Complete owns it from the call on and closes it after its last byte is written — as soon as a
+// request body has carried all of it, since no later try sends it again — or, if no try got that
+// far, before Complete returns. A caller that cannot afford to keep a page while the model works
+// hands it over and loses the retries after it has gone; one that keeps it lends it, and lets go
+// of it when its last call has returned. Body, when set, is what is sent; Data is then ignored.
+//
+// The Body is closed when Complete returns even if the transport is still writing a try's body
+// that the endpoint answered early (or that the context cut off): that write is abandoned, its
+// reference to the bytes ends with it moments later, and a Close that waited for it would let
+// a request's memory stay counted after the request.
 type Image struct {
 	MIME string // image/jpeg, image/png, image/webp or image/gif
 	Data []byte
+	Body Body
+}
+
+// Body is an image handed over to Complete (see Image). *budget.Bytes is one: its Close gives
+// the page's memory back.
+type Body interface {
+	Bytes() []byte // the image; Complete reads it once, when it builds the request
+	Close() error  // lets go of the bytes; Complete calls it once, maybe on the transport's goroutine
+}
+
+// Bytes is the image's bytes: Body's, when it has one.
+func (im Image) Bytes() []byte {
+	if im.Body != nil {
+		return im.Body.Bytes()
+	}
+	return im.Data
 }
 
 // Request is one question to the model.
@@ -131,20 +159,16 @@ type Request struct {
 	Images   []Image
 	Previous string // the model's earlier, unusable reply; sent only with Retry, at most MaxPrevious bytes of it
 	Retry    string // a short correction, such as "That was not valid JSON. Reply with one JSON object only."
+}
 
-	// Once sends the images a single time and lets go of them as soon as they are written, for
-	// a caller that cannot afford to keep a page while the model works: Complete sets each
-	// Images[i].Data to nil at once and keeps the bytes only until a request body has carried
-	// them. A failure that would have been retried is then returned as it is — unless it came
-	// before any image had gone (a refused connection, say), when it is retried as usual. With
-	// no other reference held, the memory can be reclaimed during the model's wait.
-	Once bool
-
-	// Sent, if not nil, is called once, when a request body has carried every image (with
-	// Once, when they have been let go of): the caller's cue that the bytes are off its hands.
-	// It is not called if no try got that far, and it may be called from the transport's
-	// goroutine, even after Complete has returned.
-	Sent func()
+// Close closes the Body of each of r's images. Complete does it on every way out; a Model that
+// wraps it and returns without calling it (refusing a call it has no slot for) does it instead.
+func (r Request) Close() {
+	for _, im := range r.Images {
+		if im.Body != nil {
+			im.Body.Close()
+		}
+	}
 }
 
 // Reply is the model's answer, unparsed. Every field but Text and Refusal is safe to log:
@@ -281,29 +305,18 @@ func reasoning(model string) bool {
 //   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
 //
 // If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back
-// wrapped. No error holds the API key, even when the upstream quotes it back. A panic in
-// req.Sent, which may run on the transport's goroutine, is internal_error rather than a crash.
-func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
+// wrapped. No error holds the API key, even when the upstream quotes it back.
+//
+// Complete closes every image Body of req before it returns (see Image). A panic in a Body's
+// Close, which may run on the transport's goroutine, is internal_error rather than a crash.
+func (c *Client) Complete(ctx context.Context, req Request) (rep Reply, err error) {
 	creq, images := c.request(req)
-	if req.Sent != nil {
-		var left atomic.Int32
-		left.Store(int32(len(images)))
-		for _, im := range images {
-			im.onSent = func() {
-				if left.Add(-1) == 0 {
-					req.Sent()
-				}
-			}
+	defer func() {
+		letGo(images)
+		if p := panicked(images); p != nil {
+			rep, err = Reply{}, p
 		}
-		if len(images) == 0 {
-			req.Sent()
-		}
-	}
-	if req.Once {
-		for i := range req.Images {
-			req.Images[i].Data = nil // the caller's, since the slice is shared
-		}
-	}
+	}()
 	for try := 1; ; try++ {
 		h := &hint{images: images}
 		actx, cancel := c.attempt(ctx, h)
@@ -325,20 +338,14 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 					Err:    errors.New("vision: chat completion with no choices"),
 				}
 			}
-			if p := panicked(images); p != nil {
-				return Reply{}, p
-			}
 			return c.reply(resp, try), nil
-		}
-		if p := panicked(images); p != nil {
-			return Reply{}, p
 		}
 		if ctx.Err() != nil {
 			return Reply{}, c.ctxErr(ctx, try)
 		}
 
 		f := c.classify(err, h, timedOut)
-		if f.retry && req.Once && anyGone(images) {
+		if f.retry && anyGone(images) {
 			if f.reason != "" {
 				f.reason += "; "
 			}
@@ -450,7 +457,7 @@ func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub
 	parts := make([]openai.ChatMessagePart, 0, len(req.Images)+1)
 	images := make([]*imageSub, len(req.Images))
 	for i, im := range req.Images {
-		images[i] = &imageSub{token: newToken(), data: im.Data, once: req.Once} // see stream.go
+		images[i] = &imageSub{token: newToken(), data: im.Bytes(), body: im.Body} // see stream.go
 		parts = append(parts, openai.ChatMessagePart{
 			Type: openai.ChatMessagePartTypeImageURL,
 			ImageURL: &openai.ChatMessageImageURL{

@@ -462,9 +462,18 @@ func TestCompleteConcurrentRetryAfter(t *testing.T) {
 	wg.Wait()
 }
 
-// TestCompleteOnce: a request sent once is never tried again, whatever the failure, and the
-// caller's reference to the image is cleared.
-func TestCompleteOnce(t *testing.T) {
+// body is a Body that counts its Closes.
+type body struct {
+	data   []byte
+	closes atomic.Int32
+}
+
+func (b *body) Bytes() []byte { return b.data }
+func (b *body) Close() error  { b.closes.Add(1); return nil }
+
+// TestCompleteBody: an image handed over is closed once, after its last byte is written, and
+// never tried again after that, whatever the failure.
+func TestCompleteBody(t *testing.T) {
 	tests := []struct {
 		answer fakeopenai.Answer
 		code   problem.Code
@@ -476,13 +485,16 @@ func TestCompleteOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := fakeopenai.New(t)
-		f.Default(tt.answer)
+		var closedFirst atomic.Bool // closed by the time the fake had read the request
+		b := &body{data: []byte("\x89PNG page")}
+		f.Default(func(w http.ResponseWriter, r *http.Request) {
+			closedFirst.Store(b.closes.Load() == 1)
+			tt.answer(w, r)
+		})
 		c, w := newClient(t, f, Config{Tries: 3})
-		var sent atomic.Int32
-		req := Request{Prompt: "p", Images: []Image{{MIME: "image/png", Data: []byte("\x89PNG page")}}, Once: true, Sent: func() { sent.Add(1) }}
-		_, err := c.Complete(t.Context(), req)
-		if sent.Load() != 1 {
-			t.Errorf("want %q: Sent called %d times, want 1", tt.code, sent.Load())
+		_, err := c.Complete(t.Context(), Request{Prompt: "p", Images: []Image{{MIME: "image/png", Body: b}}})
+		if b.closes.Load() != 1 || !closedFirst.Load() {
+			t.Errorf("want %q: closed %d times, before the answer %v; want once, before", tt.code, b.closes.Load(), closedFirst.Load())
 		}
 		if (err == nil) != (tt.code == "") || err != nil && problem.CodeOf(err) != tt.code {
 			t.Errorf("want %q: got %v", tt.code, err)
@@ -493,18 +505,15 @@ func TestCompleteOnce(t *testing.T) {
 		if calls := f.Calls(); calls != 1 || len(w.got()) != 0 {
 			t.Errorf("want %q: %d calls, waits %v; want 1 call and no wait", tt.code, calls, w.got())
 		}
-		if req.Images[0].Data != nil {
-			t.Errorf("want %q: the caller's image is still referenced", tt.code)
-		}
 		if got := f.Requests(); len(got) == 1 && !strings.Contains(string(got[0].Body), base64.StdEncoding.EncodeToString([]byte("\x89PNG page"))) {
 			t.Errorf("want %q: the image was not sent", tt.code)
 		}
 	}
 }
 
-// TestCompleteOnceNotYetSent: a failure before the image has gone (a refused connection) is
-// retried even for a request sent once, since the bytes are still there.
-func TestCompleteOnceNotYetSent(t *testing.T) {
+// TestCompleteBodyNotYetSent: a failure before the image has gone (a refused connection) is
+// retried even for an image handed over, since the bytes are still there.
+func TestCompleteBodyNotYetSent(t *testing.T) {
 	f := fakeopenai.New(t)
 	f.Default(fakeopenai.Reply(`{}`))
 	refused := false
@@ -516,13 +525,36 @@ func TestCompleteOnceNotYetSent(t *testing.T) {
 		return http.DefaultTransport.RoundTrip(r)
 	})}
 	c, w := newClient(t, f, Config{Tries: 3, HTTPClient: hc})
-	var sent atomic.Int32
-	req := Request{Prompt: "p", Images: []Image{page}, Once: true, Sent: func() { sent.Add(1) }}
-	if _, err := c.Complete(t.Context(), req); err != nil {
+	b := &body{data: page.Data}
+	if _, err := c.Complete(t.Context(), Request{Prompt: "p", Images: []Image{{MIME: page.MIME, Body: b}}}); err != nil {
 		t.Fatal(err)
 	}
-	if f.Calls() != 1 || len(w.got()) != 1 || sent.Load() != 1 {
-		t.Errorf("%d calls at the fake, %d waits, Sent %d times; want 1, 1 and 1", f.Calls(), len(w.got()), sent.Load())
+	if f.Calls() != 1 || len(w.got()) != 1 || b.closes.Load() != 1 {
+		t.Errorf("%d calls at the fake, %d waits, closed %d times; want 1, 1 and 1", f.Calls(), len(w.got()), b.closes.Load())
+	}
+}
+
+// TestCompleteBodyUnsent: an image handed over is closed by the time Complete returns even when
+// no try wrote it: the endpoint unreachable, the caller gone before the call.
+func TestCompleteBodyUnsent(t *testing.T) {
+	f := fakeopenai.New(t)
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return nil, errors.New("dial tcp: connection refused")
+	})}
+	c, _ := newClient(t, f, Config{Tries: 2, HTTPClient: hc})
+	gone, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, ctx := range []context.Context{t.Context(), gone} {
+		b := &body{data: page.Data}
+		if _, err := c.Complete(ctx, Request{Prompt: "p", Images: []Image{{MIME: page.MIME, Body: b}}}); err == nil {
+			t.Fatal("a call that cannot reach the endpoint succeeded")
+		}
+		if b.closes.Load() != 1 {
+			t.Errorf("ctx err %v: closed %d times, want 1", ctx.Err(), b.closes.Load())
+		}
+	}
+	if f.Calls() != 0 {
+		t.Errorf("%d calls reached the fake", f.Calls())
 	}
 }
 
@@ -530,19 +562,23 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// TestCompleteSent: Sent is called once, when the body has first carried the images, however
-// many tries follow.
-func TestCompleteSent(t *testing.T) {
+// TestCompleteLent: an image lent (Data) is the caller's: every try sends it again.
+func TestCompleteLent(t *testing.T) {
 	f := fakeopenai.New(t)
 	f.Queue(fakeopenai.ServerError(), fakeopenai.ServerError())
 	c, _ := newClient(t, f, Config{Tries: 3})
-	var sent atomic.Int32
-	req := Request{Prompt: "p", Images: []Image{page, page}, Sent: func() { sent.Add(1) }}
+	req := Request{Prompt: "p", Images: []Image{page, page}}
 	if _, err := c.Complete(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
-	if f.Calls() != 3 || sent.Load() != 1 {
-		t.Errorf("%d calls, Sent called %d times; want 3 and 1", f.Calls(), sent.Load())
+	want := base64.StdEncoding.EncodeToString(page.Data)
+	for i, r := range f.Requests() {
+		if strings.Count(string(r.Body), want) != 2 {
+			t.Errorf("try %d did not carry both images", i+1)
+		}
+	}
+	if f.Calls() != 3 || req.Images[0].Data == nil {
+		t.Errorf("%d calls, want 3, and the caller's image kept", f.Calls())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -18,6 +19,7 @@ import (
 type Budget struct {
 	sem  *semaphore.Weighted
 	size int64
+	used atomic.Int64 // what the holds hold, for InUse
 
 	mu    sync.Mutex
 	moved chan struct{} // closed, and replaced, whenever bytes are given back
@@ -71,6 +73,7 @@ func (h *Hold) Grow(ctx context.Context, n int64, stall time.Duration, queued fu
 // acquire takes n bytes (1..size) from the semaphore, waiting as TakeMoving says.
 func (b *Budget) acquire(ctx context.Context, n int64, stall time.Duration, queued func() func(wait time.Duration, stalled bool)) (err error) {
 	if b.sem.TryAcquire(n) {
+		b.used.Add(n)
 		return nil
 	}
 	if queued != nil {
@@ -100,11 +103,13 @@ func (b *Budget) acquire(ctx context.Context, n int64, stall time.Duration, queu
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return context.Cause(ctx)
 	}
+	b.used.Add(n)
 	return nil
 }
 
 // release gives n bytes back to the semaphore and tells the waiters that the budget moved.
 func (b *Budget) release(n int64) {
+	b.used.Add(-n)
 	b.sem.Release(n)
 	b.mu.Lock()
 	close(b.moved)
@@ -115,12 +120,17 @@ func (b *Budget) release(n int64) {
 // Size is the budget's size in bytes.
 func (b *Budget) Size() int64 { return b.size }
 
+// InUse is the bytes its holds hold now: 0 once every hold has been closed, which is what tests
+// of the code that takes them assert after each request.
+func (b *Budget) InUse() int64 { return b.used.Load() }
+
 // TryTake holds n bytes if they are free now, and reports whether it did. n is not clamped: a
 // hold larger than the budget is never granted.
 func (b *Budget) TryTake(n int64) (*Hold, bool) {
 	if n < 0 || !b.sem.TryAcquire(n) {
 		return nil, false
 	}
+	b.used.Add(n)
 	return &Hold{b: b, n: n}, true
 }
 

@@ -47,7 +47,10 @@ func TestBudget(t *testing.T) {
 	}
 	h2.Close()
 	h2.Close()
-	if h3, ok := b.TryTake(10); !ok || h3.Held() != 10 {
+	if b.InUse() != 0 {
+		t.Fatalf("in use %d after every hold closed", b.InUse())
+	}
+	if h3, ok := b.TryTake(10); !ok || h3.Held() != 10 || b.InUse() != 10 {
 		t.Fatal("the whole budget is not free after every hold closed")
 	}
 

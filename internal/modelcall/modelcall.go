@@ -76,9 +76,11 @@ func New(next extract.Model, o Options) *Limiter {
 	}
 }
 
-// Complete waits for a slot, then asks the model.
+// Complete waits for a slot, then asks the model. A call refused a slot closes the images
+// handed over with it, as the model's Complete would have (see vision.Image).
 func (l *Limiter) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
 	if err := l.gate.Enter(ctx, l.obs.Queued); err != nil {
+		req.Close()
 		return vision.Reply{}, err
 	}
 	defer l.gate.Leave()

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -119,12 +120,19 @@ func TestOverloaded(t *testing.T) {
 	<-m.started
 	<-m.started
 
+	// The refused call's image was handed over with it: it is let go of, as the model would.
+	mem := budget.New(10)
+	held, _ := mem.TryTake(4)
+	img := budget.NewBytes([]byte("page"), held, 4)
 	start := time.Now()
-	_, err := l.Complete(context.Background(), vision.Request{})
+	_, err := l.Complete(context.Background(), vision.Request{Images: []vision.Image{{MIME: "image/png", Body: img}}})
 	took := time.Since(start)
 	var pe *problem.Error
 	if !errors.As(err, &pe) || pe.Code != problem.Overloaded || pe.RetryAfter != time.Second {
 		t.Fatalf("err = %v, want overloaded with a 1s Retry-After", err)
+	}
+	if mem.InUse() != 0 || img.Bytes() != nil {
+		t.Errorf("the refused call's image is still held: %d bytes", mem.InUse())
 	}
 	if took < 50*time.Millisecond || took > time.Second {
 		t.Errorf("refused after %v, want just after 50ms", took)
