@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/prompt"
 )
@@ -124,7 +125,7 @@ func TestOverloaded(t *testing.T) {
 				e.srv.ServeHTTP(rec, extractReq(t, page))
 				first <- rec
 			}()
-			waitFor(t, func() bool { return e.model.Calls() == 1 })
+			testwait.For(t, "the first request to reach the model", func() bool { return e.model.Calls() == 1 })
 
 			start := time.Now()
 			rec := e.do(extractReq(t, page))
@@ -193,7 +194,7 @@ func TestUploadMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	go serve(bytes.NewReader(raw), second)
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_queue_waiting{queue="upload"} 1`) })
+	testwait.For(t, "/metrics to show ocrdraft_queue_waiting{queue=\"upload\"} 1", func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_queue_waiting{queue="upload"} 1`) })
 	select {
 	case code := <-second:
 		t.Fatalf("the second request finished (%d) while the first body was being read", code)
@@ -229,7 +230,7 @@ func TestUploadStalled(t *testing.T) {
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
 	conn.Write(raw[:len(raw)/2])
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_extract_requests_in_flight 1`) })
+	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 1", func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_extract_requests_in_flight 1`) })
 
 	post := func() *http.Response {
 		res, err := ts.Client().Post(ts.URL+"/v1/extract", ct, bytes.NewReader(raw))
@@ -469,18 +470,6 @@ func (e *env) get(path string) string {
 		e.t.Fatalf("GET %s = %d", path, rec.Code)
 	}
 	return rec.Body.String()
-}
-
-// waitFor polls cond for up to 5s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func grep(s, sub string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -42,7 +43,7 @@ func TestTrickledBody(t *testing.T) {
 		}
 	}()
 	defer close(stop)
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 1", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
 
 	res, err := http.Post("http://"+addr+"/v1/extract", ct, bytes.NewReader(raw))
 	if err != nil {
@@ -99,7 +100,7 @@ func TestTricklesHoldWhatArrived(t *testing.T) {
 	defer close(stop)
 	start(stop)
 	start(stop)
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 2") })
+	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 2", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 2") })
 	time.Sleep(500 * time.Millisecond) // both have been reading for a while
 
 	body, ct := multipartBody(t, page)
@@ -150,7 +151,7 @@ func TestRateFromFirstRead(t *testing.T) {
 		res.Body.Close()
 		first <- res.StatusCode
 	}()
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 1", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
 
 	res, err := http.Post("http://"+addr+"/v1/extract", w.FormDataContentType(), bytes.NewReader(raw))
 	if err != nil {
