@@ -144,7 +144,7 @@ func TestStalledBodiesFreeTurns(t *testing.T) {
 	stalled := dial(t, addr)
 	fmt.Fprintf(stalled, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
 	stalled.Write(raw[:100])
-	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 1", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+	testwait.For(t, "the first request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
 
 	res, err := http.Post("http://"+addr+"/v1/extract", ct, bytes.NewReader(raw))
 	if err != nil {

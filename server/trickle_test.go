@@ -43,7 +43,7 @@ func TestTrickledBody(t *testing.T) {
 		}
 	}()
 	defer close(stop)
-	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 1", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+	testwait.For(t, "the trickled request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
 
 	res, err := http.Post("http://"+addr+"/v1/extract", ct, bytes.NewReader(raw))
 	if err != nil {
@@ -100,7 +100,7 @@ func TestTricklesHoldWhatArrived(t *testing.T) {
 	defer close(stop)
 	start(stop)
 	start(stop)
-	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 2", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 2") })
+	testwait.For(t, "both trickles in flight", e.metricIs(2, "ocrdraft_extract_requests_in_flight"))
 	time.Sleep(500 * time.Millisecond) // both have been reading for a while
 
 	body, ct := multipartBody(t, page)
@@ -115,8 +115,8 @@ func TestTricklesHoldWhatArrived(t *testing.T) {
 		t.Fatalf("beside two trickling uploads: %d %s, want 200", res.StatusCode, b)
 	}
 
-	if m := e.get("/metrics"); strings.Contains(m, `ocrdraft_queue_waiting{queue="upload"} 1`) {
-		t.Errorf("a request waits for upload memory:\n%s", grep(m, `queue="upload"`))
+	if n := e.metric("ocrdraft_queue_waiting", "queue", "upload"); n != 0 {
+		t.Errorf("%v requests wait for upload memory, want none", n)
 	}
 }
 
@@ -151,7 +151,7 @@ func TestRateFromFirstRead(t *testing.T) {
 		res.Body.Close()
 		first <- res.StatusCode
 	}()
-	testwait.For(t, "/metrics to show ocrdraft_extract_requests_in_flight 1", func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+	testwait.For(t, "the trickled request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
 
 	res, err := http.Post("http://"+addr+"/v1/extract", w.FormDataContentType(), bytes.NewReader(raw))
 	if err != nil {
