@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -97,73 +98,75 @@ func TestAuth(t *testing.T) {
 
 // TestOverloaded: with every slot taken — the requests' turns, or the model calls' — a request
 // waits OCR_QUEUE_WAIT and gets 503 overloaded with Retry-After, and the model never sees more
-// than the limit.
+// than the limit. Time is synctest's: the wait is exact, on a loaded machine too.
 func TestOverloaded(t *testing.T) {
 	for _, tt := range []struct {
 		queue string
 		opts  options
 	}{
-		{"request", options{maxRequests: 1, queueWait: 100 * time.Millisecond}},
-		{"model", options{maxInFlight: 1, queueWait: 100 * time.Millisecond}},
+		{"request", options{maxRequests: 1, queueWait: 100 * time.Millisecond, inBubble: true}},
+		{"model", options{maxInFlight: 1, queueWait: 100 * time.Millisecond, inBubble: true}},
 	} {
 		t.Run(tt.queue, func(t *testing.T) {
-			e := newEnv(t, tt.opts)
-			release := make(chan struct{})
-			e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case <-release:
-				case <-r.Context().Done():
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, tt.opts)
+				release := make(chan struct{})
+				e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+					fakeopenai.Reply(lipid)(w, r)
+				})
+				e.model.Default(fakeopenai.Reply(lipid))
+
+				first := make(chan *httptest.ResponseRecorder)
+				go func() {
+					rec := httptest.NewRecorder()
+					e.srv.ServeHTTP(rec, extractReq(t, page))
+					first <- rec
+				}()
+				testwait.For(t, "the first request to reach the model", func() bool { return e.model.Calls() == 1 })
+
+				start := time.Now()
+				rec := e.do(extractReq(t, page))
+				took := time.Since(start)
+				if rec.Code != http.StatusServiceUnavailable {
+					t.Fatalf("status = %d, want 503: %s", rec.Code, rec.Body)
 				}
-				fakeopenai.Reply(lipid)(w, r)
+				if doc := problemOf(t, rec); doc.Code != problem.Overloaded {
+					t.Errorf("code = %s, want overloaded", doc.Code)
+				}
+				if got := rec.Header().Get("Retry-After"); got != "1" {
+					t.Errorf("Retry-After = %q, want 1", got)
+				}
+				if took != 100*time.Millisecond {
+					t.Errorf("overloaded after %v, want after the 100ms queue wait", took)
+				}
+				if got := e.model.Calls(); got != 1 {
+					t.Errorf("model calls = %d, want 1: the refused request must not reach the model", got)
+				}
+
+				close(release)
+				if rec := <-first; rec.Code != http.StatusOK {
+					t.Errorf("the request holding the slot = %d, want 200: %s", rec.Code, rec.Body)
+				}
+				// A slot is free again.
+				if rec := e.do(extractReq(t, page)); rec.Code != http.StatusOK {
+					t.Errorf("after the slot came free = %d, want 200: %s", rec.Code, rec.Body)
+				}
+				for _, m := range []series{
+					{1, "ocrdraft_overloaded_total", []string{"queue", tt.queue}},
+					{1, "ocrdraft_http_requests_total", []string{"method", "POST", "route", "/v1/extract", "status", "503"}},
+					{2, "ocrdraft_model_calls_total", []string{"outcome", "ok"}},
+					{0, "ocrdraft_model_calls_in_flight", nil},
+					{0, "ocrdraft_extract_requests_in_flight", nil},
+					{0, "ocrdraft_queue_waiting", []string{"queue", "request"}},
+					{0, "ocrdraft_queue_waiting", []string{"queue", "model"}},
+				} {
+					m.check(e)
+				}
 			})
-			e.model.Default(fakeopenai.Reply(lipid))
-
-			first := make(chan *httptest.ResponseRecorder)
-			go func() {
-				rec := httptest.NewRecorder()
-				e.srv.ServeHTTP(rec, extractReq(t, page))
-				first <- rec
-			}()
-			testwait.For(t, "the first request to reach the model", func() bool { return e.model.Calls() == 1 })
-
-			start := time.Now()
-			rec := e.do(extractReq(t, page))
-			took := time.Since(start)
-			if rec.Code != http.StatusServiceUnavailable {
-				t.Fatalf("status = %d, want 503: %s", rec.Code, rec.Body)
-			}
-			if doc := problemOf(t, rec); doc.Code != problem.Overloaded {
-				t.Errorf("code = %s, want overloaded", doc.Code)
-			}
-			if got := rec.Header().Get("Retry-After"); got != "1" {
-				t.Errorf("Retry-After = %q, want 1", got)
-			}
-			if took < 100*time.Millisecond || took > 2*time.Second {
-				t.Errorf("overloaded after %v, want just after the 100ms queue wait", took)
-			}
-			if got := e.model.Calls(); got != 1 {
-				t.Errorf("model calls = %d, want 1: the refused request must not reach the model", got)
-			}
-
-			close(release)
-			if rec := <-first; rec.Code != http.StatusOK {
-				t.Errorf("the request holding the slot = %d, want 200: %s", rec.Code, rec.Body)
-			}
-			// A slot is free again.
-			if rec := e.do(extractReq(t, page)); rec.Code != http.StatusOK {
-				t.Errorf("after the slot came free = %d, want 200: %s", rec.Code, rec.Body)
-			}
-			for _, m := range []series{
-				{1, "ocrdraft_overloaded_total", []string{"queue", tt.queue}},
-				{1, "ocrdraft_http_requests_total", []string{"method", "POST", "route", "/v1/extract", "status", "503"}},
-				{2, "ocrdraft_model_calls_total", []string{"outcome", "ok"}},
-				{0, "ocrdraft_model_calls_in_flight", nil},
-				{0, "ocrdraft_extract_requests_in_flight", nil},
-				{0, "ocrdraft_queue_waiting", []string{"queue", "request"}},
-				{0, "ocrdraft_queue_waiting", []string{"queue", "model"}},
-			} {
-				m.check(e)
-			}
 		})
 	}
 }

@@ -40,8 +40,9 @@ type Server struct {
 	// configured without it works too.
 	URL string
 
-	srv  *httptest.Server
-	stop context.CancelFunc
+	srv   *httptest.Server
+	stop  context.CancelFunc
+	pipes *pipes // nil over TCP
 
 	mu     sync.Mutex
 	queue  []Answer
@@ -87,9 +88,35 @@ type Answer func(w http.ResponseWriter, r *http.Request)
 // it when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+// NewInMemory is New over in-memory connections (net.Pipe) in place of a TCP socket, for a test
+// in a testing/synctest bubble: there a goroutine waiting on a socket is not durably blocked, so
+// the bubble's clock would not move while a call is at the fake. Only the client from Client
+// reaches it; URL names no real host.
+func NewInMemory(t testing.TB) *Server {
+	t.Helper()
+	return start(t, &pipes{conns: make(chan net.Conn), done: make(chan struct{})})
+}
+
+// Client is an *http.Client that reaches the fake, over TCP or its in-memory connections; the
+// fake closes its connections when the test ends.
+func (s *Server) Client() *http.Client {
+	if s.pipes == nil {
+		return s.srv.Client()
+	}
+	return &http.Client{Transport: &http.Transport{DialContext: s.pipes.dial}}
+}
+
+func start(t testing.TB, p *pipes) *Server {
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{def: Reply("{}"), stop: stop, models: []string{"fake-model"}}
+	s := &Server{def: Reply("{}"), stop: stop, models: []string{"fake-model"}, pipes: p}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	if p != nil {
+		s.srv.Listener.Close()
+		s.srv.Listener = p
+	}
 	// Every request context derives from ctx, so a Slow answer still waiting when the test ends
 	// returns at once instead of holding Close up.
 	s.srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
@@ -568,3 +595,49 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// pipes is a net.Listener of in-memory connections: each dial hands the server's end of a
+// net.Pipe to Accept.
+type pipes struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (p *pipes) Accept() (net.Conn, error) {
+	select {
+	case c := <-p.conns:
+		return c, nil
+	case <-p.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (p *pipes) Close() error {
+	p.once.Do(func() { close(p.done) })
+	return nil
+}
+
+func (p *pipes) Addr() net.Addr { return pipeAddr{} }
+
+func (p *pipes) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	var err error
+	select {
+	case p.conns <- server:
+		return client, nil
+	case <-p.done:
+		err = net.ErrClosed
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	client.Close()
+	server.Close()
+	return nil, err
+}
+
+// pipeAddr names the in-memory fake in its URL.
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "fakeopenai.invalid" }
