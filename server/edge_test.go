@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/memnet"
 	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -25,9 +26,38 @@ func (e *env) listen() string {
 	e.t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Config = e.srv.HTTPServer()
+	if e.inBubble {
+		ts.Listener.Close()
+		e.ln = memnet.Listen()
+		ts.Listener = e.ln
+	}
 	ts.Start()
 	e.t.Cleanup(ts.Close)
-	return ts.Listener.Addr().String()
+	e.addr = ts.Listener.Addr().String()
+	return e.addr
+}
+
+// dial connects to the server listen started, over TCP or in memory as the env runs.
+func (e *env) dial(t *testing.T) *rawConn {
+	t.Helper()
+	if e.ln == nil {
+		return dial(t, e.addr)
+	}
+	c, err := e.ln.Dial(t.Context(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wrap(t, c)
+}
+
+// post sends a request to the server listen started, as a client from elsewhere does.
+func (e *env) post(path, contentType string, body io.Reader) (*http.Response, error) {
+	c := http.DefaultClient
+	if e.ln != nil {
+		c = e.ln.Client()
+		defer c.CloseIdleConnections()
+	}
+	return c.Post("http://"+e.addr+path, contentType, body)
 }
 
 // rawConn is a caller that writes whatever bytes it likes.
@@ -43,6 +73,10 @@ func dial(t *testing.T, addr string) *rawConn {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wrap(t, c)
+}
+
+func wrap(t *testing.T, c net.Conn) *rawConn {
 	t.Cleanup(func() { c.Close() })
 	// A bound on a hang, not on speed: every answer here comes well within it, or never.
 	_ = c.SetDeadline(time.Now().Add(20 * time.Second))

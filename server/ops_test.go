@@ -1,14 +1,12 @@
 package server_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -212,49 +210,49 @@ func TestUploadMemory(t *testing.T) {
 // the deadline: after OCR_QUEUE_WAIT without any upload moving on, it is 503 overloaded. And the
 // stalled body itself is cut off at the request's deadline, which gives its memory back.
 func TestUploadStalled(t *testing.T) {
-	body, ct := multipartBody(t, page)
-	raw, _ := io.ReadAll(body)
-	e := newEnv(t, options{uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 2 * time.Second})
-	e.model.Default(fakeopenai.Reply(lipid))
-	ts := httptest.NewServer(e.srv)
-	defer ts.Close()
+	synctest.Test(t, func(t *testing.T) {
+		body, ct := multipartBody(t, page)
+		raw, _ := io.ReadAll(body)
+		e := newEnv(t, options{inBubble: true, uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 2 * time.Second})
+		e.model.Default(fakeopenai.Reply(lipid))
+		e.listen()
 
-	// A caller that sends its headers and the start of its body, then nothing.
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
-	conn.Write(raw[:len(raw)/2])
-	testwait.For(t, "the first request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
+		// A caller that sends its headers and the start of its body, then nothing.
+		start := time.Now()
+		conn := e.dial(t)
+		fmt.Fprintf(conn, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
+		conn.Write(raw[:len(raw)/2])
+		testwait.For(t, "the first request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
 
-	post := func() *http.Response {
-		res, err := ts.Client().Post(ts.URL+"/v1/extract", ct, bytes.NewReader(raw))
-		if err != nil {
-			t.Fatal(err)
+		post := func() *http.Response {
+			res, err := e.post("/v1/extract", ct, bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
 		}
-		res.Body.Close()
-		return res
-	}
-	if res := post(); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
-		t.Errorf("behind a stalled upload: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
-	}
+		behind := time.Now()
+		if res := post(); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Errorf("behind a stalled upload: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+		}
+		if took := time.Since(behind); took != 50*time.Millisecond {
+			t.Errorf("behind a stalled upload: answered after %v, want after the 50ms queue wait", took)
+		}
 
-	// The stalled request is answered at its deadline, and its memory is free again.
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("the stalled request got no answer: %v", err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusRequestTimeout {
-		t.Errorf("the stalled request: %d, want 408", res.StatusCode)
-	}
-	if res := post(); res.StatusCode != http.StatusOK {
-		t.Errorf("after the stalled request ended: %d, want 200", res.StatusCode)
-	}
-	series{1, "ocrdraft_overloaded_total", []string{"queue", "upload"}}.check(e)
+		// The stalled request is answered at its deadline, and its memory is free again.
+		res, _ := conn.response()
+		if res.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("the stalled request: %d, want 408", res.StatusCode)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("the stalled request answered after %v, want at its 2s deadline", took)
+		}
+		if res := post(); res.StatusCode != http.StatusOK {
+			t.Errorf("after the stalled request ended: %d, want 200", res.StatusCode)
+		}
+		series{1, "ocrdraft_overloaded_total", []string{"queue", "upload"}}.check(e)
+	})
 }
 
 // TestCallerGoesAway: a caller that disconnects mid-request cancels the model call.

@@ -32,6 +32,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/memnet"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -102,6 +103,10 @@ type env struct {
 	model   *fakeopenai.Server
 	metrics *metrics.Metrics
 	log     *syncBuffer // the server's log lines
+
+	inBubble bool             // options.inBubble
+	addr     string           // where listen serves
+	ln       *memnet.Listener // in a bubble, what listen serves on
 }
 
 type options struct {
@@ -181,7 +186,7 @@ func newEnv(t testing.TB, o options) *env {
 			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
 		})
 	}
-	return &env{t: t, srv: server.New(cfg), model: model, metrics: m, log: logs}
+	return &env{t: t, srv: server.New(cfg), model: model, metrics: m, log: logs, inBubble: o.inBubble}
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a server's handlers.

@@ -31,6 +31,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ocrdraft/ocrdraft/internal/memnet"
 )
 
 // Server is a running fake. It is safe for concurrent use, so load tests can share one.
@@ -42,7 +44,7 @@ type Server struct {
 
 	srv   *httptest.Server
 	stop  context.CancelFunc
-	pipes *pipes // nil over TCP
+	pipes *memnet.Listener // nil over TCP
 
 	mu     sync.Mutex
 	queue  []Answer
@@ -97,7 +99,7 @@ func New(t testing.TB) *Server {
 // reaches it; URL names no real host.
 func NewInMemory(t testing.TB) *Server {
 	t.Helper()
-	return start(t, &pipes{conns: make(chan net.Conn), done: make(chan struct{})})
+	return start(t, memnet.Listen())
 }
 
 // Client is an *http.Client that reaches the fake, over TCP or its in-memory connections; the
@@ -106,10 +108,10 @@ func (s *Server) Client() *http.Client {
 	if s.pipes == nil {
 		return s.srv.Client()
 	}
-	return &http.Client{Transport: &http.Transport{DialContext: s.pipes.dial}}
+	return s.pipes.Client()
 }
 
-func start(t testing.TB, p *pipes) *Server {
+func start(t testing.TB, p *memnet.Listener) *Server {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{def: Reply("{}"), stop: stop, models: []string{"fake-model"}, pipes: p}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
@@ -595,49 +597,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
-
-// pipes is a net.Listener of in-memory connections: each dial hands the server's end of a
-// net.Pipe to Accept.
-type pipes struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (p *pipes) Accept() (net.Conn, error) {
-	select {
-	case c := <-p.conns:
-		return c, nil
-	case <-p.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (p *pipes) Close() error {
-	p.once.Do(func() { close(p.done) })
-	return nil
-}
-
-func (p *pipes) Addr() net.Addr { return pipeAddr{} }
-
-func (p *pipes) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	client, server := net.Pipe()
-	var err error
-	select {
-	case p.conns <- server:
-		return client, nil
-	case <-p.done:
-		err = net.ErrClosed
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	client.Close()
-	server.Close()
-	return nil, err
-}
-
-// pipeAddr names the in-memory fake in its URL.
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "fakeopenai.invalid" }
