@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -241,10 +242,10 @@ func TestDecodePastDeadline(t *testing.T) {
 		release = make(chan struct{})
 		ctx3, cancel3 := context.WithCancel(t.Context())
 		go func() {
-			for started.Load() < 2 {
-				synctest.Wait()
+			defer cancel3()
+			if err := testwait.Until("the second decode to start", func() bool { return started.Load() >= 2 }); err != nil {
+				t.Error(err)
 			}
-			cancel3()
 		}()
 		if _, err := p.Prepare(ctx3, data); !errors.Is(err, context.Canceled) {
 			t.Fatalf("caller gone: got %v, want context.Canceled", err)

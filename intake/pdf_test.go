@@ -22,6 +22,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -639,9 +640,7 @@ func TestPDFDeadline(t *testing.T) {
 		_, err := p.PreparePage(ctx, data, 0)
 		done <- err
 	}()
-	for len(p.sem) == 0 { // wait for the render to hold its slot
-		time.Sleep(time.Millisecond)
-	}
+	testwait.For(t, "the render to hold its slot", func() bool { return len(p.sem) > 0 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)

@@ -12,9 +12,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/memnet"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -24,9 +27,38 @@ func (e *env) listen() string {
 	e.t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Config = e.srv.HTTPServer()
+	if e.inBubble {
+		ts.Listener.Close()
+		e.ln = memnet.Listen()
+		ts.Listener = e.ln
+	}
 	ts.Start()
 	e.t.Cleanup(ts.Close)
-	return ts.Listener.Addr().String()
+	e.addr = ts.Listener.Addr().String()
+	return e.addr
+}
+
+// dial connects to the server listen started, over TCP or in memory as the env runs.
+func (e *env) dial(t *testing.T) *rawConn {
+	t.Helper()
+	if e.ln == nil {
+		return dial(t, e.addr)
+	}
+	c, err := e.ln.Dial(t.Context(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wrap(t, c)
+}
+
+// post sends a request to the server listen started, as a client from elsewhere does.
+func (e *env) post(path, contentType string, body io.Reader) (*http.Response, error) {
+	c := http.DefaultClient
+	if e.ln != nil {
+		c = e.ln.Client()
+		defer c.CloseIdleConnections()
+	}
+	return c.Post("http://"+e.addr+path, contentType, body)
 }
 
 // rawConn is a caller that writes whatever bytes it likes.
@@ -42,6 +74,10 @@ func dial(t *testing.T, addr string) *rawConn {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wrap(t, c)
+}
+
+func wrap(t *testing.T, c net.Conn) *rawConn {
 	t.Cleanup(func() { c.Close() })
 	// A bound on a hang, not on speed: every answer here comes well within it, or never.
 	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
@@ -86,9 +122,6 @@ func codeOf(t *testing.T, b []byte) problem.Code {
 // route — 408 where the body is read, the route's own answer where it is not — and its
 // connection is closed, instead of being held past every timeout.
 func TestStalledBody(t *testing.T) {
-	e := newEnv(t, options{apiKeys: []string{"k1"}, bodyIdle: 50 * time.Millisecond})
-	e.model.Default(fakeopenai.Reply(lipid))
-	addr := e.listen()
 	_, ct := multipartBody(t, page)
 	for _, tt := range []struct {
 		name, head string
@@ -107,26 +140,35 @@ func TestStalledBody(t *testing.T) {
 		{"chunked, never a chunk", "POST /v1/parse HTTP/1.1\r\nAuthorization: Bearer k1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked", 408, problem.RequestTimeout},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := dial(t, addr)
-			head := tt.head + "\r\nHost: x\r\n"
-			if !strings.Contains(head, "chunked") {
-				head += "Content-Length: 100000\r\n"
-			}
-			fmt.Fprint(c, head+"\r\n")
-			res, b := c.response()
-			if res.StatusCode != tt.status {
-				t.Fatalf("status %d, want %d: %s", res.StatusCode, tt.status, b)
-			}
-			if tt.code != "" && codeOf(t, b) != tt.code {
-				t.Errorf("code %s, want %s", codeOf(t, b), tt.code)
-			}
-			if !c.closed() {
-				t.Error("the connection was kept open behind a body never sent")
-			}
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, options{inBubble: true, apiKeys: []string{"k1"}, bodyIdle: 50 * time.Millisecond})
+				e.model.Default(fakeopenai.Reply(lipid))
+				e.listen()
+				start := time.Now()
+				c := e.dial(t)
+				head := tt.head + "\r\nHost: x\r\n"
+				if !strings.Contains(head, "chunked") {
+					head += "Content-Length: 100000\r\n"
+				}
+				fmt.Fprint(c, head+"\r\n")
+				res, b := c.response()
+				if res.StatusCode != tt.status {
+					t.Fatalf("status %d, want %d: %s", res.StatusCode, tt.status, b)
+				}
+				if tt.code != "" && codeOf(t, b) != tt.code {
+					t.Errorf("code %s, want %s", codeOf(t, b), tt.code)
+				}
+				if took := time.Since(start); tt.status == 408 && took != 50*time.Millisecond {
+					t.Errorf("answered after %v, want after the 50ms idle timeout", took)
+				}
+				if !c.closed() {
+					t.Error("the connection was kept open behind a body never sent")
+				}
+				if got := e.model.Calls(); got != 0 {
+					t.Errorf("model calls = %d, want none", got)
+				}
+			})
 		})
-	}
-	if got := e.model.Calls(); got != 0 {
-		t.Errorf("model calls = %d, want none", got)
 	}
 }
 
@@ -134,43 +176,45 @@ func TestStalledBody(t *testing.T) {
 // callers beyond the idle timeout: with the one /v1/extract turn held by a stalled body, the
 // next request waits for the turn, gets it when the stalled one is answered 408, and reads.
 func TestStalledBodiesFreeTurns(t *testing.T) {
-	e := newEnv(t, options{maxRequests: 1, textInFlight: 1, queueWait: 10 * time.Second, bodyIdle: time.Second})
-	e.model.Default(fakeopenai.Reply(lipid))
-	addr := e.listen()
-	body, ct := multipartBody(t, page)
-	raw, _ := io.ReadAll(body)
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, options{inBubble: true, maxRequests: 1, textInFlight: 1, queueWait: 10 * time.Second, bodyIdle: time.Second})
+		e.model.Default(fakeopenai.Reply(lipid))
+		e.listen()
+		body, ct := multipartBody(t, page)
+		raw, _ := io.ReadAll(body)
 
-	stalled := dial(t, addr)
-	fmt.Fprintf(stalled, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
-	stalled.Write(raw[:100])
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), "ocrdraft_extract_requests_in_flight 1") })
+		stalled := e.dial(t)
+		fmt.Fprintf(stalled, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
+		stalled.Write(raw[:100])
+		testwait.For(t, "the first request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
 
-	res, err := http.Post("http://"+addr+"/v1/extract", ct, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Errorf("behind a stalled body: %d, want 200 once its turn came free", res.StatusCode)
-	}
-	if res, b := stalled.response(); res.StatusCode != http.StatusRequestTimeout || codeOf(t, b) != problem.RequestTimeout {
-		t.Errorf("the stalled request: %d %s, want 408 request_timeout", res.StatusCode, b)
-	}
+		res, err := e.post("/v1/extract", ct, bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("behind a stalled body: %d, want 200 once its turn came free", res.StatusCode)
+		}
+		if res, b := stalled.response(); res.StatusCode != http.StatusRequestTimeout || codeOf(t, b) != problem.RequestTimeout {
+			t.Errorf("the stalled request: %d %s, want 408 request_timeout", res.StatusCode, b)
+		}
 
-	// A text body that stalls holds no text turn at all: it is read before the turn is taken.
-	stalled = dial(t, addr)
-	fmt.Fprint(stalled, "POST /v1/parse HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n{")
-	res, err = http.Post("http://"+addr+"/v1/parse", "text/plain", strings.NewReader(lipid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Errorf("/v1/parse beside a stalled one: %d, want 200", res.StatusCode)
-	}
-	if res, _ := stalled.response(); res.StatusCode != http.StatusRequestTimeout {
-		t.Errorf("the stalled /v1/parse: %d, want 408", res.StatusCode)
-	}
+		// A text body that stalls holds no text turn at all: it is read before the turn is taken.
+		stalled = e.dial(t)
+		fmt.Fprint(stalled, "POST /v1/parse HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n{")
+		res, err = e.post("/v1/parse", "text/plain", strings.NewReader(lipid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("/v1/parse beside a stalled one: %d, want 200", res.StatusCode)
+		}
+		if res, _ := stalled.response(); res.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("the stalled /v1/parse: %d, want 408", res.StatusCode)
+		}
+	})
 }
 
 // TestRefusedBodyIsRead: a caller that sends its whole body before it reads — as Python's and

@@ -1,20 +1,18 @@
 package server_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -22,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/prompt"
 )
@@ -97,76 +96,75 @@ func TestAuth(t *testing.T) {
 
 // TestOverloaded: with every slot taken — the requests' turns, or the model calls' — a request
 // waits OCR_QUEUE_WAIT and gets 503 overloaded with Retry-After, and the model never sees more
-// than the limit.
+// than the limit. Time is synctest's: the wait is exact, on a loaded machine too.
 func TestOverloaded(t *testing.T) {
 	for _, tt := range []struct {
 		queue string
 		opts  options
 	}{
-		{"request", options{maxRequests: 1, queueWait: 100 * time.Millisecond}},
-		{"model", options{maxInFlight: 1, queueWait: 100 * time.Millisecond}},
+		{"request", options{maxRequests: 1, queueWait: 100 * time.Millisecond, inBubble: true}},
+		{"model", options{maxInFlight: 1, queueWait: 100 * time.Millisecond, inBubble: true}},
 	} {
 		t.Run(tt.queue, func(t *testing.T) {
-			e := newEnv(t, tt.opts)
-			release := make(chan struct{})
-			e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case <-release:
-				case <-r.Context().Done():
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, tt.opts)
+				release := make(chan struct{})
+				e.model.Queue(func(w http.ResponseWriter, r *http.Request) {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+					fakeopenai.Reply(lipid)(w, r)
+				})
+				e.model.Default(fakeopenai.Reply(lipid))
+
+				first := make(chan *httptest.ResponseRecorder)
+				go func() {
+					rec := httptest.NewRecorder()
+					e.srv.ServeHTTP(rec, extractReq(t, page))
+					first <- rec
+				}()
+				testwait.For(t, "the first request to reach the model", func() bool { return e.model.Calls() == 1 })
+
+				start := time.Now()
+				rec := e.do(extractReq(t, page))
+				took := time.Since(start)
+				if rec.Code != http.StatusServiceUnavailable {
+					t.Fatalf("status = %d, want 503: %s", rec.Code, rec.Body)
 				}
-				fakeopenai.Reply(lipid)(w, r)
+				if doc := problemOf(t, rec); doc.Code != problem.Overloaded {
+					t.Errorf("code = %s, want overloaded", doc.Code)
+				}
+				if got := rec.Header().Get("Retry-After"); got != "1" {
+					t.Errorf("Retry-After = %q, want 1", got)
+				}
+				if took != 100*time.Millisecond {
+					t.Errorf("overloaded after %v, want after the 100ms queue wait", took)
+				}
+				if got := e.model.Calls(); got != 1 {
+					t.Errorf("model calls = %d, want 1: the refused request must not reach the model", got)
+				}
+
+				close(release)
+				if rec := <-first; rec.Code != http.StatusOK {
+					t.Errorf("the request holding the slot = %d, want 200: %s", rec.Code, rec.Body)
+				}
+				// A slot is free again.
+				if rec := e.do(extractReq(t, page)); rec.Code != http.StatusOK {
+					t.Errorf("after the slot came free = %d, want 200: %s", rec.Code, rec.Body)
+				}
+				for _, m := range []series{
+					{1, "ocrdraft_overloaded_total", []string{"queue", tt.queue}},
+					{1, "ocrdraft_http_requests_total", []string{"method", "POST", "route", "/v1/extract", "status", "503"}},
+					{2, "ocrdraft_model_calls_total", []string{"outcome", "ok"}},
+					{0, "ocrdraft_model_calls_in_flight", nil},
+					{0, "ocrdraft_extract_requests_in_flight", nil},
+					{0, "ocrdraft_queue_waiting", []string{"queue", "request"}},
+					{0, "ocrdraft_queue_waiting", []string{"queue", "model"}},
+				} {
+					m.check(e)
+				}
 			})
-			e.model.Default(fakeopenai.Reply(lipid))
-
-			first := make(chan *httptest.ResponseRecorder)
-			go func() {
-				rec := httptest.NewRecorder()
-				e.srv.ServeHTTP(rec, extractReq(t, page))
-				first <- rec
-			}()
-			waitFor(t, func() bool { return e.model.Calls() == 1 })
-
-			start := time.Now()
-			rec := e.do(extractReq(t, page))
-			took := time.Since(start)
-			if rec.Code != http.StatusServiceUnavailable {
-				t.Fatalf("status = %d, want 503: %s", rec.Code, rec.Body)
-			}
-			if doc := problemOf(t, rec); doc.Code != problem.Overloaded {
-				t.Errorf("code = %s, want overloaded", doc.Code)
-			}
-			if got := rec.Header().Get("Retry-After"); got != "1" {
-				t.Errorf("Retry-After = %q, want 1", got)
-			}
-			if took < 100*time.Millisecond || took > 2*time.Second {
-				t.Errorf("overloaded after %v, want just after the 100ms queue wait", took)
-			}
-			if got := e.model.Calls(); got != 1 {
-				t.Errorf("model calls = %d, want 1: the refused request must not reach the model", got)
-			}
-
-			close(release)
-			if rec := <-first; rec.Code != http.StatusOK {
-				t.Errorf("the request holding the slot = %d, want 200: %s", rec.Code, rec.Body)
-			}
-			// A slot is free again.
-			if rec := e.do(extractReq(t, page)); rec.Code != http.StatusOK {
-				t.Errorf("after the slot came free = %d, want 200: %s", rec.Code, rec.Body)
-			}
-			body := e.get("/metrics")
-			for _, want := range []string{
-				`ocrdraft_overloaded_total{queue="` + tt.queue + `"} 1` + "\n",
-				`ocrdraft_http_requests_total{method="POST",route="/v1/extract",status="503"} 1` + "\n",
-				`ocrdraft_model_calls_total{outcome="ok"} 2` + "\n",
-				"ocrdraft_model_calls_in_flight 0\n",
-				"ocrdraft_extract_requests_in_flight 0\n",
-				`ocrdraft_queue_waiting{queue="request"} 0` + "\n",
-				`ocrdraft_queue_waiting{queue="model"} 0` + "\n",
-			} {
-				if !strings.Contains(body, want) {
-					t.Errorf("metrics lack %q:\n%s", want, grep(body, "ocrdraft_"))
-				}
-			}
 		})
 	}
 }
@@ -193,7 +191,7 @@ func TestUploadMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	go serve(bytes.NewReader(raw), second)
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_queue_waiting{queue="upload"} 1`) })
+	testwait.For(t, "a request waiting for upload memory", e.metricIs(1, "ocrdraft_queue_waiting", "queue", "upload"))
 	select {
 	case code := <-second:
 		t.Fatalf("the second request finished (%d) while the first body was being read", code)
@@ -204,61 +202,57 @@ func TestUploadMemory(t *testing.T) {
 	if a, b := <-first, <-second; a != http.StatusOK || b != http.StatusOK {
 		t.Fatalf("statuses %d and %d, want 200 and 200", a, b)
 	}
-	if m := e.get("/metrics"); !strings.Contains(m, `ocrdraft_queue_waiting{queue="upload"} 0`) ||
-		!strings.Contains(m, `ocrdraft_queue_wait_seconds_count{queue="upload"} 1`) {
-		t.Errorf("upload queue metrics:\n%s", grep(m, `queue="upload"`))
-	}
+	series{0, "ocrdraft_queue_waiting", []string{"queue", "upload"}}.check(e)
+	series{1, "ocrdraft_queue_wait_seconds", []string{"queue", "upload"}}.check(e) // observations
 }
 
 // TestUploadStalled: behind an upload that has stopped moving, the next one does not wait for
 // the deadline: after OCR_QUEUE_WAIT without any upload moving on, it is 503 overloaded. And the
 // stalled body itself is cut off at the request's deadline, which gives its memory back.
 func TestUploadStalled(t *testing.T) {
-	body, ct := multipartBody(t, page)
-	raw, _ := io.ReadAll(body)
-	e := newEnv(t, options{uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 2 * time.Second})
-	e.model.Default(fakeopenai.Reply(lipid))
-	ts := httptest.NewServer(e.srv)
-	defer ts.Close()
+	synctest.Test(t, func(t *testing.T) {
+		body, ct := multipartBody(t, page)
+		raw, _ := io.ReadAll(body)
+		e := newEnv(t, options{inBubble: true, uploadMemory: int64(len(raw)), queueWait: 50 * time.Millisecond, timeout: 2 * time.Second})
+		e.model.Default(fakeopenai.Reply(lipid))
+		e.listen()
 
-	// A caller that sends its headers and the start of its body, then nothing.
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
-	conn.Write(raw[:len(raw)/2])
-	waitFor(t, func() bool { return strings.Contains(e.get("/metrics"), `ocrdraft_extract_requests_in_flight 1`) })
+		// A caller that sends its headers and the start of its body, then nothing.
+		start := time.Now()
+		conn := e.dial(t)
+		fmt.Fprintf(conn, "POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(raw))
+		conn.Write(raw[:len(raw)/2])
+		testwait.For(t, "the first request in flight", e.metricIs(1, "ocrdraft_extract_requests_in_flight"))
 
-	post := func() *http.Response {
-		res, err := ts.Client().Post(ts.URL+"/v1/extract", ct, bytes.NewReader(raw))
-		if err != nil {
-			t.Fatal(err)
+		post := func() *http.Response {
+			res, err := e.post("/v1/extract", ct, bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
 		}
-		res.Body.Close()
-		return res
-	}
-	if res := post(); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
-		t.Errorf("behind a stalled upload: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
-	}
+		behind := time.Now()
+		if res := post(); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Errorf("behind a stalled upload: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+		}
+		if took := time.Since(behind); took != 50*time.Millisecond {
+			t.Errorf("behind a stalled upload: answered after %v, want after the 50ms queue wait", took)
+		}
 
-	// The stalled request is answered at its deadline, and its memory is free again.
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("the stalled request got no answer: %v", err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusRequestTimeout {
-		t.Errorf("the stalled request: %d, want 408", res.StatusCode)
-	}
-	if res := post(); res.StatusCode != http.StatusOK {
-		t.Errorf("after the stalled request ended: %d, want 200", res.StatusCode)
-	}
-	if m := e.get("/metrics"); !strings.Contains(m, `ocrdraft_overloaded_total{queue="upload"} 1`) {
-		t.Errorf("upload queue metrics:\n%s", grep(m, `queue="upload"`))
-	}
+		// The stalled request is answered at its deadline, and its memory is free again.
+		res, _ := conn.response()
+		if res.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("the stalled request: %d, want 408", res.StatusCode)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("the stalled request answered after %v, want at its 2s deadline", took)
+		}
+		if res := post(); res.StatusCode != http.StatusOK {
+			t.Errorf("after the stalled request ended: %d, want 200", res.StatusCode)
+		}
+		series{1, "ocrdraft_overloaded_total", []string{"queue", "upload"}}.check(e)
+	})
 }
 
 // TestCallerGoesAway: a caller that disconnects mid-request cancels the model call.
@@ -292,9 +286,7 @@ func TestCallerGoesAway(t *testing.T) {
 	if !strings.Contains(e.log.String(), `"code":"canceled"`) {
 		t.Errorf("the log line lacks code canceled:\n%s", e.log)
 	}
-	if body := e.get("/metrics"); !strings.Contains(body, `ocrdraft_model_calls_total{outcome="canceled"} 1`) {
-		t.Errorf("metrics lack the cancelled call:\n%s", grep(body, "ocrdraft_model_calls_total"))
-	}
+	series{1, "ocrdraft_model_calls_total", []string{"outcome", "canceled"}}.check(e)
 	if got := e.model.Calls(); got != 1 {
 		t.Errorf("model calls = %d, want 1: a cancelled call is not retried", got)
 	}
@@ -310,33 +302,35 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
 	e.do(httptest.NewRequest("GET", "/no/such/route", nil))
-	body := e.get("/metrics")
-	for _, want := range []string{
-		`ocrdraft_http_requests_total{method="POST",route="/v1/extract",status="200"} 1`,
-		`ocrdraft_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
-		`ocrdraft_http_request_duration_seconds_count{method="POST",route="/v1/extract"} 1`,
-		`ocrdraft_model_calls_total{outcome="ok"} 1`,
-		`ocrdraft_model_call_duration_seconds_count{outcome="ok"} 1`,
-		"ocrdraft_model_calls_in_flight 0",
-		`ocrdraft_pages_total{outcome="ok"} 1`,
-		"ocrdraft_page_attempts_count 1",
-		"ocrdraft_model_prompt_tokens_total 900",
-		"ocrdraft_model_completion_tokens_total 120",
-		`ocrdraft_parse_stage_total{stage="fenced"} 1`,
-		`ocrdraft_parse_stage_total{stage="repaired"} 0`,
-		"ocrdraft_indicators_total 2",
-		"ocrdraft_indicators_dropped_total 0",
-		"ocrdraft_replies_truncated_total 0",
-		"ocrdraft_pages_sent_once_total 0",
-		"ocrdraft_image_in_bytes_total " + strconv.Itoa(len(page)),
-		"ocrdraft_image_sent_bytes_total " + strconv.Itoa(len(page)),
-		"process_resident_memory_bytes",
-		"go_goroutines",
+	for _, m := range []series{
+		{1, "ocrdraft_http_requests_total", []string{"method", "POST", "route", "/v1/extract", "status", "200"}},
+		{1, "ocrdraft_http_requests_total", []string{"method", "GET", "route", "unmatched", "status", "404"}},
+		{1, "ocrdraft_http_request_duration_seconds", []string{"method", "POST", "route", "/v1/extract"}},
+		{1, "ocrdraft_model_calls_total", []string{"outcome", "ok"}},
+		{1, "ocrdraft_model_call_duration_seconds", []string{"outcome", "ok"}},
+		{0, "ocrdraft_model_calls_in_flight", nil},
+		{1, "ocrdraft_pages_total", []string{"outcome", "ok"}},
+		{1, "ocrdraft_page_attempts", nil},
+		{900, "ocrdraft_model_prompt_tokens_total", nil},
+		{120, "ocrdraft_model_completion_tokens_total", nil},
+		{1, "ocrdraft_parse_stage_total", []string{"stage", "fenced"}},
+		{0, "ocrdraft_parse_stage_total", []string{"stage", "repaired"}},
+		{2, "ocrdraft_indicators_total", nil},
+		{0, "ocrdraft_indicators_dropped_total", nil},
+		{0, "ocrdraft_replies_truncated_total", nil},
+		{0, "ocrdraft_pages_sent_once_total", nil},
+		{float64(len(page)), "ocrdraft_image_in_bytes_total", nil},
+		{float64(len(page)), "ocrdraft_image_sent_bytes_total", nil},
 	} {
-		if !strings.Contains(body, want+"\n") && !strings.Contains(body, want+" ") {
-			t.Errorf("metrics lack %q", want)
+		m.check(e)
+	}
+	// The process and Go collectors are registered: their values are the machine's.
+	for _, name := range []string{"process_resident_memory_bytes", "go_goroutines"} {
+		if _, err := e.lookup(name); err != nil {
+			t.Error(err)
 		}
 	}
+	body := e.get("/metrics") // what a scraper reads must hold no request id and no health data
 	if id := rec.Header().Get("X-Request-Id"); id == "" || strings.Contains(body, id) {
 		t.Errorf("the request id %q is empty or in the metrics", id)
 	}
@@ -469,18 +463,6 @@ func (e *env) get(path string) string {
 		e.t.Fatalf("GET %s = %d", path, rec.Code)
 	}
 	return rec.Body.String()
-}
-
-// waitFor polls cond for up to 5s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func grep(s, sub string) string {

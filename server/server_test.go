@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -31,6 +32,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/memnet"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/lexicon"
@@ -102,9 +104,16 @@ type env struct {
 	model   *fakeopenai.Server
 	metrics *metrics.Metrics
 	log     *syncBuffer // the server's log lines
+
+	inBubble bool             // options.inBubble
+	addr     string           // where listen serves
+	ln       *memnet.Listener // in a bubble, what listen serves on
 }
 
 type options struct {
+	// inBubble runs the fake model over in-memory connections, for a test in a synctest bubble,
+	// whose clock moves only while every goroutine of the bubble waits on something in it.
+	inBubble        bool
 	noModel         bool
 	maxPages        int
 	maxBytes        int64
@@ -129,7 +138,11 @@ type options struct {
 
 func newEnv(t testing.TB, o options) *env {
 	t.Helper()
-	fake := fakeopenai.New(t)
+	fake := fakeopenai.New
+	if o.inBubble {
+		fake = fakeopenai.NewInMemory
+	}
+	model := fake(t)
 	logs := new(syncBuffer)
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m := metrics.New()
@@ -157,7 +170,11 @@ func newEnv(t testing.TB, o options) *env {
 		o.modelKey = "sk-test"
 	}
 	if !o.noModel {
-		client, err := vision.New(vision.Config{BaseURL: fake.URL, APIKey: o.modelKey, Model: "test-vl", Tries: o.tries})
+		vc := vision.Config{BaseURL: model.URL, APIKey: o.modelKey, Model: "test-vl", Tries: o.tries}
+		if o.inBubble {
+			vc.HTTPClient = model.Client()
+		}
+		client, err := vision.New(vc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +187,7 @@ func newEnv(t testing.TB, o options) *env {
 			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
 		})
 	}
-	return &env{t: t, srv: server.New(cfg), model: fake, metrics: m, log: logs}
+	return &env{t: t, srv: server.New(cfg), model: model, metrics: m, log: logs, inBubble: o.inBubble}
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a server's handlers.
@@ -367,7 +384,7 @@ func TestExtractFailures(t *testing.T) {
 		code    problem.Code
 		calls   int
 		warning string        // a warning code the 200 must carry
-		minTime time.Duration // the request must take at least this long (an honoured Retry-After)
+		took    time.Duration // if not 0, how long the request takes in the bubble's time (a retry's backoff is random)
 	}{
 		{name: "no model configured", opts: options{noModel: true}, status: 503, code: problem.ModelNotConfigured},
 		{name: "refusal, then refusal", answer: []fakeopenai.Answer{fakeopenai.Reply("抱歉，图片太模糊，无法识别。"), fakeopenai.Reply("抱歉，无法识别。")},
@@ -382,7 +399,7 @@ func TestExtractFailures(t *testing.T) {
 			status: 503, code: problem.ModelRateLimited, calls: 1},
 		{name: "no choices", answer: []fakeopenai.Answer{fakeopenai.NoChoices()}, status: 502, code: problem.ModelUnavailable, calls: 1},
 		{name: "upstream 429 with Retry-After, then an answer", answer: []fakeopenai.Answer{fakeopenai.RateLimited("1")},
-			status: 200, calls: 2, minTime: time.Second},
+			status: 200, calls: 2, took: time.Second},
 		{name: "connection reset, then an answer", answer: []fakeopenai.Answer{fakeopenai.HangUp()}, status: 200, calls: 2},
 		{name: "connection reset throughout", opts: options{tries: 2}, answer: []fakeopenai.Answer{fakeopenai.HangUp(), fakeopenai.HangUp()},
 			status: 502, code: problem.ModelUnavailable, calls: 2},
@@ -400,7 +417,8 @@ func TestExtractFailures(t *testing.T) {
 			fakeopenai.Truncated(`{"indicators":[{"itemName":"总胆固醇","valueNum":5.86,"unit":"mmol/L"},{"itemName":"甘油三`)},
 			status: 200, calls: 1, warning: "output_truncated"},
 		{name: "slower than the deadline", opts: options{timeout: 50 * time.Millisecond, tries: 1},
-			answer: []fakeopenai.Answer{fakeopenai.Slow(time.Minute, fakeopenai.Reply(lipid))}, status: 504, code: problem.ModelTimeout, calls: 1},
+			answer: []fakeopenai.Answer{fakeopenai.Slow(time.Minute, fakeopenai.Reply(lipid))}, status: 504, code: problem.ModelTimeout, calls: 1,
+			took: 50 * time.Millisecond},
 		{name: "too many pages", opts: options{maxPages: 2}, req: func(t *testing.T) *http.Request { return extractReq(t, page, page, page) },
 			status: 413, code: problem.TooManyPages},
 		{name: "image over the byte limit", opts: options{maxBytes: 100}, status: 413, code: problem.PayloadTooLarge},
@@ -427,38 +445,43 @@ func TestExtractFailures(t *testing.T) {
 			return jsonReq("/v1/extract", map[string]any{"images": []map[string]string{{"data": "!!!"}}})
 		}, status: 400, code: problem.InvalidRequest},
 	}
+	// Time is synctest's: a Retry-After of a second and a deadline of 50 ms are waited exactly,
+	// in none of the machine's time, however loaded it is.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, tt.opts)
-			e.model.Queue(tt.answer...)
-			e.model.Default(fakeopenai.Reply(lipid))
-			req := extractReq(t, page)
-			if tt.req != nil {
-				req = tt.req(t)
-			}
-			start := time.Now()
-			rec := e.do(req)
-			if took := time.Since(start); took < tt.minTime {
-				t.Errorf("took %v, want at least %v", took, tt.minTime)
-			}
-			if rec.Code != tt.status {
-				t.Fatalf("status = %d, want %d: %s", rec.Code, tt.status, rec.Body)
-			}
-			if tt.warning != "" && !strings.Contains(rec.Body.String(), `"code":"`+tt.warning+`"`) {
-				t.Errorf("no %s warning: %s", tt.warning, rec.Body)
-			}
-			if tt.code != "" {
-				if doc := problemOf(t, rec); doc.Code != tt.code {
-					t.Errorf("code = %s, want %s (%s)", doc.Code, tt.code, doc.Detail)
+			synctest.Test(t, func(t *testing.T) {
+				tt.opts.inBubble = true
+				e := newEnv(t, tt.opts)
+				e.model.Queue(tt.answer...)
+				e.model.Default(fakeopenai.Reply(lipid))
+				req := extractReq(t, page)
+				if tt.req != nil {
+					req = tt.req(t)
 				}
-			}
-			if got := e.model.Calls(); got != tt.calls {
-				t.Errorf("model calls = %d, want %d", got, tt.calls)
-			}
-			if tt.code == problem.ModelRateLimited && rec.Header().Get("Retry-After") != "7" {
-				t.Errorf("Retry-After = %q, want the upstream's 7", rec.Header().Get("Retry-After"))
-			}
+				start := time.Now()
+				rec := e.do(req)
+				if took := time.Since(start); tt.took != 0 && took != tt.took {
+					t.Errorf("took %v, want %v", took, tt.took)
+				}
+				if rec.Code != tt.status {
+					t.Fatalf("status = %d, want %d: %s", rec.Code, tt.status, rec.Body)
+				}
+				if tt.warning != "" && !strings.Contains(rec.Body.String(), `"code":"`+tt.warning+`"`) {
+					t.Errorf("no %s warning: %s", tt.warning, rec.Body)
+				}
+				if tt.code != "" {
+					if doc := problemOf(t, rec); doc.Code != tt.code {
+						t.Errorf("code = %s, want %s (%s)", doc.Code, tt.code, doc.Detail)
+					}
+				}
+				if got := e.model.Calls(); got != tt.calls {
+					t.Errorf("model calls = %d, want %d", got, tt.calls)
+				}
+				if tt.code == problem.ModelRateLimited && rec.Header().Get("Retry-After") != "7" {
+					t.Errorf("Retry-After = %q, want the upstream's 7", rec.Header().Get("Retry-After"))
+				}
+			})
 		})
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 )
 
 // TestMain checks for leaked goroutines, and doubles as the ocrdraft binary when
@@ -157,9 +158,7 @@ func TestServeDrains(t *testing.T) {
 		res.Body.Close()
 		done <- result{status: res.StatusCode, body: string(b)}
 	}()
-	for fake.Calls() == 0 { // the request is at the model
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, "the request to reach the model", func() bool { return fake.Calls() > 0 })
 	start := time.Now()
 	if err := stop(); err != nil {
 		t.Errorf("runServe = %v, want nil", err)
@@ -204,9 +203,7 @@ func TestServeCancelsStragglers(t *testing.T) {
 			res.Body.Close()
 		}
 	}()
-	for fake.Calls() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, "the straggler to reach the model", func() bool { return fake.Calls() > 0 })
 	if err := stop(); err != nil {
 		t.Errorf("runServe = %v, want nil", err)
 	}

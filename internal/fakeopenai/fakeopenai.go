@@ -31,6 +31,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ocrdraft/ocrdraft/internal/memnet"
 )
 
 // Server is a running fake. It is safe for concurrent use, so load tests can share one.
@@ -40,8 +42,9 @@ type Server struct {
 	// configured without it works too.
 	URL string
 
-	srv  *httptest.Server
-	stop context.CancelFunc
+	srv   *httptest.Server
+	stop  context.CancelFunc
+	pipes *memnet.Listener // nil over TCP
 
 	mu     sync.Mutex
 	queue  []Answer
@@ -87,9 +90,35 @@ type Answer func(w http.ResponseWriter, r *http.Request)
 // it when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+// NewInMemory is New over in-memory connections (net.Pipe) in place of a TCP socket, for a test
+// in a testing/synctest bubble: there a goroutine waiting on a socket is not durably blocked, so
+// the bubble's clock would not move while a call is at the fake. Only the client from Client
+// reaches it; URL names no real host.
+func NewInMemory(t testing.TB) *Server {
+	t.Helper()
+	return start(t, memnet.Listen())
+}
+
+// Client is an *http.Client that reaches the fake, over TCP or its in-memory connections; the
+// fake closes its connections when the test ends.
+func (s *Server) Client() *http.Client {
+	if s.pipes == nil {
+		return s.srv.Client()
+	}
+	return s.pipes.Client()
+}
+
+func start(t testing.TB, p *memnet.Listener) *Server {
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{def: Reply("{}"), stop: stop, models: []string{"fake-model"}}
+	s := &Server{def: Reply("{}"), stop: stop, models: []string{"fake-model"}, pipes: p}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	if p != nil {
+		s.srv.Listener.Close()
+		s.srv.Listener = p
+	}
 	// Every request context derives from ctx, so a Slow answer still waiting when the test ends
 	// returns at once instead of holding Close up.
 	s.srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -165,4 +167,38 @@ func TestRequireKeyChat(t *testing.T) {
 	if f.Calls() != 0 {
 		t.Errorf("a refused call was counted")
 	}
+}
+
+// TestInMemory: in a synctest bubble, the in-memory fake answers its client, a Slow answer
+// takes the bubble's time and none of the machine's, and a hang-up reaches the client as one.
+func TestInMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := fakeopenai.NewInMemory(t)
+		f.Queue(fakeopenai.Slow(time.Minute, fakeopenai.Reply("late")), fakeopenai.HangUp())
+		c := f.Client()
+		post := func() (string, error) {
+			res, err := c.Post(f.URL+"/chat/completions", "application/json", strings.NewReader(`{"model":"m1"}`))
+			if err != nil {
+				return "", err
+			}
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			return string(b), err
+		}
+		start := time.Now()
+		body, err := post()
+		if err != nil || !strings.Contains(body, `"content":"late"`) {
+			t.Fatalf("got %q, %v", body, err)
+		}
+		if took := time.Since(start); took != time.Minute {
+			t.Errorf("a minute's Slow answer took %v of the bubble's time", took)
+		}
+		if _, err := post(); err == nil {
+			t.Error("a hang-up answered")
+		}
+		if f.Calls() != 2 {
+			t.Errorf("%d calls, want 2", f.Calls())
+		}
+		c.CloseIdleConnections()
+	})
 }

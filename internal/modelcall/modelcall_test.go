@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -107,49 +108,52 @@ func TestLimit(t *testing.T) {
 }
 
 // TestOverloaded: with the slots taken, a call waits QueueWait and fails with overloaded and a
-// Retry-After, never reaching the model.
+// Retry-After, never reaching the model. Time is synctest's: the wait is exact on a loaded
+// machine too.
 func TestOverloaded(t *testing.T) {
-	m := &model{delay: time.Hour, started: make(chan struct{}, 2)}
-	obs := &observer{}
-	l := modelcall.New(m, modelcall.Options{MaxInFlight: 2, QueueWait: 50 * time.Millisecond, Observer: obs})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Go(func() { l.Complete(ctx, vision.Request{}) })
-	}
-	<-m.started
-	<-m.started
+	synctest.Test(t, func(t *testing.T) {
+		m := &model{delay: time.Hour, started: make(chan struct{}, 2)}
+		obs := &observer{}
+		l := modelcall.New(m, modelcall.Options{MaxInFlight: 2, QueueWait: 50 * time.Millisecond, Observer: obs})
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { l.Complete(ctx, vision.Request{}) })
+		}
+		<-m.started
+		<-m.started
 
-	// The refused call's image was handed over with it: it is let go of, as the model would.
-	mem := budget.New(10)
-	held, _ := mem.TryTake(4)
-	img := budget.NewBytes([]byte("page"), held, 4)
-	start := time.Now()
-	_, err := l.Complete(context.Background(), vision.Request{Images: []vision.Image{{MIME: "image/png", Body: img}}})
-	took := time.Since(start)
-	var pe *problem.Error
-	if !errors.As(err, &pe) || pe.Code != problem.Overloaded || pe.RetryAfter != time.Second {
-		t.Fatalf("err = %v, want overloaded with a 1s Retry-After", err)
-	}
-	if mem.InUse() != 0 || img.Bytes() != nil {
-		t.Errorf("the refused call's image is still held: %d bytes", mem.InUse())
-	}
-	if took < 50*time.Millisecond || took > time.Second {
-		t.Errorf("refused after %v, want just after 50ms", took)
-	}
-	if got := m.calls.Load(); got != 2 {
-		t.Errorf("model calls = %d, want 2", got)
-	}
-	cancel()
-	wg.Wait()
-	obs.mu.Lock()
-	defer obs.mu.Unlock()
-	if obs.rejected != 1 || obs.waits != 1 {
-		t.Errorf("observer: %d waits, %d rejected; want 1, 1", obs.waits, obs.rejected)
-	}
-	if strings.Join(obs.outcomes, ",") != "canceled,canceled" {
-		t.Errorf("outcomes = %v, want two canceled", obs.outcomes)
-	}
+		// The refused call's image was handed over with it: it is let go of, as the model would.
+		mem := budget.New(10)
+		held, _ := mem.TryTake(4)
+		img := budget.NewBytes([]byte("page"), held, 4)
+		start := time.Now()
+		_, err := l.Complete(context.Background(), vision.Request{Images: []vision.Image{{MIME: "image/png", Body: img}}})
+		took := time.Since(start)
+		var pe *problem.Error
+		if !errors.As(err, &pe) || pe.Code != problem.Overloaded || pe.RetryAfter != time.Second {
+			t.Fatalf("err = %v, want overloaded with a 1s Retry-After", err)
+		}
+		if mem.InUse() != 0 || img.Bytes() != nil {
+			t.Errorf("the refused call's image is still held: %d bytes", mem.InUse())
+		}
+		if took != 50*time.Millisecond {
+			t.Errorf("refused after %v, want after the 50ms queue wait", took)
+		}
+		if got := m.calls.Load(); got != 2 {
+			t.Errorf("model calls = %d, want 2", got)
+		}
+		cancel()
+		wg.Wait()
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		if obs.rejected != 1 || obs.waits != 1 {
+			t.Errorf("observer: %d waits, %d rejected; want 1, 1", obs.waits, obs.rejected)
+		}
+		if strings.Join(obs.outcomes, ",") != "canceled,canceled" {
+			t.Errorf("outcomes = %v, want two canceled", obs.outcomes)
+		}
+	})
 }
 
 // TestWaitEndsWithTheRequest: a call waiting for a slot gives up with its request: a deadline is
