@@ -15,22 +15,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Evidence is where a number of the draft is printed on its page, for a confirm screen to
-// highlight it.
-type Evidence struct {
-	Path string `json:"path" desc:"The field whose number was found, as in a warning's path: indicators[3].valueNum, refLow or refHigh."`
-	Page int    `json:"page" desc:"The 1-based page it is printed on."`
-	Box  Box    `json:"box" desc:"Where it is printed, in the pixels of that page's image as sent to the model."`
-}
-
-// Box is a rectangle in an image's pixels, x to the right and y down from its top left corner.
-type Box struct {
-	X int `json:"x" desc:"The left edge, in pixels from the image's left."`
-	Y int `json:"y" desc:"The top edge, in pixels from the image's top."`
-	W int `json:"w" desc:"The width in pixels."`
-	H int `json:"h" desc:"The height in pixels."`
-}
-
 // OnPage looks for every valueNum, refLow and refHigh of d among the numbers printed on its
 // row's page, text[page-1] (a PDF's text layer; nil for a page that has none, which is not
 // checked): a number that is not printed there is a value_not_on_page warning, never a change,
@@ -52,20 +36,20 @@ type Box struct {
 // by value, and a lookup walks at most maxWalk places of one and, on a page of up to walkWords
 // words, its words; a longer page's words are indexed too (by text, the words holding a name by
 // a suffix array, the numbers across the lines). See printed.work.
-func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence) {
+func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []schema.Evidence) {
 	ws, ev, _, _ := onPage(nil, d, text)
 	return ws, ev
 }
 
 // OnPageContext is OnPage, stopping when ctx ends: then it returns ctx's error and nothing
 // else (a draft looked for in part must not pass for looked for).
-func OnPageContext(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence, error) {
+func OnPageContext(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []schema.Evidence, error) {
 	ws, ev, _, err := onPage(ctx, d, text)
 	return ws, ev, err
 }
 
 // onPage is OnPage; work is what its pages counted (printed.work), for the tests.
-func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws []schema.Warning, ev []Evidence, work int, err error) {
+func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws []schema.Warning, ev []schema.Evidence, work int, err error) {
 	if d == nil {
 		return nil, nil, 0, nil
 	}
@@ -121,8 +105,8 @@ func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws [
 			}
 			p.found++
 			if !at.Empty() {
-				ev = append(ev, Evidence{Path: "indicators[" + strconv.Itoa(i) + "]." + f.name, Page: *ind.Page,
-					Box: Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
+				ev = append(ev, schema.Evidence{Path: "indicators[" + strconv.Itoa(i) + "]." + f.name, Page: *ind.Page,
+					Box: schema.Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
 			}
 		}
 	}

@@ -47,7 +47,7 @@ type Splitter interface {
 // Observer hears what happened, for metrics. Its methods must be cheap and must not keep health
 // data; every field they get is a count, a duration or a stable name.
 type Observer interface {
-	Page(p PageMeta)
+	Page(p schema.PageMeta)
 }
 
 // Config assembles a Service.
@@ -115,16 +115,10 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
 }
 
-// Usage is the model's token count.
-type Usage struct {
-	PromptTokens     int `json:"promptTokens" desc:"Tokens the model counted in the prompt, images included."`
-	CompletionTokens int `json:"completionTokens" desc:"Tokens the model wrote."`
-}
-
 // add is u plus v, each count saturating rather than overflowing: the counts come from the
 // upstream (vision clamps each reply's, but sums of many must not wrap either).
-func (u Usage) add(v Usage) Usage {
-	return Usage{PromptTokens: sum(u.PromptTokens, v.PromptTokens), CompletionTokens: sum(u.CompletionTokens, v.CompletionTokens)}
+func add(u, v schema.Usage) schema.Usage {
+	return schema.Usage{PromptTokens: sum(u.PromptTokens, v.PromptTokens), CompletionTokens: sum(u.CompletionTokens, v.CompletionTokens)}
 }
 
 // sum is a+b for counts: a negative count is 0, and the sum stops at math.MaxInt.
@@ -136,46 +130,11 @@ func sum(a, b int) int {
 	return a + b
 }
 
-// PageMeta is what happened to one page. It holds no health data.
-type PageMeta struct {
-	Attempts     int           `json:"attempts" desc:"Model calls for this page, re-asks after an unusable reply included."`
-	FinishReason *string       `json:"finishReason" desc:"The model's finish reason for the last call; length means the reply was cut at the token limit; null when no reply came."`
-	Usage        Usage         `json:"usage" desc:"Tokens for this page."`
-	BytesIn      int           `json:"bytesIn" desc:"Size of the uploaded image."`
-	BytesSent    int           `json:"bytesSent" desc:"Size of the image sent to the model, after orientation and downscaling."`
-	Stage        parse.Stage   `json:"stage" desc:"How the reply was read: strict JSON, from a fence, extracted from chatter, repaired, or failed."`
-	Indicators   int           `json:"indicators" desc:"Indicators read from this page."`
-	Dropped      int           `json:"dropped" desc:"Items of the reply left out (see the indicator_dropped warnings)."`
-	Truncated    bool          `json:"truncated" desc:"The model cut its reply off (at the token limit, or mid-JSON)."`
-	TooLong      bool          `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
-	Error        problem.Code  `json:"error,omitempty" desc:"Why this page failed, when it did."`
-	Duration     time.Duration `json:"-"`
-	SentOnce     bool          `json:"-"` // no copy was kept for a retry (Config.RetryMemory was in use)
-}
-
-// Meta describes how a draft was made.
-type Meta struct {
-	Model         string `json:"model" desc:"The model that answered, as the endpoint names it."`
-	OutputMode    string `json:"outputMode" desc:"How the reply was held to JSON: prompt, json_object or json_schema."`
-	PromptVersion string `json:"promptVersion" desc:"A hash of the prompt, to trace a draft to the instructions that produced it."`
-	// Attempts is the model calls made for all pages, re-asks included (transport retries of
-	// one call are not counted).
-	Attempts int `json:"attempts" desc:"Model calls for all pages."`
-	// FinishReason is "length" if any page was cut at the token limit, else the first page's.
-	FinishReason *string    `json:"finishReason" desc:"length if any page was cut at the token limit, else the first page's finish reason."`
-	Usage        Usage      `json:"usage" desc:"Tokens for all pages."`
-	DurationMs   int64      `json:"durationMs" desc:"Time spent on the request, model calls included."`
-	Pages        []PageMeta `json:"pages" desc:"Per page, in order."`
-	// Evidence is kept in meta rather than the draft: it is where the page printed a number,
-	// not what the report says.
-	Evidence []check.Evidence `json:"evidence" desc:"Where each number of the draft is printed, for a page with a text layer (a digital PDF): one entry per valueNum, refLow or refHigh found there whose place is certain; a number not printed on its page is a value_not_on_page warning instead; [] when no page has a text layer."`
-}
-
 // Response is a report's draft with its warnings and meta.
 type Response struct {
 	Draft    schema.OcrDraft  `json:"draft"`
 	Warnings []schema.Warning `json:"warnings" desc:"What the person confirming the draft should look at. With several pages, each path starts with its page: pages[1].indicators[3]."`
-	Meta     Meta             `json:"meta"`
+	Meta     schema.Meta      `json:"meta"`
 	// Text is each page's text layer, in page order (nil for a page that has none, such as a
 	// photo), in the pixel coordinates of the image the model was sent: what a check of the
 	// model's values against the page reads. It is health data and never encoded.
@@ -255,7 +214,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	}
 
 	results := make([]draft.Page, len(pages))
-	metas := make([]PageMeta, len(pages))
+	metas := make([]schema.PageMeta, len(pages))
 	sem := make(chan struct{}, s.cfg.Concurrency)
 	var wg sync.WaitGroup
 	var model string
@@ -312,7 +271,7 @@ dispatch:
 	if model == "" {
 		model = s.cfg.ModelName
 	}
-	meta := Meta{
+	meta := schema.Meta{
 		Model:         model,
 		OutputMode:    s.cfg.OutputMode,
 		PromptVersion: prompt.Version(),
@@ -321,7 +280,7 @@ dispatch:
 	}
 	for _, m := range metas {
 		meta.Attempts += m.Attempts
-		meta.Usage = meta.Usage.add(m.Usage)
+		meta.Usage = add(meta.Usage, m.Usage)
 		if meta.FinishReason == nil || m.FinishReason != nil && *m.FinishReason == "length" {
 			meta.FinishReason = m.FinishReason
 		}
@@ -331,7 +290,7 @@ dispatch:
 		return Response{Pages: n}, checkErr(err)
 	}
 	merged.Warnings = append(merged.Warnings, ws...)
-	meta.Evidence = []check.Evidence{}
+	meta.Evidence = []schema.Evidence{}
 	for _, t := range text {
 		if t != nil {
 			// After the checks: they may null a range, which is then not looked for.
@@ -581,9 +540,9 @@ func plural(n int, one, many string) string {
 // meet again). Such a finish reason is an output_interrupted warning on a usable reply. offHands is called when the page's bytes no longer count against the caller: at once if
 // the retry memory takes the page, else when its request has carried it. started is called
 // just before the first model call, for the next page to start its own.
-func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started func()) (res *schema.Result, meta PageMeta, model string, err error) {
+func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started func()) (res *schema.Result, meta schema.PageMeta, model string, err error) {
 	start := time.Now()
-	meta = PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
+	meta = schema.PageMeta{BytesIn: pg.BytesIn, BytesSent: pg.BytesOut, Stage: parse.Failed}
 	defer func() {
 		if v := recover(); v != nil { // the model's or the parser's: this page's goroutine is the last stop
 			res, err, meta.Error = nil, recovered(v), problem.Internal
@@ -612,7 +571,7 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started fu
 		model = reply.Model
 		fr := reply.FinishReason
 		meta.FinishReason = &fr
-		meta.Usage = meta.Usage.add(Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens})
+		meta.Usage = add(meta.Usage, schema.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens})
 		if reply.Refusal != "" {
 			// The model declined (OpenAI's refusal field); asking again in the same
 			// conversation would only hear it again.

@@ -18,7 +18,6 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
-	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -263,9 +262,9 @@ type ParseRequest struct {
 
 // ParseMeta tells how a replayed reply was read.
 type ParseMeta struct {
-	Stage     parse.Stage `json:"stage"`
-	Truncated bool        `json:"truncated" desc:"The model cut its reply off (finishReason length, or JSON left open)."`
-	TooLong   bool        `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
+	Stage     schema.ParseStage `json:"stage"`
+	Truncated bool              `json:"truncated" desc:"The model cut its reply off (finishReason length, or JSON left open)."`
+	TooLong   bool              `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
 }
 
 // ParseResponse is the answer of /v1/parse.

@@ -1,7 +1,7 @@
 // Package modelcall wraps the model client with what production needs around every call: a
 // process-wide bound on calls in flight with a bounded wait for a slot, a hook for metrics, and
-// opt-in debug logging of raw replies. It is a decorator on extract.Model, so neither the client
-// nor the pipeline knows of it.
+// opt-in debug logging of raw replies. It is a decorator on the model client (a Model, as
+// extract.Model is), so neither the client nor the pipeline knows of it.
 package modelcall
 
 import (
@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/gate"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -45,11 +44,16 @@ type Options struct {
 	Log        *slog.Logger
 }
 
-// Limiter is an extract.Model that lets at most MaxInFlight calls reach the model at once. A call
+// Model is the model client the Limiter wraps, and what the Limiter is: extract.Model.
+type Model interface {
+	Complete(ctx context.Context, req vision.Request) (vision.Reply, error)
+}
+
+// Limiter is a Model that lets at most MaxInFlight calls reach the model at once. A call
 // waits at most QueueWait for a slot and then fails with overloaded, so the queue is bounded in
 // time and the model never sees more than the limit. It is safe for concurrent use.
 type Limiter struct {
-	next       extract.Model
+	next       Model
 	gate       *gate.Gate
 	obs        Observer
 	log        *slog.Logger
@@ -57,7 +61,7 @@ type Limiter struct {
 }
 
 // New wraps next.
-func New(next extract.Model, o Options) *Limiter {
+func New(next Model, o Options) *Limiter {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
