@@ -229,7 +229,7 @@ dispatch:
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			for j := i; j < len(pages); j++ {
-				results[j] = draft.Page{Err: ctxErr(ctx)}
+				results[j] = draft.Page{Err: problem.FromContext(ctx, "before this page was read")}
 			}
 			break dispatch
 		}
@@ -254,8 +254,8 @@ dispatch:
 		<-started
 	}
 	wg.Wait()
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return Response{Pages: n}, ctx.Err()
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return Response{Pages: n}, problem.FromContext(ctx, "before the report was read")
 	}
 	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
 	for _, r := range results {
@@ -584,7 +584,7 @@ func (s *Service) page(ctx context.Context, pg intake.Page, offHands, started fu
 		meta.Stage, meta.Truncated, meta.TooLong = out.Stage, out.Truncated, out.TooLong
 		if err != nil && ctx.Err() != nil {
 			// The request ended while the reply was read (the read checks between pieces).
-			err = ctxErr(ctx)
+			err = problem.FromContext(ctx, "before this page was read")
 			meta.Error = problem.CodeOf(err)
 			return nil, meta, model, err
 		}
@@ -639,15 +639,5 @@ func internal(err error) bool {
 // checkErr is the error for checks stopped by the request's end: the draft, checked in part,
 // is not answered (it would pass for checked), and a deadline is model_timeout as for a page.
 func checkErr(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while the draft was checked", Err: err}
-	}
-	return err
-}
-
-func ctxErr(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed before this page was read", Err: ctx.Err()}
-	}
-	return ctx.Err()
+	return problem.Ended(err, "while the draft was checked")
 }

@@ -237,7 +237,7 @@ func bodyErr(err error, what string) error {
 		return pe
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err // a wait for upload memory that the request's end cut short
+		return problem.Ended(err, "while the body was read") // a wait for upload memory cut short
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {

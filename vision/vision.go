@@ -280,8 +280,8 @@ func reasoning(model string) bool {
 // reason, or which kind of connection failure) for the request's log line.
 //   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
 //
-// If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back
-// wrapped. No error holds the API key, even when the upstream quotes it back. A panic in
+// If the caller cancels ctx, the upstream call is cancelled too and the error is canceled, ctx's
+// error wrapped in it (problem.FromContext). No error holds the API key, even when the upstream quotes it back. A panic in
 // req.Sent, which may run on the transport's goroutine, is internal_error rather than a crash.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	creq, images := c.request(req)
@@ -430,17 +430,10 @@ func (c *Client) attempt(ctx context.Context, h *hint) (context.Context, context
 	return context.WithCancel(ctx)
 }
 
-// ctxErr reports the caller's context ending: its deadline is model_timeout; a cancellation (the
-// caller went away) is returned wrapped, for the server to map as it maps its own.
+// ctxErr reports the caller's context ending, as problem.FromContext maps it: its deadline is
+// model_timeout, the caller's going away canceled.
 func (c *Client) ctxErr(ctx context.Context, tries int) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &problem.Error{
-			Code:   problem.ModelTimeout,
-			Detail: fmt.Sprintf("model did not answer within the request deadline (%s)", plural(tries, "try", "tries")),
-			Err:    ctx.Err(),
-		}
-	}
-	return fmt.Errorf("vision: model call: %w", ctx.Err())
+	return problem.FromContext(ctx, "before the model answered ("+plural(tries, "try", "tries")+")")
 }
 
 func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub) {

@@ -6,7 +6,6 @@ package modelcall
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -121,18 +120,10 @@ func (l *Limiter) logReply(ctx context.Context, reply vision.Reply, err error, d
 // Outcome names how a model call ended, for a metric label: "ok", "canceled" (the caller went
 // away) or the problem code. The set is bounded by the code table.
 func Outcome(err error) string {
-	var pe *problem.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return "ok"
-	case errors.As(err, &pe):
-		return string(pe.Code)
-	case errors.Is(err, context.Canceled):
-		return string(problem.Canceled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return string(problem.ModelTimeout)
 	}
-	return string(problem.Internal)
+	return string(problem.CodeOf(problem.Ended(err, "during a model call")))
 }
 
 type nop struct{}
