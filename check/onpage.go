@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/wording"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/shopspring/decimal"
 )
@@ -128,7 +129,7 @@ func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws [
 		path := "indicators[" + strconv.Itoa(m.i) + "]." + m.field
 		params := map[string]string{"itemName": ind.ItemName, "value": m.v.String(), "page": strconv.Itoa(*ind.Page)}
 		kept = append(kept, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
-			Message: Message(schema.ValueNotOnPage, m.reason, params), Params: params, Reason: m.reason})
+			Message: wording.Message(schema.ValueNotOnPage, m.reason, params), Params: params, Reason: m.reason})
 	}
 	if over > 0 {
 		w := schema.WarnDraft(schema.ValueNotOnPage, strconv.Itoa(over)+" more warnings of this kind are not listed")

@@ -1,4 +1,4 @@
-package check
+package wording
 
 import (
 	"regexp"
@@ -14,9 +14,9 @@ func TestTextsZh(t *testing.T) {
 		slices.Sort(n)
 		return slices.Compact(n)
 	}
-	for _, x := range texts {
-		if x.zh == "" || !slices.Equal(names(x.en), names(x.zh)) {
-			t.Errorf("%s %s: zh %q speaks of %v, en of %v", x.code, x.reason, x.zh, names(x.zh), names(x.en))
+	for _, x := range Texts {
+		if x.Zh == "" || !slices.Equal(names(x.En), names(x.Zh)) {
+			t.Errorf("%s %s: zh %q speaks of %v, en of %v", x.Code, x.Reason, x.Zh, names(x.Zh), names(x.En))
 		}
 	}
 }
