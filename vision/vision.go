@@ -281,8 +281,9 @@ func reasoning(model string) bool {
 //   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
 //
 // If the caller cancels ctx, the upstream call is cancelled too and the error is canceled, ctx's
-// error wrapped in it (problem.FromContext). No error holds the API key, even when the upstream quotes it back. A panic in
-// req.Sent, which may run on the transport's goroutine, is internal_error rather than a crash.
+// error wrapped in it (problem.FromContext). No error holds the API key, even when the upstream
+// quotes it back. A panic in req.Sent, which may run on the transport's goroutine, is
+// internal_error rather than a crash.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	creq, images := c.request(req)
 	if req.Sent != nil {
