@@ -21,6 +21,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ocrdraft/ocrdraft/internal/wording"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -320,7 +321,7 @@ func (s *state) unlisted() bool {
 }
 
 // warn adds a warning of the running rule about field of indicator i, its message from the
-// rule's text for reason (messages.go) filled from params.
+// rule's text for reason (internal/wording) filled from params.
 func (s *state) warn(i int, field, reason string, params map[string]string) {
 	if s.listed >= maxListed {
 		s.over++
@@ -340,7 +341,7 @@ func (s *state) warn(i int, field, reason string, params map[string]string) {
 		Code:    s.code,
 		Path:    &path,
 		Page:    ind.Page,
-		Message: Message(s.code, reason, params),
+		Message: wording.Message(s.code, reason, params),
 		Params:  params,
 		Reason:  reason,
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/internal/wording"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -324,10 +325,10 @@ func TestNeverChanges(t *testing.T) {
 
 func TestMessagesComplete(t *testing.T) {
 	seen := map[schema.WarningCode]bool{}
-	for _, tx := range texts {
-		seen[tx.code] = true
-		if tx.en == "" || !strings.HasPrefix(tx.en, "{itemName}") && tx.code != schema.InconsistentValues && tx.code != schema.DuplicateRow {
-			t.Errorf("%s/%s: a message starts with the item it is about", tx.code, tx.reason)
+	for _, tx := range wording.Texts {
+		seen[tx.Code] = true
+		if tx.En == "" || !strings.HasPrefix(tx.En, "{itemName}") && tx.Code != schema.InconsistentValues && tx.Code != schema.DuplicateRow {
+			t.Errorf("%s/%s: a message starts with the item it is about", tx.Code, tx.Reason)
 		}
 	}
 	for _, r := range Rules {
@@ -365,7 +366,12 @@ func TestReleaseClears(t *testing.T) {
 	Run(lexicon.Default(), d, Context{Sex: Female})
 	s := states.Get().(*state)
 	defer states.Put(s)
-	if !reflect.ValueOf(s).Elem().IsZero() {
+	if len(s.units) != 0 {
+		t.Errorf("a released state keeps %d units", len(s.units))
+	}
+	kept := *s
+	kept.units = nil // the one table kept, emptied, for the next run
+	if !reflect.ValueOf(&kept).Elem().IsZero() {
 		t.Error("a released state is not zero")
 	}
 }

@@ -11,25 +11,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/wording"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/shopspring/decimal"
 )
-
-// Evidence is where a number of the draft is printed on its page, for a confirm screen to
-// highlight it.
-type Evidence struct {
-	Path string `json:"path" desc:"The field whose number was found, as in a warning's path: indicators[3].valueNum, refLow or refHigh."`
-	Page int    `json:"page" desc:"The 1-based page it is printed on."`
-	Box  Box    `json:"box" desc:"Where it is printed, in the pixels of that page's image as sent to the model."`
-}
-
-// Box is a rectangle in an image's pixels, x to the right and y down from its top left corner.
-type Box struct {
-	X int `json:"x" desc:"The left edge, in pixels from the image's left."`
-	Y int `json:"y" desc:"The top edge, in pixels from the image's top."`
-	W int `json:"w" desc:"The width in pixels."`
-	H int `json:"h" desc:"The height in pixels."`
-}
 
 // OnPage looks for every valueNum, refLow and refHigh of d among the numbers printed on its
 // row's page, text[page-1] (a PDF's text layer; nil for a page that has none, which is not
@@ -52,20 +37,20 @@ type Box struct {
 // by value, and a lookup walks at most maxWalk places of one and, on a page of up to walkWords
 // words, its words; a longer page's words are indexed too (by text, the words holding a name by
 // a suffix array, the numbers across the lines). See printed.work.
-func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence) {
+func OnPage(d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []schema.Evidence) {
 	ws, ev, _, _ := onPage(nil, d, text)
 	return ws, ev
 }
 
 // OnPageContext is OnPage, stopping when ctx ends: then it returns ctx's error and nothing
 // else (a draft looked for in part must not pass for looked for).
-func OnPageContext(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []Evidence, error) {
+func OnPageContext(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) ([]schema.Warning, []schema.Evidence, error) {
 	ws, ev, _, err := onPage(ctx, d, text)
 	return ws, ev, err
 }
 
 // onPage is OnPage; work is what its pages counted (printed.work), for the tests.
-func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws []schema.Warning, ev []Evidence, work int, err error) {
+func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws []schema.Warning, ev []schema.Evidence, work int, err error) {
 	if d == nil {
 		return nil, nil, 0, nil
 	}
@@ -121,8 +106,8 @@ func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws [
 			}
 			p.found++
 			if !at.Empty() {
-				ev = append(ev, Evidence{Path: "indicators[" + strconv.Itoa(i) + "]." + f.name, Page: *ind.Page,
-					Box: Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
+				ev = append(ev, schema.Evidence{Path: "indicators[" + strconv.Itoa(i) + "]." + f.name, Page: *ind.Page,
+					Box: schema.Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
 			}
 		}
 	}
@@ -144,7 +129,7 @@ func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws [
 		path := "indicators[" + strconv.Itoa(m.i) + "]." + m.field
 		params := map[string]string{"itemName": ind.ItemName, "value": m.v.String(), "page": strconv.Itoa(*ind.Page)}
 		kept = append(kept, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
-			Message: Message(schema.ValueNotOnPage, m.reason, params), Params: params, Reason: m.reason})
+			Message: wording.Message(schema.ValueNotOnPage, m.reason, params), Params: params, Reason: m.reason})
 	}
 	if over > 0 {
 		w := schema.WarnDraft(schema.ValueNotOnPage, strconv.Itoa(over)+" more warnings of this kind are not listed")

@@ -96,16 +96,16 @@ func TestOnPage(t *testing.T) {
 	if want := "血小板计数: 281, as the model read it, is not printed on page 1 of the PDF. Check it against the page."; ws[0].Message != want {
 		t.Errorf("message %q, want %q", ws[0].Message, want)
 	}
-	got := map[string]Box{}
+	got := map[string]schema.Box{}
 	for _, e := range ev {
 		got[e.Path] = e.Box
 	}
-	want := map[string]Box{
-		"indicators[0].valueNum": {200, 100, 40, 12},
-		"indicators[0].refLow":   {300, 100, 40, 12}, // 3.50 is printed thrice: the one on its line
-		"indicators[0].refHigh":  {300, 100, 40, 12},
-		"indicators[1].refLow":   {300, 130, 40, 12},
-		"indicators[1].refHigh":  {300, 130, 40, 12},
+	want := map[string]schema.Box{
+		"indicators[0].valueNum": {X: 200, Y: 100, W: 40, H: 12},
+		"indicators[0].refLow":   {X: 300, Y: 100, W: 40, H: 12}, // 3.50 is printed thrice: the one on its line
+		"indicators[0].refHigh":  {X: 300, Y: 100, W: 40, H: 12},
+		"indicators[1].refLow":   {X: 300, Y: 130, W: 40, H: 12},
+		"indicators[1].refHigh":  {X: 300, Y: 130, W: 40, H: 12},
 		// indicators[2].valueNum: 3.50 is printed twice on its line (value and range): no box.
 	}
 	if len(got) != len(want) {

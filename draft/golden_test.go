@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocrdraft/ocrdraft/lexicon"
-	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -22,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // golden is what a captured reply must become: the stage that read it and the result, or the
 // problem document for a reply that fails.
 type golden struct {
-	Stage   parse.Stage       `json:"stage"`
+	Stage   schema.ParseStage `json:"stage"`
 	Result  *schema.Result    `json:"result,omitempty"`
 	Problem *problem.Document `json:"problem,omitempty"`
 }

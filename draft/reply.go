@@ -13,10 +13,10 @@ import (
 // Outcome is a draft read from a model's reply, with how it was found.
 type Outcome struct {
 	schema.Result
-	Stage     parse.Stage // for metrics
-	Truncated bool        // the model's reply was cut off by the model (warning output_truncated)
-	TooLong   bool        // the reply was longer than parse.MaxReply; only its start was read (reply_too_long)
-	Work      parse.Work  // what reading the reply cost, for tests and fuzzers
+	Stage     schema.ParseStage // for metrics
+	Truncated bool              // the model's reply was cut off by the model (warning output_truncated)
+	TooLong   bool              // the reply was longer than parse.MaxReply; only its start was read (reply_too_long)
+	Work      parse.Work        // what reading the reply cost, for tests and fuzzers
 }
 
 // FromReply is FromReplyContext without a deadline.

@@ -706,7 +706,7 @@ var replyTests = []struct {
 	cut   bool
 	want  string
 	warn  []string
-	stage parse.Stage // "" means any
+	stage schema.ParseStage // "" means any
 }{
 	// Stages.
 	{name: "strict", reply: realAnswer, want: realDraft, stage: parse.Strict},

@@ -59,7 +59,7 @@ func (c *late) Err() error {
 	return nil
 }
 
-func (c *late) Page(PageMeta) { c.read.Store(true) }
+func (c *late) Page(schema.PageMeta) { c.read.Store(true) }
 
 // TestChecksStopAtTheDeadline: a page of a looping model's rows whose request deadline passes
 // while they are checked is 504 model_timeout, not a draft checked in part; and such a page

@@ -10,8 +10,8 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
-	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/vision"
+	"github.com/ocrdraft/ocrdraft/vision/modelcall"
 )
 
 type anyPage struct{}

@@ -48,7 +48,7 @@ type Splitter interface {
 // Observer hears what happened, for metrics. Its methods must be cheap and must not keep health
 // data; every field they get is a count, a duration or a stable name.
 type Observer interface {
-	Page(p PageMeta)
+	Page(p schema.PageMeta)
 }
 
 // Config assembles a Service.
@@ -117,16 +117,10 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
 }
 
-// Usage is the model's token count.
-type Usage struct {
-	PromptTokens     int `json:"promptTokens" desc:"Tokens the model counted in the prompt, images included."`
-	CompletionTokens int `json:"completionTokens" desc:"Tokens the model wrote."`
-}
-
 // add is u plus v, each count saturating rather than overflowing: the counts come from the
 // upstream (vision clamps each reply's, but sums of many must not wrap either).
-func (u Usage) add(v Usage) Usage {
-	return Usage{PromptTokens: sum(u.PromptTokens, v.PromptTokens), CompletionTokens: sum(u.CompletionTokens, v.CompletionTokens)}
+func add(u, v schema.Usage) schema.Usage {
+	return schema.Usage{PromptTokens: sum(u.PromptTokens, v.PromptTokens), CompletionTokens: sum(u.CompletionTokens, v.CompletionTokens)}
 }
 
 // sum is a+b for counts: a negative count is 0, and the sum stops at math.MaxInt.
@@ -138,46 +132,11 @@ func sum(a, b int) int {
 	return a + b
 }
 
-// PageMeta is what happened to one page. It holds no health data.
-type PageMeta struct {
-	Attempts     int           `json:"attempts" desc:"Model calls for this page, re-asks after an unusable reply included."`
-	FinishReason *string       `json:"finishReason" desc:"The model's finish reason for the last call; length means the reply was cut at the token limit; null when no reply came."`
-	Usage        Usage         `json:"usage" desc:"Tokens for this page."`
-	BytesIn      int           `json:"bytesIn" desc:"Size of the uploaded image."`
-	BytesSent    int           `json:"bytesSent" desc:"Size of the image sent to the model, after orientation and downscaling."`
-	Stage        parse.Stage   `json:"stage" desc:"How the reply was read: strict JSON, from a fence, extracted from chatter, repaired, or failed."`
-	Indicators   int           `json:"indicators" desc:"Indicators read from this page."`
-	Dropped      int           `json:"dropped" desc:"Items of the reply left out (see the indicator_dropped warnings)."`
-	Truncated    bool          `json:"truncated" desc:"The model cut its reply off (at the token limit, or mid-JSON)."`
-	TooLong      bool          `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
-	Error        problem.Code  `json:"error,omitempty" desc:"Why this page failed, when it did."`
-	Duration     time.Duration `json:"-"`
-	SentOnce     bool          `json:"-"` // no copy was kept for a retry (Config.RetryMemory was in use)
-}
-
-// Meta describes how a draft was made.
-type Meta struct {
-	Model         string `json:"model" desc:"The model that answered, as the endpoint names it."`
-	OutputMode    string `json:"outputMode" desc:"How the reply was held to JSON: prompt, json_object or json_schema."`
-	PromptVersion string `json:"promptVersion" desc:"A hash of the prompt, to trace a draft to the instructions that produced it."`
-	// Attempts is the model calls made for all pages, re-asks included (transport retries of
-	// one call are not counted).
-	Attempts int `json:"attempts" desc:"Model calls for all pages."`
-	// FinishReason is "length" if any page was cut at the token limit, else the first page's.
-	FinishReason *string    `json:"finishReason" desc:"length if any page was cut at the token limit, else the first page's finish reason."`
-	Usage        Usage      `json:"usage" desc:"Tokens for all pages."`
-	DurationMs   int64      `json:"durationMs" desc:"Time spent on the request, model calls included."`
-	Pages        []PageMeta `json:"pages" desc:"Per page, in order."`
-	// Evidence is kept in meta rather than the draft: it is where the page printed a number,
-	// not what the report says.
-	Evidence []check.Evidence `json:"evidence" desc:"Where each number of the draft is printed, for a page with a text layer (a digital PDF): one entry per valueNum, refLow or refHigh found there whose place is certain; a number not printed on its page is a value_not_on_page warning instead; [] when no page has a text layer."`
-}
-
 // Response is a report's draft with its warnings and meta.
 type Response struct {
 	Draft    schema.OcrDraft  `json:"draft"`
 	Warnings []schema.Warning `json:"warnings" desc:"What the person confirming the draft should look at. With several pages, each path starts with its page: pages[1].indicators[3]."`
-	Meta     Meta             `json:"meta"`
+	Meta     schema.Meta      `json:"meta"`
 	// Text is each page's text layer, in page order (nil for a page that has none, such as a
 	// photo), in the pixel coordinates of the image the model was sent: what a check of the
 	// model's values against the page reads. It is health data and never encoded.
@@ -247,7 +206,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	}
 
 	results := make([]draft.Page, len(pages))
-	metas := make([]PageMeta, len(pages))
+	metas := make([]schema.PageMeta, len(pages))
 	sem := make(chan struct{}, s.cfg.Concurrency)
 	var wg sync.WaitGroup
 	var model string
@@ -262,7 +221,7 @@ dispatch:
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			for j := i; j < len(pages); j++ {
-				results[j] = draft.Page{Err: ctxErr(ctx)}
+				results[j] = draft.Page{Err: problem.FromContext(ctx, "before this page was read")}
 				pages[j].img.Close() // no call will need it
 			}
 			break dispatch
@@ -286,8 +245,8 @@ dispatch:
 		<-started
 	}
 	wg.Wait()
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return Response{Pages: n}, ctx.Err()
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return Response{Pages: n}, problem.FromContext(ctx, "before the report was read")
 	}
 	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
 	for _, r := range results {
@@ -303,7 +262,7 @@ dispatch:
 	if model == "" {
 		model = s.cfg.ModelName
 	}
-	meta := Meta{
+	meta := schema.Meta{
 		Model:         model,
 		OutputMode:    s.cfg.OutputMode,
 		PromptVersion: prompt.Version(),
@@ -312,7 +271,7 @@ dispatch:
 	}
 	for _, m := range metas {
 		meta.Attempts += m.Attempts
-		meta.Usage = meta.Usage.add(m.Usage)
+		meta.Usage = add(meta.Usage, m.Usage)
 		if meta.FinishReason == nil || m.FinishReason != nil && *m.FinishReason == "length" {
 			meta.FinishReason = m.FinishReason
 		}
@@ -322,7 +281,7 @@ dispatch:
 		return Response{Pages: n}, checkErr(err)
 	}
 	merged.Warnings = append(merged.Warnings, ws...)
-	meta.Evidence = []check.Evidence{}
+	meta.Evidence = []schema.Evidence{}
 	for _, t := range text {
 		if t != nil {
 			// After the checks: they may null a range, which is then not looked for.
@@ -605,9 +564,9 @@ func plural(n int, one, many string) string {
 // to the one call made, which lets go of it after its last byte is written; nothing is then
 // retried once it has gone. Either way the image's memory is given back as soon as no call can
 // need it again.
-func (s *Service) page(ctx context.Context, pg page, started func()) (res *schema.Result, meta PageMeta, model string, err error) {
+func (s *Service) page(ctx context.Context, pg page, started func()) (res *schema.Result, meta schema.PageMeta, model string, err error) {
 	start := time.Now()
-	meta = PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed}
+	meta = schema.PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed}
 	img := pg.img
 	defer img.Close() // lent, or a call that broke its word: nothing else would give it back
 	defer func() {
@@ -643,7 +602,7 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 		model = reply.Model
 		fr := reply.FinishReason
 		meta.FinishReason = &fr
-		meta.Usage = meta.Usage.add(Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens})
+		meta.Usage = add(meta.Usage, schema.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens})
 		if reply.Refusal != "" {
 			// The model declined (OpenAI's refusal field); asking again in the same
 			// conversation would only hear it again.
@@ -656,7 +615,7 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 		meta.Stage, meta.Truncated, meta.TooLong = out.Stage, out.Truncated, out.TooLong
 		if err != nil && ctx.Err() != nil {
 			// The request ended while the reply was read (the read checks between pieces).
-			err = ctxErr(ctx)
+			err = problem.FromContext(ctx, "before this page was read")
 			meta.Error = problem.CodeOf(err)
 			return nil, meta, model, err
 		}
@@ -711,15 +670,5 @@ func internal(err error) bool {
 // checkErr is the error for checks stopped by the request's end: the draft, checked in part,
 // is not answered (it would pass for checked), and a deadline is model_timeout as for a page.
 func checkErr(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while the draft was checked", Err: err}
-	}
-	return err
-}
-
-func ctxErr(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed before this page was read", Err: ctx.Err()}
-	}
-	return ctx.Err()
+	return problem.Ended(err, "while the draft was checked")
 }

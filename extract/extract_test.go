@@ -86,9 +86,9 @@ func TestPagesRunConcurrently(t *testing.T) {
 		}
 		return reply(`{"title":"血常规","indicators":[{"itemName":"` + page + `","valueNum":1}]}`), nil
 	}}
-	var seen []PageMeta
+	var seen []schema.PageMeta
 	var mu sync.Mutex
-	s := New(Config{Model: m, Prep: fakePrep{}, ModelName: "cfg", OutputMode: "prompt", Observer: observerFunc(func(p PageMeta) {
+	s := New(Config{Model: m, Prep: fakePrep{}, ModelName: "cfg", OutputMode: "prompt", Observer: observerFunc(func(p schema.PageMeta) {
 		mu.Lock()
 		seen = append(seen, p)
 		mu.Unlock()
@@ -108,9 +108,9 @@ func TestPagesRunConcurrently(t *testing.T) {
 	}
 }
 
-type observerFunc func(PageMeta)
+type observerFunc func(schema.PageMeta)
 
-func (f observerFunc) Page(p PageMeta) { f(p) }
+func (f observerFunc) Page(p schema.PageMeta) { f(p) }
 
 func TestExtract(t *testing.T) {
 	refusal := "抱歉，图片太模糊，无法识别。"
@@ -289,8 +289,8 @@ func TestRetryMemory(t *testing.T) {
 		if fits {
 			mem = size
 		}
-		var seen PageMeta
-		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: mem, Observer: observerFunc(func(p PageMeta) { seen = p })})
+		var seen schema.PageMeta
+		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: mem, Observer: observerFunc(func(p schema.PageMeta) { seen = p })})
 		uploads := budget.New(2 * size)
 		held, _ := uploads.TryTake(size + 100) // the body: the page and 100 bytes around it
 		images, page := upload(size)

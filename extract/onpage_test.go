@@ -149,7 +149,7 @@ func TestValueNotOnPageDigitalPDF(t *testing.T) {
 				t.Errorf("value_not_on_page at %q, want %q", got, tt.want)
 			}
 			// Every value found is printed once on its page: each has its box, inside the page.
-			boxes := map[string]check.Box{}
+			boxes := map[string]schema.Box{}
 			for _, e := range res.Meta.Evidence {
 				boxes[e.Path] = e.Box
 			}

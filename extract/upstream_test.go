@@ -13,6 +13,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/vision"
 )
 
@@ -41,7 +42,7 @@ func TestPanics(t *testing.T) {
 			}
 			return reply(good), nil
 		}},
-		{name: "observer", pages: 2, model: fine, obs: observerFunc(func(PageMeta) { panic("observer boom") })},
+		{name: "observer", pages: 2, model: fine, obs: observerFunc(func(schema.PageMeta) { panic("observer boom") })},
 		{name: "preparer", pages: 2, model: fine, prep: prepFunc(func(ctx context.Context, data []byte) (intake.Page, error) {
 			if string(data) == "page1" {
 				var m map[string]int
@@ -129,7 +130,7 @@ func TestUpstreamReplies(t *testing.T) {
 				t.Fatal(err)
 			}
 			var pages atomic.Int32
-			obs := observerFunc(func(p PageMeta) {
+			obs := observerFunc(func(p schema.PageMeta) {
 				if p.Usage.PromptTokens < 0 || p.Usage.CompletionTokens < 0 {
 					t.Errorf("observer got %+v", p.Usage)
 				}

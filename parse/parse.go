@@ -25,25 +25,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
-// Stage names how a value was found. Metrics count them, so the names are stable.
-type Stage string
-
-// The stages, in the order they are tried.
+// The stages a value is found at (schema.ParseStage, the contract's, which meta and metrics
+// report), in the order they are tried.
 const (
-	Strict    Stage = "strict"
-	Fenced    Stage = "fenced"
-	Extracted Stage = "extracted"
-	Repaired  Stage = "repaired"
-	Failed    Stage = "failed"
+	Strict    = schema.StageStrict
+	Fenced    = schema.StageFenced
+	Extracted = schema.StageExtracted
+	Repaired  = schema.StageRepaired
+	Failed    = schema.StageFailed
 )
 
 // Candidate is one JSON value found in a reply.
 type Candidate struct {
 	// Value is the decoded JSON, an object or an array, numbers as the model wrote them.
 	Value Value
-	Stage Stage
+	Stage schema.ParseStage
 	// Truncated reports that the candidate's text was unclosed at the end of the reply; it was cut
 	// back to its last complete item, and whatever was open at the cut is gone.
 	Truncated bool
@@ -229,7 +228,7 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 	type place struct{ offset, len int }
 	seen := make(map[place]bool)
 	hasEmpty := false
-	try := func(p piece, stage Stage) {
+	try := func(p piece, stage schema.ParseStage) {
 		body := strings.TrimSpace(p.text)
 		at := place{p.offset + len(p.text) - len(strings.TrimLeftFunc(p.text, unicode.IsSpace)), len(body)}
 		if body == "" || seen[at] {

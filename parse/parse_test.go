@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // fence is a Markdown code fence; raw strings cannot hold one.
@@ -21,7 +22,7 @@ const fence = "```"
 // want means any stage.
 type cand struct {
 	Value     string
-	Stage     Stage
+	Stage     schema.ParseStage
 	Truncated bool
 }
 

@@ -91,7 +91,7 @@ type Warning struct {
 	// strings, numbers written as printed, so that an app can write its own sentence.
 	Params map[string]string `json:"params" desc:"The facts the message speaks of, by name (itemName, value, refLow …), as strings with numbers as printed; {} when none."`
 	// Reason names which of its code's messages a warning has, for rendering it in another
-	// language (check's message table); never in JSON.
+	// language (the table of internal/wording); never in JSON.
 	Reason string `json:"-"`
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
-	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -238,7 +237,7 @@ func bodyErr(err error, what string) error {
 		return pe
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err // a wait for upload memory that the request's end cut short
+		return problem.Ended(err, "while the body was read") // a wait for upload memory cut short
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
@@ -263,9 +262,9 @@ type ParseRequest struct {
 
 // ParseMeta tells how a replayed reply was read.
 type ParseMeta struct {
-	Stage     parse.Stage `json:"stage"`
-	Truncated bool        `json:"truncated" desc:"The model cut its reply off (finishReason length, or JSON left open)."`
-	TooLong   bool        `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
+	Stage     schema.ParseStage `json:"stage"`
+	Truncated bool              `json:"truncated" desc:"The model cut its reply off (finishReason length, or JSON left open)."`
+	TooLong   bool              `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
 }
 
 // ParseResponse is the answer of /v1/parse.

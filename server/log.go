@@ -6,8 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // Keys for what handlers leave in the echo context for the request's log line. Only counts,
@@ -42,7 +42,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if n, ok := c.Get(ctxIndicators).(int); ok {
 			attrs = append(attrs, slog.Int("indicators", n))
 		}
-		if m, ok := c.Get(ctxMeta).(*extract.Meta); ok {
+		if m, ok := c.Get(ctxMeta).(*schema.Meta); ok {
 			attrs = append(attrs,
 				slog.String("model", s.cfg.ModelName),
 				slog.Int("attempts", m.Attempts),

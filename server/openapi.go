@@ -9,9 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
-	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -33,11 +31,11 @@ var specTypes = []struct {
 	{"ExtractRequest", reflect.TypeFor[ExtractRequest]()},
 	{"PageImage", reflect.TypeFor[PageImage]()},
 	{"ExtractResponse", reflect.TypeFor[extract.Response]()},
-	{"Meta", reflect.TypeFor[extract.Meta]()},
-	{"PageMeta", reflect.TypeFor[extract.PageMeta]()},
-	{"Evidence", reflect.TypeFor[check.Evidence]()},
-	{"Box", reflect.TypeFor[check.Box]()},
-	{"Usage", reflect.TypeFor[extract.Usage]()},
+	{"Meta", reflect.TypeFor[schema.Meta]()},
+	{"PageMeta", reflect.TypeFor[schema.PageMeta]()},
+	{"Evidence", reflect.TypeFor[schema.Evidence]()},
+	{"Box", reflect.TypeFor[schema.Box]()},
+	{"Usage", reflect.TypeFor[schema.Usage]()},
 	{"ParseRequest", reflect.TypeFor[ParseRequest]()},
 	{"ParseResponse", reflect.TypeFor[ParseResponse]()},
 	{"ParseMeta", reflect.TypeFor[ParseMeta]()},
@@ -45,7 +43,7 @@ var specTypes = []struct {
 	{"ProblemField", reflect.TypeFor[problem.Field]()},
 	{"ProblemCode", reflect.TypeFor[problem.Code]()},
 	{"WarningCode", reflect.TypeFor[schema.WarningCode]()},
-	{"ParseStage", reflect.TypeFor[parse.Stage]()},
+	{"ParseStage", reflect.TypeFor[schema.ParseStage]()},
 }
 
 // specGenerator renders specTypes with their enums from the code tables.
@@ -60,9 +58,11 @@ func specGenerator() schema.Generator {
 		codes[i] = string(c.Code)
 	}
 	g.Enums[reflect.TypeFor[problem.Code]()] = codes
-	g.Enums[reflect.TypeFor[parse.Stage]()] = []string{
-		string(parse.Strict), string(parse.Fenced), string(parse.Extracted), string(parse.Repaired), string(parse.Failed),
+	stages := make([]string, len(schema.ParseStages))
+	for i, st := range schema.ParseStages {
+		stages[i] = string(st)
 	}
+	g.Enums[reflect.TypeFor[schema.ParseStage]()] = stages
 	return g
 }
 

@@ -263,12 +263,8 @@ func New(cfg Config) *Server {
 	timeout := func(d time.Duration) echo.MiddlewareFunc {
 		return middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			Timeout: d,
-			ErrorHandler: func(err error, c echo.Context) error {
-				if errors.Is(err, context.DeadlineExceeded) && problem.CodeOf(err) == problem.Internal {
-					return &problem.Error{Code: problem.ModelTimeout, Detail: "the request did not finish within its deadline", Err: err}
-				}
-				return err
-			},
+			// echo's own would answer a deadline 503.
+			ErrorHandler: func(err error, _ echo.Context) error { return problem.Ended(err, unfinished) },
 		})
 	}
 	e.POST("/v1/extract", s.extract, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout(cfg.RequestTimeout))
@@ -360,7 +356,7 @@ func (s *Server) uploadErr(c echo.Context, err error) error {
 	if errors.Is(err, budget.ErrStalled) {
 		return gate.Refused(fmt.Sprintf("the service holds as many uploads as its upload memory allows, and none moved on within %v", s.cfg.QueueWait), s.cfg.QueueWait)
 	}
-	return gate.Abandoned(c.Request().Context(), "room to read the body")
+	return problem.Ended(err, "while waiting for room to read the body")
 }
 
 // bearer returns the token of an "Authorization: Bearer <token>" header; the scheme's case does
@@ -490,14 +486,15 @@ func toProblem(err error) *problem.Error {
 		}
 		return &problem.Error{Code: code, Detail: detail, Err: err}
 	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request did not finish within its deadline", Err: err}
-	case errors.Is(err, context.Canceled):
-		return &problem.Error{Code: problem.Canceled, Detail: "the caller closed the request", Err: err}
+	if errors.As(problem.Ended(err, unfinished), &pe) { // a context's end
+		return pe
 	}
 	return &problem.Error{Code: problem.Internal, Detail: "internal error", Err: err}
 }
+
+// unfinished is where a request's end stopped its work, for a context's end that no code
+// nearer the work mapped (problem.FromContext).
+const unfinished = "before the answer was ready"
 
 // echoCodes maps the statuses echo itself answers with (routing, body limit) to our codes.
 var echoCodes = map[int]problem.Code{

@@ -34,11 +34,11 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/internal/memnet"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
-	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
+	"github.com/ocrdraft/ocrdraft/vision/modelcall"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated part of openapi.yaml")

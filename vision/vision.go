@@ -304,8 +304,9 @@ func reasoning(model string) bool {
 // reason, or which kind of connection failure) for the request's log line.
 //   - model_timeout: the context's deadline passed, or every try hit AttemptTimeout.
 //
-// If the caller cancels ctx, the upstream call is cancelled too and ctx's error comes back
-// wrapped. No error holds the API key, even when the upstream quotes it back.
+// If the caller cancels ctx, the upstream call is cancelled too and the error is canceled, ctx's
+// error wrapped in it (problem.FromContext). No error holds the API key, even when the upstream
+// quotes it back.
 //
 // Complete closes every image Body of req before it returns (see Image). A panic in a Body's
 // Close, which may run on the transport's goroutine, is internal_error rather than a crash.
@@ -437,17 +438,10 @@ func (c *Client) attempt(ctx context.Context, h *hint) (context.Context, context
 	return context.WithCancel(ctx)
 }
 
-// ctxErr reports the caller's context ending: its deadline is model_timeout; a cancellation (the
-// caller went away) is returned wrapped, for the server to map as it maps its own.
+// ctxErr reports the caller's context ending, as problem.FromContext maps it: its deadline is
+// model_timeout, the caller's going away canceled.
 func (c *Client) ctxErr(ctx context.Context, tries int) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &problem.Error{
-			Code:   problem.ModelTimeout,
-			Detail: fmt.Sprintf("model did not answer within the request deadline (%s)", plural(tries, "try", "tries")),
-			Err:    ctx.Err(),
-		}
-	}
-	return fmt.Errorf("vision: model call: %w", ctx.Err())
+	return problem.FromContext(ctx, "before the model answered ("+plural(tries, "try", "tries")+")")
 }
 
 func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub) {

@@ -15,10 +15,10 @@ import (
 
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
-	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
+	"github.com/ocrdraft/ocrdraft/vision/modelcall"
 )
 
 // config is the service's configuration: environment first, flags override.

@@ -20,13 +20,14 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
-	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/lexicon"
+	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
+	"github.com/ocrdraft/ocrdraft/vision/modelcall"
 )
 
 // The wiring checks that the pieces fit the interfaces their users own.
@@ -129,9 +130,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 	// Every request's context derives from base, so that requests still running when the
-	// shutdown timeout passes are cancelled (their model calls with them), not just cut off.
-	base, cancelAll := context.WithCancel(context.Background())
-	defer cancelAll()
+	// shutdown timeout passes are cancelled (their model calls with them), not just cut off;
+	// the cause tells them from a caller's going away (problem.FromContext).
+	base, cancelAll := context.WithCancelCause(context.Background())
+	defer cancelAll(nil)
 	hs := srv.HTTPServer()
 	hs.BaseContext = func(net.Listener) context.Context { return base }
 	errc := make(chan error, 2)
@@ -175,7 +177,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
-		cancelAll() // cancel what did not finish in time
+		cancelAll(problem.Shutdown) // cancel what did not finish in time
 		hs.Close()
 		log.Warn("shutdown timeout passed; in-flight requests were cancelled")
 	}

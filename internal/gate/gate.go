@@ -6,7 +6,7 @@ package gate
 
 import (
 	"context"
-	"errors"
+
 	"fmt"
 	"time"
 
@@ -33,8 +33,7 @@ func New(n int, wait time.Duration, what string) *Gate {
 
 // Enter takes a turn; Leave gives it back. When none is free, queued (if not nil) is told a wait
 // began and returns the func to call when it ends. Errors: overloaded, with Retry-After, when no
-// turn came free within the wait; model_timeout when ctx's deadline passed first; ctx's error,
-// wrapped, when the caller went away.
+// turn came free within the wait; when ctx ended first, Abandoned's.
 func (g *Gate) Enter(ctx context.Context, queued func() func(wait time.Duration, rejected bool)) error {
 	select {
 	case g.sem <- struct{}{}: // a free turn: no queueing, nothing to observe
@@ -72,13 +71,11 @@ func Refused(detail string, wait time.Duration) *problem.Error {
 	}
 }
 
-// Abandoned is the error for a wait for what (such as "a turn") that ctx ended: model_timeout
-// when its deadline passed, its error, wrapped, when the caller went away.
+// Abandoned is the error for a wait for what (such as "a turn") that ctx ended, as
+// problem.FromContext maps it: model_timeout when its deadline passed, canceled when the caller
+// went away.
 func Abandoned(ctx context.Context, what string) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &problem.Error{Code: problem.ModelTimeout, Detail: "the request deadline passed while waiting for " + what, Err: ctx.Err()}
-	}
-	return fmt.Errorf("gate: waiting for %s: %w", what, ctx.Err())
+	return problem.FromContext(ctx, "while waiting for "+what)
 }
 
 // Leave gives back a turn taken by Enter.

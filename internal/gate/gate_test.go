@@ -26,7 +26,7 @@ func TestGate(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := g.Enter(ctx, nil); !errors.Is(err, context.Canceled) || problem.CodeOf(err) != problem.Internal {
+	if err := g.Enter(ctx, nil); !errors.Is(err, context.Canceled) || problem.CodeOf(err) != problem.Canceled {
 		t.Errorf("caller gone: %v", err)
 	}
 	ctx, cancel = context.WithDeadline(t.Context(), time.Now().Add(-time.Second))

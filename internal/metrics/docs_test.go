@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/doctable"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated tables in docs/")
@@ -23,7 +23,7 @@ func TestDocs(t *testing.T) {
 	m.UploadQueued()(time.Millisecond, true)
 	m.Extracting()()
 	fr := "stop"
-	m.Page(extract.PageMeta{Attempts: 1, FinishReason: &fr, Indicators: 1, Dropped: 1, Truncated: true, SentOnce: true, BytesIn: 1, BytesSent: 1})
+	m.Page(schema.PageMeta{Attempts: 1, FinishReason: &fr, Indicators: 1, Dropped: 1, Truncated: true, SentOnce: true, BytesIn: 1, BytesSent: 1})
 
 	fams, err := m.reg.Gather()
 	if err != nil {

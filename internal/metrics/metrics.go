@@ -15,9 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/version"
-	"github.com/ocrdraft/ocrdraft/parse"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 const namespace = "ocrdraft"
@@ -153,7 +152,7 @@ func New() *Metrics {
 	}
 	// Every stage and queue shows from the start, at zero, so that rate() works before the first
 	// of each.
-	for _, st := range []parse.Stage{parse.Strict, parse.Fenced, parse.Extracted, parse.Repaired, parse.Failed} {
+	for _, st := range schema.ParseStages {
 		m.stages.WithLabelValues(string(st))
 	}
 	for _, q := range []string{queueRequest, queueModel, queueUpload, queueText} {
@@ -254,7 +253,7 @@ func (m *Metrics) Extracting() (done func()) {
 }
 
 // Page records one page that reached the model; it is extract's Observer.
-func (m *Metrics) Page(p extract.PageMeta) {
+func (m *Metrics) Page(p schema.PageMeta) {
 	outcome := "ok"
 	if p.Error != "" {
 		outcome = string(p.Error)

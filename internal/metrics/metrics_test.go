@@ -8,8 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/version"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // TestPageCounts: counts that reach Page from the upstream — negative, or as large as an int
@@ -17,17 +17,17 @@ import (
 func TestPageCounts(t *testing.T) {
 	tests := []struct {
 		name  string
-		usage extract.Usage
+		usage schema.Usage
 		want  float64 // completion tokens counted
 	}{
-		{"sane", extract.Usage{PromptTokens: 10, CompletionTokens: 5}, 5},
-		{"negative", extract.Usage{PromptTokens: -1, CompletionTokens: math.MinInt}, 0},
-		{"huge", extract.Usage{PromptTokens: math.MaxInt, CompletionTokens: math.MaxInt}, math.MaxInt},
+		{"sane", schema.Usage{PromptTokens: 10, CompletionTokens: 5}, 5},
+		{"negative", schema.Usage{PromptTokens: -1, CompletionTokens: math.MinInt}, 0},
+		{"huge", schema.Usage{PromptTokens: math.MaxInt, CompletionTokens: math.MaxInt}, math.MaxInt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := New()
-			m.Page(extract.PageMeta{Attempts: 1, Usage: tt.usage, Indicators: -3, Dropped: -1, BytesIn: -1, BytesSent: -1})
+			m.Page(schema.PageMeta{Attempts: 1, Usage: tt.usage, Indicators: -3, Dropped: -1, BytesIn: -1, BytesSent: -1})
 			if got := testutil.ToFloat64(m.completionTokens); got != tt.want {
 				t.Errorf("completion tokens = %v, want %v", got, tt.want)
 			}

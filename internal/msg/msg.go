@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocrdraft/ocrdraft/check"
+	"github.com/ocrdraft/ocrdraft/internal/wording"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -86,7 +86,7 @@ func Localize(ws []schema.Warning, d *schema.OcrDraft, lang string) []schema.War
 	}
 	out := make([]schema.Warning, len(ws))
 	for i, w := range ws {
-		if m, ok := check.Localized(w, lang); ok {
+		if m, ok := wording.Localized(w, lang); ok {
 			w.Message = m
 		} else {
 			w.Message = zh(w, d)
@@ -163,8 +163,8 @@ var rows = []row{
 	{schema.ReplyTooLong, re(`longer than the (?P<kb>\d+) KB`), "模型的回复超过服务读取的上限（{kb} KB），只读取了开头部分，其后的项目缺失。请对照原报告补全。"},
 	{schema.ReplyTooLong, nil, "模型的回复超过服务读取的上限，只读取了开头部分，其后的项目缺失。请对照原报告补全。"},
 
-	// The review checks have their texts in check/messages.go; these stand in for one whose
-	// params were changed on the way (check.Localized then does not recognise it).
+	// The review checks have their texts in internal/wording; these stand in for one whose
+	// params were changed on the way (wording.Localized then does not recognise it).
 	{schema.FlagMismatch, nil, "{itemName}：报告印的异常标记与结果和参考范围不符。请核对原报告上的数值、参考范围和标记。"},
 	{schema.ValueImplausible, nil, "{itemName}：结果 {value} 对该项目不可能成立，可能漏读或多读了小数点。请核对原报告上的数值和单位。"},
 	{schema.RangeImplausible, nil, "{itemName}：参考范围与结果的单位不符或超出可能的范围。请核对原报告上的参考范围和单位。"},

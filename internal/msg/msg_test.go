@@ -12,6 +12,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/wording"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -145,8 +146,8 @@ func TestEveryCode(t *testing.T) {
 		if !han.MatchString(got) || strings.ContainsAny(got, "{}") || (strings.Contains(got, "?") && !strings.Contains(it.w.Message, "?")) {
 			t.Errorf("%s %q: zh %q", it.w.Code, it.w.Message, got)
 		}
-		if _, ok := check.Localized(it.w, Zh); !ok && isCheck(it.w.Code) {
-			t.Errorf("%s %q: check.Localized does not know it", it.w.Code, it.w.Message)
+		if _, ok := wording.Localized(it.w, Zh); !ok && isCheck(it.w.Code) {
+			t.Errorf("%s %q: wording.Localized does not know it", it.w.Code, it.w.Message)
 		}
 		if en := Localize([]schema.Warning{it.w}, it.d, En)[0].Message; en != it.w.Message {
 			t.Errorf("en changed %q to %q", it.w.Message, en)

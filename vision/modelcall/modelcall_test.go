@@ -16,10 +16,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocrdraft/ocrdraft/internal/budget"
-	"github.com/ocrdraft/ocrdraft/internal/modelcall"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/vision"
+	"github.com/ocrdraft/ocrdraft/vision/modelcall"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

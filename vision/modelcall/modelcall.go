@@ -1,16 +1,14 @@
 // Package modelcall wraps the model client with what production needs around every call: a
 // process-wide bound on calls in flight with a bounded wait for a slot, a hook for metrics, and
-// opt-in debug logging of raw replies. It is a decorator on extract.Model, so neither the client
-// nor the pipeline knows of it.
+// opt-in debug logging of raw replies. It is a decorator on the model client (a Model, as
+// extract.Model is), so neither the client nor the pipeline knows of it.
 package modelcall
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
-	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/internal/gate"
 	"github.com/ocrdraft/ocrdraft/internal/reqid"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -45,11 +43,16 @@ type Options struct {
 	Log        *slog.Logger
 }
 
-// Limiter is an extract.Model that lets at most MaxInFlight calls reach the model at once. A call
+// Model is the model client the Limiter wraps, and what the Limiter is: extract.Model.
+type Model interface {
+	Complete(ctx context.Context, req vision.Request) (vision.Reply, error)
+}
+
+// Limiter is a Model that lets at most MaxInFlight calls reach the model at once. A call
 // waits at most QueueWait for a slot and then fails with overloaded, so the queue is bounded in
 // time and the model never sees more than the limit. It is safe for concurrent use.
 type Limiter struct {
-	next       extract.Model
+	next       Model
 	gate       *gate.Gate
 	obs        Observer
 	log        *slog.Logger
@@ -57,7 +60,7 @@ type Limiter struct {
 }
 
 // New wraps next.
-func New(next extract.Model, o Options) *Limiter {
+func New(next Model, o Options) *Limiter {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
@@ -119,18 +122,10 @@ func (l *Limiter) logReply(ctx context.Context, reply vision.Reply, err error, d
 // Outcome names how a model call ended, for a metric label: "ok", "canceled" (the caller went
 // away) or the problem code. The set is bounded by the code table.
 func Outcome(err error) string {
-	var pe *problem.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return "ok"
-	case errors.As(err, &pe):
-		return string(pe.Code)
-	case errors.Is(err, context.Canceled):
-		return string(problem.Canceled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return string(problem.ModelTimeout)
 	}
-	return string(problem.Internal)
+	return string(problem.CodeOf(problem.Ended(err, "during a model call")))
 }
 
 type nop struct{}

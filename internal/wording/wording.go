@@ -1,4 +1,7 @@
-package check
+// Package wording holds the messages of warnings in one table, by code and reason, in each
+// language: the producers write the English from it, and the server's translation the others.
+// It sits below them all (the review checks, internal/msg), so that neither imports the other.
+package wording
 
 import (
 	"maps"
@@ -7,17 +10,17 @@ import (
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
-// text is the message of one code for one reason, written for the person confirming the draft:
+// Text is the message of one code for one reason, written for the person confirming the draft:
 // which item, what looks wrong, what to check. {name} is replaced by the warning's params[name].
 // A language is one more column; the params stay the same.
-type text struct {
-	code   schema.WarningCode
-	reason string
-	en, zh string
+type Text struct {
+	Code   schema.WarningCode
+	Reason string
+	En, Zh string
 }
 
-// texts is the one table of messages, by code and reason.
-var texts = []text{
+// Texts is the one table of messages, by code and reason.
+var Texts = []Text{
 	{schema.FlagMismatch, "high",
 		"{itemName}: the report marks {value} as high, but it is not above the range {range}. Check the value, the range and the mark.",
 		"{itemName}：报告在 {value} 旁标为偏高，但它并未高于参考范围 {range}。请核对原报告上的数值、参考范围和箭头标记。"},
@@ -110,30 +113,30 @@ var texts = []text{
 // refHigh (≤ refHigh, ≥ refLow with one bound); a missing unit is left out, any other missing
 // param renders as "?", so a message never silently says less than it means.
 func Message(code schema.WarningCode, reason string, params map[string]string) string {
-	for _, t := range texts {
-		if t.code == code && t.reason == reason {
-			return fill(t.en, params)
+	for _, t := range Texts {
+		if t.Code == code && t.Reason == reason {
+			return fill(t.En, params)
 		}
 	}
 	return string(code)
 }
 
 // Localized is w's message in lang ("zh"; any other is English, w's own), for a warning of
-// this package: its code and Reason name the row of texts. false when w is not one of them.
+// the table: its code and Reason name the row of Texts. false when w is not one of them.
 func Localized(w schema.Warning, lang string) (string, bool) {
 	if lang != "zh" || w.Reason == "" {
 		return w.Message, false
 	}
-	for _, t := range texts {
-		if t.code == w.Code && t.reason == w.Reason {
-			return fillZh(t.zh, w.Params), true
+	for _, t := range Texts {
+		if t.Code == w.Code && t.Reason == w.Reason {
+			return fillZh(t.Zh, w.Params), true
 		}
 	}
 	return w.Message, false
 }
 
-// sexZh names a check.Sex in Chinese, for {sex}.
-var sexZh = map[string]string{string(Male): "男性", string(Female): "女性"}
+// sexZh names a check.Sex (check.Male, check.Female) in Chinese, for {sex}.
+var sexZh = map[string]string{"male": "男性", "female": "女性"}
 
 func fillZh(tmpl string, params map[string]string) string {
 	for _, k := range [...]string{"sex", "printedSex"} {
