@@ -1,11 +1,13 @@
 package msg
 
 import (
+	"flag"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ocrdraft/ocrdraft/internal/doctable"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -163,4 +165,21 @@ func TestPlace(t *testing.T) {
 			t.Errorf("place(%q) = %q, %d, %v", c.path, list, i, ok)
 		}
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/errors.md's table of messages")
+
+// TestDocs: docs/errors.md's table of messages is generated from Rows.
+func TestDocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(doctable.Row("warning", "reason", "English message (a part in [ ] is left out without its param)"))
+	b.WriteString("|---|---|---|\n")
+	for _, r := range Rows {
+		code := "any"
+		if r.Code != "" {
+			code = "`" + string(r.Code) + "`"
+		}
+		b.WriteString(doctable.Row(code, "`"+r.Reason+"`", r.En))
+	}
+	doctable.Check(t, "../../docs/errors.md", "messages", b.String(), *update)
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"image"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -263,4 +267,60 @@ type stopped struct{}
 
 func (stopped) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
 	return vision.Reply{Text: `[{"itemName":"血糖","valueNum":5.1,"unit":"mmol/L"}]`, FinishReason: "content_filter", Model: "fake-vl"}, nil
+}
+
+// TestNoFreeText: no code outside this package writes a warning's message itself (a
+// schema.Warning literal with a Message), and this package reads no message with a regular
+// expression: every message comes from Rows.
+func TestNoFreeText(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("../..", func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if n := e.Name(); path != "../.." && (n == "testdata" || strings.HasPrefix(n, ".")) || path == "../../internal/apiclient" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		here := filepath.ToSlash(filepath.Dir(path)) == "../../internal/msg"
+		for _, im := range f.Imports {
+			if here && im.Path.Value == `"regexp"` {
+				t.Errorf("%s imports regexp", path)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok || here {
+				return true
+			}
+			typ, ok := lit.Type.(*ast.SelectorExpr)
+			if !ok || typ.Sel.Name != "Warning" {
+				return true
+			}
+			if x, ok := typ.X.(*ast.Ident); !ok || x.Name != "schema" {
+				return true
+			}
+			for _, el := range lit.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Message" {
+						t.Errorf("%s: a warning's message written by hand; use msg.New", fset.Position(kv.Pos()))
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
