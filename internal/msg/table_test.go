@@ -187,6 +187,13 @@ func TestEveryReason(t *testing.T) {
 	}
 	all = append(all, res.Warnings...)
 
+	logged := map[[2]string]bool{}
+	for _, w := range all {
+		if k := [2]string{string(w.Code), w.Reason}; testing.Verbose() && !logged[k] {
+			logged[k] = true
+			t.Logf("%s/%s\n\t%s\n\t%s", w.Code, w.Reason, msg.Text(w, msg.En), msg.Text(w, msg.Zh))
+		}
+	}
 	given := map[[2]string]bool{}
 	codes := map[schema.WarningCode]bool{}
 	for _, w := range all {
