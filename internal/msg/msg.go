@@ -298,9 +298,23 @@ func fieldName(w schema.Warning, lang string) string {
 	return names[field]
 }
 
-// placeText says where in the reply a dropped item was: its list and number, else its path.
+// placeText says where in the reply a dropped item was: its list and number (in a group, the
+// top item the group is in), else its path.
 func placeText(path string, lang string) string {
 	list, i, ok := place(path)
+	if lb := strings.IndexByte(list, '['); ok && lb >= 0 { // a group's list: indicators[0].items
+		outer, o, top := place(list[:strings.IndexByte(list[lb:], ']')+lb+1])
+		if top {
+			n, m := strconv.Itoa(i+1), strconv.Itoa(o+1)
+			if lang == Zh {
+				return outer + "第 " + m + " 项所含分组的第 " + n + " 项"
+			}
+			if outer != "" {
+				return "item " + n + " of the group in item " + m + " of " + outer
+			}
+			return "item " + n + " of the group in item " + m
+		}
+	}
 	switch {
 	case !ok && lang == Zh:
 		return "位置 " + path

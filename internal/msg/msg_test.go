@@ -183,3 +183,20 @@ func TestDocs(t *testing.T) {
 	}
 	doctable.Check(t, "../../docs/errors.md", "messages", b.String(), *update)
 }
+
+func TestPlaceText(t *testing.T) {
+	for _, c := range []struct{ path, en, zh string }{
+		{"reply.indicators[2]", "item 3", "第 3 项"},
+		{"pages[1].reply.血常规[0]", "item 1 of 血常规", "血常规第 1 项"},
+		{"reply.indicators[0].items[0].items[4]", "item 5 of the group in item 1", "第 1 项所含分组的第 5 项"},
+		{"reply.血常规[1].items[2]", "item 3 of the group in item 2 of 血常规", "血常规第 2 项所含分组的第 3 项"},
+		{"reply.indicators", "at reply.indicators", "位置 reply.indicators"},
+	} {
+		if got := placeText(c.path, En); got != c.en {
+			t.Errorf("placeText(%q, en) = %q, want %q", c.path, got, c.en)
+		}
+		if got := placeText(c.path, Zh); got != c.zh {
+			t.Errorf("placeText(%q, zh) = %q, want %q", c.path, got, c.zh)
+		}
+	}
+}
