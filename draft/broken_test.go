@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,6 +34,25 @@ func TestBrokenRule(t *testing.T) {
 		for _, lang := range []string{msg.En, msg.Zh} {
 			if s := msg.Text(w, lang); strings.Contains(s, "?") || !strings.Contains(s, c.limit) || s == string(w.Code) {
 				t.Errorf("%d %s: %q", c.year, lang, s)
+			}
+		}
+	}
+}
+
+// TestBrokenKnowsEveryTag: every rule the contract's fields carry has its reason in broken (max,
+// gte, lte), but itemName's required, which item reads before validating; a rule added to the
+// schema without its reason and row fails here, not as a wrong sentence.
+func TestBrokenKnowsEveryTag(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[schema.OcrDraft](), reflect.TypeFor[schema.OcrIndicator]()} {
+		for f := range typ.Fields() {
+			for rule := range strings.SplitSeq(f.Tag.Get("validate"), ",") {
+				tag, _, _ := strings.Cut(rule, "=")
+				switch {
+				case tag == "" || tag == "-" || tag == "omitempty" || tag == "max" || tag == "gte" || tag == "lte":
+				case tag == "required" && f.Name == "ItemName":
+				default:
+					t.Errorf("%s.%s: rule %q has no reason in broken", typ.Name(), f.Name, tag)
+				}
 			}
 		}
 	}
