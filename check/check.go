@@ -21,7 +21,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ocrdraft/ocrdraft/internal/wording"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -131,9 +131,7 @@ func run(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Cont
 			return nil, s.work, s.err
 		}
 		if s.over > 0 {
-			w := schema.WarnDraft(r.Code, strconv.Itoa(s.over)+" more warnings of this kind are not listed")
-			w.Params = map[string]string{"count": strconv.Itoa(s.over)}
-			s.out = append(s.out, w)
+			s.out = append(s.out, msg.New(r.Code, "more", nil, nil, map[string]string{"count": strconv.Itoa(s.over)}))
 		}
 	}
 	return s.out, s.work, nil
@@ -321,7 +319,7 @@ func (s *state) unlisted() bool {
 }
 
 // warn adds a warning of the running rule about field of indicator i, its message from the
-// rule's text for reason (internal/wording) filled from params.
+// row of the one table (internal/msg) for reason, filled from params.
 func (s *state) warn(i int, field, reason string, params map[string]string) {
 	if s.listed >= maxListed {
 		s.over++
@@ -337,14 +335,7 @@ func (s *state) warn(i int, field, reason string, params map[string]string) {
 		params = map[string]string{}
 	}
 	params["itemName"] = ind.ItemName
-	s.out = append(s.out, schema.Warning{
-		Code:    s.code,
-		Path:    &path,
-		Page:    ind.Page,
-		Message: wording.Message(s.code, reason, params),
-		Params:  params,
-		Reason:  reason,
-	})
+	s.out = append(s.out, msg.New(s.code, reason, &path, ind.Page, params))
 }
 
 // facts returns the params every message about a row may speak of: its value, unit and range

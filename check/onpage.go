@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/intake"
-	"github.com/ocrdraft/ocrdraft/internal/wording"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/shopspring/decimal"
 )
@@ -128,13 +128,10 @@ func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws [
 		}
 		path := "indicators[" + strconv.Itoa(m.i) + "]." + m.field
 		params := map[string]string{"itemName": ind.ItemName, "value": m.v.String(), "page": strconv.Itoa(*ind.Page)}
-		kept = append(kept, schema.Warning{Code: schema.ValueNotOnPage, Path: &path, Page: ind.Page,
-			Message: wording.Message(schema.ValueNotOnPage, m.reason, params), Params: params, Reason: m.reason})
+		kept = append(kept, msg.New(schema.ValueNotOnPage, m.reason, &path, ind.Page, params))
 	}
 	if over > 0 {
-		w := schema.WarnDraft(schema.ValueNotOnPage, strconv.Itoa(over)+" more warnings of this kind are not listed")
-		w.Params = map[string]string{"count": strconv.Itoa(over)}
-		kept = append(kept, w)
+		kept = append(kept, msg.New(schema.ValueNotOnPage, "more", nil, nil, map[string]string{"count": strconv.Itoa(over)}))
 	}
 	return kept, ev, 0, nil
 }

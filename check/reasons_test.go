@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocrdraft/ocrdraft/internal/wording"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -36,8 +36,8 @@ func TestRangeReasons(t *testing.T) {
 			t.Errorf("%q %+v: %v, want one warning for %s", c.ref, c.ctx, ws, c.reason)
 			continue
 		}
-		zh, ok := wording.Localized(ws[0], "zh")
-		if en := ws[0].Message; !ok || en == string(ws[0].Code) || strings.ContainsAny(en+zh, "?{}") {
+		zh := msg.Text(ws[0], msg.Zh)
+		if en := ws[0].Message; en == string(ws[0].Code) || zh == string(ws[0].Code) || strings.ContainsAny(en+zh, "?{}") {
 			t.Errorf("%s/%s: en %q, zh %q", ws[0].Code, c.reason, en, zh)
 		}
 	}

@@ -19,7 +19,6 @@ package draft
 
 import (
 	"cmp"
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -92,9 +92,7 @@ func (bd *build) result() schema.Result {
 			counts[c]++
 		}
 		for _, c := range order {
-			w := schema.WarnDraft(c, fmt.Sprintf("%d more warnings of this kind are not listed", counts[c]))
-			w.Page, w.Params = bd.pageNum(), map[string]string{"count": strconv.Itoa(counts[c])}
-			ws = append(ws, w)
+			ws = append(ws, msg.New(c, "more", nil, bd.pageNum(), map[string]string{"count": strconv.Itoa(counts[c])}))
 		}
 	}
 	return schema.Result{Draft: bd.draft, Warnings: ws}
@@ -130,33 +128,24 @@ func (bd *build) pageNum() *int {
 	return bd.pagePtr
 }
 
-func (bd *build) warn(code schema.WarningCode, path, format string, args ...any) {
-	bd.warnp(code, path, nil, format, args...)
-}
-
-// warnp warns with params: the facts the message speaks of.
-func (bd *build) warnp(code schema.WarningCode, path string, params map[string]string, format string, args ...any) {
+// warn warns of code for reason (its row in internal/msg) about path, with params: the facts
+// the message speaks of.
+func (bd *build) warn(code schema.WarningCode, reason, path string, params map[string]string) {
 	if len(bd.warnings) >= maxWarnings {
 		bd.over = append(bd.over, code)
 		return
 	}
-	w := schema.Warn(code, path, fmt.Sprintf(format, args...))
-	w.Page, w.Params = bd.pageNum(), params
-	bd.warnings = append(bd.warnings, w)
+	bd.warnings = append(bd.warnings, msg.New(code, reason, &path, bd.pageNum(), params))
 }
 
-// dropped warns that item i of the list at path was left out; past maxWarnings it only counts,
-// without building the path.
-func (bd *build) dropped(path string, i int, format string, args ...any) {
-	bd.droppedp(path, i, nil, format, args...)
-}
-
-func (bd *build) droppedp(path string, i int, params map[string]string, format string, args ...any) {
+// dropped warns that item i of the list at path was left out, for reason; past maxWarnings it
+// only counts, without building the path.
+func (bd *build) dropped(path string, i int, reason string, params map[string]string) {
 	if len(bd.warnings) >= maxWarnings {
 		bd.over = append(bd.over, schema.IndicatorDropped)
 		return
 	}
-	bd.warnp(schema.IndicatorDropped, ReplyPrefix+itemPath(path, i), params, format, args...)
+	bd.warn(schema.IndicatorDropped, reason, ReplyPrefix+itemPath(path, i), params)
 }
 
 // ReplyPrefix starts the path of a dropped item: its place in the model's reply
@@ -323,14 +312,14 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warnp(schema.InvalidDate, "checkupDate", kv("value", param(s.val)), "%s %s; set to null", quote(s.val), dateTrouble(s.val))
+			bd.warn(schema.InvalidDate, dateTrouble(s.val), "checkupDate", kv("value", param(s.val)))
 		}
 		d.CheckupDate = date
 	}
 	if s := f[fReportYear]; s.key != "" {
 		y, ok := readYear(s.val)
 		if !ok {
-			bd.warnp(schema.InvalidValue, "reportYear", kv("value", param(s.val)), "%s is not a year; set to null", quote(s.val))
+			bd.warn(schema.InvalidValue, "not_year", "reportYear", kv("value", param(s.val)))
 		}
 		d.ReportYear = y
 	}
@@ -372,10 +361,10 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 		case parse.Null:
 		case parse.String:
 			if !isNullWord(strings.TrimSpace(m.Value.Text)) {
-				bd.warn(schema.IndicatorDropped, ReplyPrefix+"indicators", "indicators is text, not a list; nothing was read from it")
+				bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
 			}
 		default:
-			bd.warn(schema.IndicatorDropped, ReplyPrefix+"indicators", "indicators is not a list; nothing was read from it")
+			bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
 		}
 	}
 }
@@ -443,8 +432,8 @@ func (bd *build) unplaced(members []parse.Member) {
 		}
 	}
 	if len(keys) > 0 {
-		bd.warnings = append(bd.warnings, schema.WarnDraft(schema.IndicatorDropped,
-			"no indicator list was found; values under "+strings.Join(keys, ", ")+" were not read as results: check the report"))
+		bd.warnings = append(bd.warnings, msg.New(schema.IndicatorDropped, "unplaced", nil, nil,
+			map[string]string{"keys": strings.Join(keys, ", ")}))
 	}
 }
 
@@ -542,7 +531,7 @@ func (bd *build) text(s slot, path string) *string {
 	}
 	t, ok := readText(s.val, &bd.a)
 	if !ok {
-		bd.warnp(schema.InvalidValue, path, kv("value", param(s.val)), "%s is not text; set to null", quote(s.val))
+		bd.warn(schema.InvalidValue, "not_text", path, kv("value", param(s.val)))
 	}
 	return t
 }
@@ -552,11 +541,11 @@ func (bd *build) text(s slot, path string) *string {
 func (bd *build) items(list []parse.Value, path string, group *string, depth int) {
 	for i, raw := range list {
 		if raw.Kind == parse.String && raw.Text == parse.Unreadable {
-			bd.dropped(path, i, "item is not JSON, even after repair")
+			bd.dropped(path, i, "broken", nil)
 			continue
 		}
 		if raw.Kind != parse.Object {
-			bd.dropped(path, i, "item is %s, not an object", kind(raw))
+			bd.dropped(path, i, "not_item", nil)
 			continue
 		}
 		var f fields
@@ -572,7 +561,7 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 				sub = parse.Value{Kind: parse.Array, Elems: keyedItems(sub.Members)}
 			}
 			if depth >= maxGroupDepth {
-				bd.dropped(path, i, "groups nested too deep")
+				bd.dropped(path, i, "too_deep", nil)
 				continue
 			}
 			g := group
@@ -605,22 +594,22 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	var ind schema.OcrIndicator
 	name, _ := readText(f[fItemName].val, &bd.a)
 	if name == nil || *name == "" {
-		bd.dropped(path, i, "item has no name")
+		bd.dropped(path, i, "no_name", nil)
 		return ind, false
 	}
 	if isPlaceholder(*name) {
-		bd.droppedp(path, i, kv("itemName", *name), "item is a placeholder from a format example (%q), not a result", *name)
+		bd.dropped(path, i, "placeholder_name", kv("itemName", *name))
 		return ind, false
 	}
 	ind.ItemName = *name
 	mark, markOver := len(bd.warnings), len(bd.over)
 	idx := len(bd.draft.Indicators)
-	warn := func(code schema.WarningCode, field string, p map[string]string, format string, args ...any) {
+	warn := func(code schema.WarningCode, reason, field string, p map[string]string) {
 		if p == nil {
 			p = map[string]string{}
 		}
 		p["itemName"] = ind.ItemName
-		bd.warnp(code, itemPath("indicators", idx)+"."+field, p, format, args...)
+		bd.warn(code, reason, itemPath("indicators", idx)+"."+field, p)
 	}
 
 	if g, ok := readText(f[fItemGroup].val, &bd.a); ok && g != nil {
@@ -632,7 +621,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	if u, ok := readText(f[fUnit].val, &bd.a); ok {
 		ind.Unit = u
 	} else {
-		warn(schema.InvalidValue, "unit", kv("value", param(f[fUnit].val)), "%s is not text; set to null", quote(f[fUnit].val))
+		warn(schema.InvalidValue, "not_text", "unit", kv("value", param(f[fUnit].val)))
 	}
 	setUnit := func(u string) {
 		if ind.Unit == nil && u != "" {
@@ -662,8 +651,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 			ind.Unit = bd.a.str(v.v.unit + " " + *ind.Unit)
 			break
 		}
-		warn(schema.UnitConflict, v.field, kv("value", v.v.src, "valueUnit", v.v.unit, "unit", *ind.Unit),
-			"%q carries the unit %s but the unit given is %s; kept %s", v.v.src, v.v.unit, *ind.Unit, *ind.Unit)
+		warn(schema.UnitConflict, "differs", v.field, kv("value", v.v.src, "valueUnit", v.v.unit, "unit", *ind.Unit))
 		break
 	}
 	// A value that is only a mark ("↑", "偏高") is the mark of the number given beside it; with no
@@ -679,10 +667,10 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		}
 	}
 	if num.bad {
-		warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValueNum].val)), "%s is not a number; set to null", quote(f[fValueNum].val))
+		warn(schema.InvalidValue, "not_number", "valueNum", kv("value", param(f[fValueNum].val)))
 	}
 	if txt.bad {
-		warn(schema.InvalidValue, "valueText", kv("value", param(f[fValueText].val)), "%s is not text; set to null", quote(f[fValueText].val))
+		warn(schema.InvalidValue, "not_text", "valueText", kv("value", param(f[fValueText].val)))
 	}
 	ind.ValueNum = num.num
 	setUnit(num.unit)
@@ -690,7 +678,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		if txt.text == nil && txt.num == nil {
 			ind.ValueText = num.text
 		} else if txt.text == nil || *txt.text != *num.text {
-			warn(schema.InvalidValue, "valueNum", kv("value", *num.text), "%q is not a number; set to null", *num.text)
+			warn(schema.InvalidValue, "not_number", "valueNum", kv("value", *num.text))
 		}
 	}
 	switch {
@@ -713,7 +701,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	flag := joinFlags(num.flag, txt.flag)
 	if ind.ValueNum == nil && ind.ValueText == nil {
 		if gen.bad {
-			warn(schema.InvalidValue, "valueNum", kv("value", param(f[fValue].val)), "%s is not a result; set to null", quote(f[fValue].val))
+			warn(schema.InvalidValue, "not_result", "valueNum", kv("value", param(f[fValue].val)))
 		}
 		ind.ValueNum, ind.ValueText = gen.num, gen.text
 		setUnit(gen.unit)
@@ -730,7 +718,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	if s := f[fPrintedFlag]; s.key != "" {
 		fl, ok := readFlag(s.val)
 		if !ok && lookup(s.key)[1].rank == 0 {
-			warn(schema.InvalidValue, "printedFlag", kv("value", param(s.val)), "%s is not an abnormality mark; set to null", quote(s.val))
+			warn(schema.InvalidValue, "not_flag", "printedFlag", kv("value", param(s.val)))
 		}
 		if fl != "" {
 			flag = fl
@@ -747,11 +735,12 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		for _, fe := range asFieldErrors(err) {
 			if fe.StructField() == "ItemName" {
 				bd.warnings, bd.over = bd.warnings[:mark], bd.over[:markOver]
-				bd.dropped(path, i, "item name %s", describe(fe))
+				bd.dropped(path, i, "name_too_long", kv("max", fe.Param()))
 				return ind, false
 			}
 			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()
-			warn(schema.InvalidValue, fe.Field(), nil, "%s; set to null", describe(fe))
+			reason, p := broken(fe)
+			warn(schema.InvalidValue, reason, fe.Field(), p)
 		}
 	}
 	// Evidence filled by code: the page, and the analyte the row's name, group and unit name.
@@ -794,7 +783,7 @@ func nested(f *fields) {
 // fallback. A range whose reading is not plain (per sex, per condition) gives no bounds here and
 // its reading goes with the row: which span applies is the checks' to decide, with the caller's
 // context. A confirmed draft's bounds are the person's, and win.
-func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(schema.WarningCode, string, map[string]string, string, ...any), setUnit func(string)) {
+func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(code schema.WarningCode, reason, field string, p map[string]string), setUnit func(string)) {
 	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
 	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
 	rv := f[fRefRange].val
@@ -803,10 +792,10 @@ func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, war
 	}
 	rng, lone, rngOK := readRange(rv, &bd.a)
 	if !lowOK {
-		warn(schema.InvalidValue, "refLow", kv("value", param(f[fRefLow].val)), "%s is not a bound; set to null", quote(f[fRefLow].val))
+		warn(schema.InvalidValue, "not_bound", "refLow", kv("value", param(f[fRefLow].val)))
 	}
 	if !highOK {
-		warn(schema.InvalidValue, "refHigh", kv("value", param(f[fRefHigh].val)), "%s is not a bound; set to null", quote(f[fRefHigh].val))
+		warn(schema.InvalidValue, "not_bound", "refHigh", kv("value", param(f[fRefHigh].val)))
 	}
 	ind.RefText, ind.Range = rng.text, rng.reading
 	if lone != nil && rv.Kind == parse.String { // "5.2" in a range key: printed, if not a range
@@ -830,15 +819,14 @@ func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, war
 		ind.RefHigh = first(high, highRange.high, lowRange.high)
 	}
 	if (!rngOK || lone != nil) && ind.RefLow == nil && ind.RefHigh == nil && !bd.confirmed {
-		warn(schema.InvalidValue, "refLow", kv("refText", param(rv)), "reference range %s could not be read; bounds set to null", quote(rv))
+		warn(schema.InvalidValue, "range_unread", "refLow", kv("refText", param(rv)))
 	}
 	setUnit(lowRange.unit)
 	setUnit(highRange.unit)
 	setUnit(rng.unit)
 	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
 		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
-		warn(schema.ReferenceRangeSwapped, "refLow", kv("refLow", ind.RefHigh.String(), "refHigh", ind.RefLow.String(), "refText", deref(ind.RefText)),
-			"reference range %s–%s was reversed; swapped", ind.RefHigh, ind.RefLow)
+		warn(schema.ReferenceRangeSwapped, "swapped", "refLow", kv("refLow", ind.RefHigh.String(), "refHigh", ind.RefLow.String(), "refText", deref(ind.RefText)))
 	}
 }
 
@@ -884,7 +872,8 @@ func (bd *build) check() {
 	err := bd.b.validate.Struct(d)
 	for _, fe := range asFieldErrors(err) {
 		reflect.ValueOf(&bd.draft).Elem().FieldByName(fe.StructField()).SetZero()
-		bd.warn(schema.InvalidValue, fe.Field(), "%s; set to null", describe(fe))
+		reason, p := broken(fe)
+		bd.warn(schema.InvalidValue, reason, fe.Field(), p)
 	}
 }
 
@@ -893,7 +882,7 @@ func asFieldErrors(err error) validator.ValidationErrors {
 	return ves
 }
 
-// describe says what rule a field broke, without echoing a long value.
+// describe says what rule a field broke, without echoing a long value (for a problem's field).
 func describe(fe validator.FieldError) string {
 	switch fe.Tag() {
 	case "required":
@@ -906,6 +895,19 @@ func describe(fe validator.FieldError) string {
 		return "is greater than " + fe.Param()
 	}
 	return "breaks rule " + fe.Tag()
+}
+
+// broken names the rule a field broke, as a warning's reason and params, without echoing a long
+// value. The schema's tags are max, gte and lte (and required, on itemName, which item reads
+// first); a tag added there needs its row here and in internal/msg.
+func broken(fe validator.FieldError) (string, map[string]string) {
+	switch fe.Tag() {
+	case "gte":
+		return "too_small", kv("limit", fe.Param())
+	case "lte":
+		return "too_large", kv("limit", fe.Param())
+	}
+	return "too_long", kv("max", fe.Param())
 }
 
 func first(ds ...*schema.Decimal) *schema.Decimal {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -72,22 +73,17 @@ func Merge(pages []Page) (schema.Result, error) {
 	for i, p := range pages {
 		at := fmt.Sprintf("pages[%d]", i)
 		page := i + 1
-		warn := func(code schema.WarningCode, path string, params map[string]string, msg string) {
-			w := schema.Warn(code, path, msg)
-			w.Page, w.Params = &page, params
-			out.Warnings = append(out.Warnings, w)
+		warn := func(code schema.WarningCode, reason, path string, params map[string]string) {
+			out.Warnings = append(out.Warnings, msg.New(code, reason, &path, &page, params))
 		}
 		if p.Err != nil {
-			doc := problem.From(p.Err)
-			warn(schema.PageFailed, at, map[string]string{"code": string(problem.CodeOf(p.Err))},
-				fmt.Sprintf("page %d could not be read (%s): %s", page, problem.CodeOf(p.Err), doc.Detail))
+			warn(schema.PageFailed, "failed", at, map[string]string{"code": string(problem.CodeOf(p.Err))})
 			continue
 		}
 		pd := p.Result.Draft
 		conflict := func(field string, differs bool, theirs, ours string) {
 			if differs {
-				warn(schema.PageConflict, at+"."+field, map[string]string{"field": field, "value": theirs, "kept": ours},
-					fmt.Sprintf("page %d shows %s %s, unlike an earlier page; the earlier value is kept", page, field, strconv.Quote(theirs)))
+				warn(schema.PageConflict, "differs", at+"."+field, map[string]string{"field": field, "value": theirs, "kept": ours})
 			}
 		}
 		mergeString(&d.Title, pd.Title, func(s string) { conflict("title", true, s, *d.Title) })
@@ -138,9 +134,8 @@ func Merge(pages []Page) (schema.Result, error) {
 				if repeats++; repeats > maxRepeats {
 					continue
 				}
-				warn(schema.DuplicateIndicator, fmt.Sprintf("%s.indicators[%d]", at, j),
-					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(seen[indicatorKey(ind)] + 1)},
-					fmt.Sprintf("%s repeats exactly an item of page %d and was dropped", ind.ItemName, seen[indicatorKey(ind)]+1))
+				warn(schema.DuplicateIndicator, "repeat", fmt.Sprintf("%s.indicators[%d]", at, j),
+					map[string]string{"itemName": ind.ItemName, "firstPage": strconv.Itoa(seen[indicatorKey(ind)] + 1)})
 				continue
 			}
 			ind.Page = &page
@@ -151,9 +146,8 @@ func Merge(pages []Page) (schema.Result, error) {
 		}
 	}
 	if repeats > maxRepeats {
-		w := schema.WarnDraft(schema.DuplicateIndicator, fmt.Sprintf("%d more items repeated exactly an item of an earlier page and were dropped; they are not listed", repeats-maxRepeats))
-		w.Params = map[string]string{"count": strconv.Itoa(repeats - maxRepeats)}
-		out.Warnings = append(out.Warnings, w)
+		out.Warnings = append(out.Warnings, msg.New(schema.DuplicateIndicator, "more", nil, nil,
+			map[string]string{"count": strconv.Itoa(repeats - maxRepeats)}))
 	}
 	return out, nil
 }
@@ -171,11 +165,9 @@ const MaxPageRows = 500
 // cutWarning counts the rows of page i (0-based) past MaxPageRows, of n, that were left out.
 func cutWarning(i, n int) schema.Warning {
 	page := i + 1
-	w := schema.Warn(schema.IndicatorDropped, fmt.Sprintf("pages[%d].indicators[%d]", i, MaxPageRows),
-		fmt.Sprintf("page %d holds %d rows, more than a report's page prints: the %d after the first %d were left out; check the page, and read it again if it has that many", page, n, n-MaxPageRows, MaxPageRows))
-	w.Page = &page
-	w.Params = map[string]string{"count": strconv.Itoa(n - MaxPageRows), "kept": strconv.Itoa(MaxPageRows)}
-	return w
+	path := fmt.Sprintf("pages[%d].indicators[%d]", i, MaxPageRows)
+	return msg.New(schema.IndicatorDropped, "page_rows", &path, &page,
+		map[string]string{"count": strconv.Itoa(n - MaxPageRows), "kept": strconv.Itoa(MaxPageRows)})
 }
 
 // cutPath is the path of a single page's warning once its rows past MaxPageRows are left out:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -117,7 +118,8 @@ func TestMergeCut(t *testing.T) {
 			res.Draft.Indicators = append(res.Draft.Indicators, schema.OcrIndicator{ItemName: "ALT", ValueNum: &v})
 		}
 		for _, j := range []int{3, MaxPageRows - 1, MaxPageRows, n - 1} {
-			res.Warnings = append(res.Warnings, schema.Warn(schema.ReferenceRangeSwapped, "indicators["+strconv.Itoa(j)+"].refLow", "swapped"))
+			path := "indicators[" + strconv.Itoa(j) + "].refLow"
+			res.Warnings = append(res.Warnings, msg.New(schema.ReferenceRangeSwapped, "swapped", &path, nil, map[string]string{"itemName": "ALT", "refLow": "40", "refHigh": "7"}))
 		}
 		return res
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -120,16 +122,13 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	}
 	var ws []schema.Warning
 	if rd.TooLong {
-		ws = append(ws, schema.WarnDraft(schema.ReplyTooLong, fmt.Sprintf(
-			"the model's reply is longer than the %d KB the service reads; items after that point are missing", parse.MaxReply>>10)))
+		ws = append(ws, msg.New(schema.ReplyTooLong, "too_long", nil, nil, map[string]string{"kb": strconv.Itoa(parse.MaxReply >> 10)}))
 	}
 	if best.Truncated {
-		ws = append(ws, schema.WarnDraft(schema.OutputTruncated,
-			"the model's reply was cut off; the item it was writing and any after it are missing"))
+		ws = append(ws, msg.New(schema.OutputTruncated, "cut_off", nil, nil, nil))
 	}
 	if rd.Unread > 0 {
-		ws = append(ws, schema.WarnDraft(schema.IndicatorDropped, fmt.Sprintf(
-			"%d values or items in the model's reply were not read: reading them would cost more work than one reply may; check the report for missing items", rd.Unread)))
+		ws = append(ws, msg.New(schema.IndicatorDropped, "unread", nil, nil, map[string]string{"count": strconv.Itoa(rd.Unread)}))
 	}
 	if ws != nil {
 		best.Warnings = append(ws, best.Warnings...)
@@ -224,10 +223,8 @@ func withMissing(best Outcome, others []pageDraft) Outcome {
 		}
 	}
 	if missing > 0 {
-		w := schema.WarnDraft(schema.IndicatorDropped, fmt.Sprintf(
-			"the model's reply holds another draft with rows not in the one read (%d: %s); they were not read: check the report for them",
-			missing, strings.Join(names, ", ")))
-		w.Params = map[string]string{"count": fmt.Sprint(missing)}
+		w := msg.New(schema.IndicatorDropped, "other_draft", nil, nil,
+			map[string]string{"count": strconv.Itoa(missing), "names": strings.Join(names, ", ")})
 		best.Warnings = append(slices.Clip(best.Warnings), w)
 	}
 	return best
@@ -317,12 +314,12 @@ func scrub(res *schema.Result) {
 			last[0], last[1] = **p, last[0]
 			return
 		}
-		path := field
+		path, params := field, kv("value", **p)
 		if i >= 0 {
 			path = itemPath("indicators", i) + "." + field
+			params["itemName"] = res.Draft.Indicators[i].ItemName
 		}
-		res.Warnings = append(res.Warnings, schema.Warn(schema.InvalidValue, path,
-			fmt.Sprintf("%q is a placeholder from a format template, not data; set to null", **p)))
+		res.Warnings = append(res.Warnings, msg.New(schema.InvalidValue, "placeholder", &path, nil, params))
 		*p = nil
 	}
 	d := &res.Draft

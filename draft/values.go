@@ -634,22 +634,23 @@ func dateString(raw parse.Value) (s string, null, ok bool) {
 	return s, false, true
 }
 
-// dateTrouble says why a date that is there was not read, for its invalid_date warning: a
-// template's placeholder, a date that can be read more than one way, or no calendar date at all
-// (2026-02-30). Only called for a date readDate refused.
+// dateTrouble says why a date that is there was not read, as its invalid_date warning's reason
+// (its row in internal/msg): a template's placeholder, a date that can be read more than one way,
+// a year and month with no day, or no calendar date at all (2026-02-30). Only called for a date
+// readDate refused.
 func dateTrouble(raw parse.Value) string {
 	s, _, ok := dateString(raw)
 	switch {
 	case !ok:
-		return "is not a date"
+		return "not_date"
 	case isPlaceholder(s):
-		return "is a placeholder from a format template, not a date"
+		return "placeholder"
 	case yearPrefix.MatchString(cnDigits(s)), func() bool { _, ok := monthYear(s); return ok }():
-		return "has no day: only its year is kept"
+		return "no_day"
 	case ambiguousDate.MatchString(s), shortYearMonthDate(s):
-		return "is ambiguous: a date written day-first or month-first, or with a short year, can be read more than one way (only year-first dates and dates with the month in words are read)"
+		return "ambiguous"
 	}
-	return "is not a calendar date"
+	return "not_date"
 }
 
 // cnDigits writes a date's Chinese numerals as digits — 二〇二六年三月五日 and 二零二六年三月十五日

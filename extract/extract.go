@@ -18,6 +18,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
+	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -621,8 +622,8 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 		}
 		if err == nil {
 			if odd {
-				out.Warnings = append([]schema.Warning{schema.WarnDraft(schema.OutputInterrupted,
-					"the model stopped with finish reason "+fr+", not at the end of its answer; items may be missing")}, out.Warnings...)
+				out.Warnings = append([]schema.Warning{msg.New(schema.OutputInterrupted, "finish", nil, nil,
+					map[string]string{"finishReason": fr})}, out.Warnings...)
 			}
 			meta.Indicators = len(out.Draft.Indicators)
 			for _, w := range out.Warnings {

@@ -90,8 +90,10 @@ type Warning struct {
 	// Params are the facts the message speaks of (the item's name, the value, the range …) as
 	// strings, numbers written as printed, so that an app can write its own sentence.
 	Params map[string]string `json:"params" desc:"The facts the message speaks of, by name (itemName, value, refLow …), as strings with numbers as printed; {} when none."`
-	// Reason names which of its code's messages a warning has, for rendering it in another
-	// language (the table of internal/wording); never in JSON.
+	// Reason names which of its code's messages a warning has: with Code, its row in the one
+	// table of messages (internal/msg), from which Message is rendered in the caller's language.
+	// Not in JSON: params and code are what an app writes its own sentence from, and a reason
+	// on the wire would be a contract of its own (docs/errors.md, "Messages").
 	Reason string `json:"-"`
 }
 
@@ -151,16 +153,6 @@ var WarningCodes = []struct {
 	{RangeSexSpecific, "The printed range differs for men and women, or is printed for one sex only: with the patient's sex, the bounds printed for it were taken (params.sex), or set to null when the range is only the other sex's; without the sex they were set to null. The range is kept as printed: check the sex and the bounds."},
 	{RangeConditionSpecific, "The printed range is for a condition (an age group, a pregnancy, a cycle phase, fasting: params.condition) or differs by age, which the caller cannot state: its bounds were set to null and the range kept as printed. Check which range applies."},
 	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed on its page of the PDF, whose text layer holds every printed digit, or a value is printed there only off its row's line, which holds other numbers (another row's value): check it against the page."},
-}
-
-// Warn returns a warning with a path.
-func Warn(code WarningCode, path, message string) Warning {
-	return Warning{Code: code, Path: &path, Message: message}
-}
-
-// WarnDraft returns a warning about the whole draft.
-func WarnDraft(code WarningCode, message string) Warning {
-	return Warning{Code: code, Message: message}
 }
 
 // MarshalJSON writes indicators as [] when there are none: every key is always present and never

@@ -52,7 +52,7 @@ func (s *Server) extract(c echo.Context) error {
 	}
 	c.Set(ctxMeta, &res.Meta)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
-	res.Warnings = s.localize(c, res.Warnings, &res.Draft)
+	res.Warnings = s.localize(c, res.Warnings)
 	return c.JSON(http.StatusOK, res)
 }
 
@@ -319,7 +319,7 @@ func (s *Server) parse(c echo.Context) error {
 	out.Warnings = append(out.Warnings, ws...)
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
-		Draft: out.Draft, Warnings: nonNil(s.localize(c, out.Warnings, &out.Draft)),
+		Draft: out.Draft, Warnings: nonNil(s.localize(c, out.Warnings)),
 		Meta: ParseMeta{Stage: out.Stage, Truncated: out.Truncated, TooLong: out.TooLong},
 	})
 }
@@ -345,7 +345,7 @@ func (s *Server) validate(c echo.Context) error {
 		return err
 	}
 	res.Warnings = nonNil(append(res.Warnings, ws...))
-	res.Warnings = s.localize(c, res.Warnings, &res.Draft)
+	res.Warnings = s.localize(c, res.Warnings)
 	c.Set(ctxIndicators, len(res.Draft.Indicators))
 	return c.JSON(http.StatusOK, res)
 }
@@ -372,9 +372,9 @@ func (s *Server) textBody(c echo.Context) (b []byte, done func(), err error) {
 
 // localize writes the warnings' messages in the language the caller's Accept-Language asks
 // for (zh*, en*), else the configured one; the answer varies with that header.
-func (s *Server) localize(c echo.Context, ws []schema.Warning, d *schema.OcrDraft) []schema.Warning {
+func (s *Server) localize(c echo.Context, ws []schema.Warning) []schema.Warning {
 	c.Response().Header().Add(echo.HeaderVary, "Accept-Language")
-	return msg.Localize(ws, d, msg.FromAcceptLanguage(c.Request().Header.Get("Accept-Language"), s.cfg.Lang))
+	return msg.Localize(ws, msg.FromAcceptLanguage(c.Request().Header.Get("Accept-Language"), s.cfg.Lang))
 }
 
 func nonNil(w []schema.Warning) []schema.Warning {

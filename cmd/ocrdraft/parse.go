@@ -80,7 +80,7 @@ without a model call. One file prints indented JSON; several print one line each
 			failed = true
 		} else {
 			out.Warnings = append(out.Warnings, check.Run(b.Lexicon(), &out.Draft, check.Context{Sex: check.Sex(who)})...)
-			out.Warnings = msg.Localize(out.Warnings, &out.Draft, lang.lang)
+			out.Warnings = msg.Localize(out.Warnings, lang.lang)
 			doc = out.Result
 		}
 		if err := writeJSON(stdout, doc, fs.NArg() == 1); err != nil {

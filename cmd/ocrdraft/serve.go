@@ -327,6 +327,6 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return writeProblem(stdout, err)
 	}
-	res.Warnings = msg.Localize(res.Warnings, &res.Draft, cfg.Lang)
+	res.Warnings = msg.Localize(res.Warnings, cfg.Lang)
 	return writeJSON(stdout, res, true)
 }

@@ -1,20 +1,13 @@
 package msg
 
 import (
-	"encoding/json"
-	"image"
-	"os"
-	"path/filepath"
+	"flag"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ocrdraft/ocrdraft/check"
-	"github.com/ocrdraft/ocrdraft/draft"
-	"github.com/ocrdraft/ocrdraft/intake"
-	"github.com/ocrdraft/ocrdraft/internal/wording"
-	"github.com/ocrdraft/ocrdraft/lexicon"
-	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/internal/doctable"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -64,163 +57,92 @@ func TestParse(t *testing.T) {
 
 var han = regexp.MustCompile(`\p{Han}`)
 
-// TestEveryCode renders in Chinese every warning the producers give: draft/ on every captured
-// reply, check/ on them and on its testdata drafts, Merge, OnPage, and the few that only a
-// running service gives, written as their producers write them. Every code must be among them,
-// and each must come out Chinese, with every template filled.
-func TestEveryCode(t *testing.T) {
-	type item struct {
-		w schema.Warning
-		d *schema.OcrDraft
+// TestRowsSpeakOfTheSameParams: each row's sentences, in every language, speak of the same
+// params, and say something.
+func TestRowsSpeakOfTheSameParams(t *testing.T) {
+	ph := regexp.MustCompile(`\{\w+\}`)
+	names := func(s string) []string {
+		n := ph.FindAllString(s, -1)
+		slices.Sort(n)
+		return slices.Compact(n)
 	}
-	var all []item
-	add := func(d *schema.OcrDraft, ws ...schema.Warning) {
-		for _, w := range ws {
-			all = append(all, item{w, d})
+	for _, r := range Rows {
+		if r.Reason == "" || r.En == "" || !han.MatchString(r.Zh) || !slices.Equal(names(r.En), names(r.Zh)) {
+			t.Errorf("%s/%s: zh %q speaks of %v, en of %v", r.Code, r.Reason, r.Zh, names(r.Zh), names(r.En))
 		}
-	}
-	b := draft.New(lexicon.Default())
-	replies, _ := filepath.Glob("../../testdata/replies/*.txt")
-	for _, f := range replies {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := b.FromReply(string(raw), strings.HasSuffix(f, ".length.txt"))
-		if err != nil {
-			continue
-		}
-		d := out.Draft
-		add(&d, out.Warnings...)
-		add(&d, check.Run(lexicon.Default(), &d, check.Context{})...)
-	}
-	drafts, _ := filepath.Glob("../../check/testdata/ck-*.json")
-	for _, f := range drafts {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var td struct {
-			Context struct {
-				Sex       check.Sex `json:"sex"`
-				Confirmed bool      `json:"confirmed"`
-			} `json:"context"`
-			Draft schema.OcrDraft `json:"draft"`
-		}
-		if err := json.Unmarshal(raw, &td); err != nil {
-			t.Fatal(f, err)
-		}
-		d := td.Draft
-		add(&d, check.Run(lexicon.Default(), &d, check.Context{Sex: td.Context.Sex, Confirmed: td.Context.Confirmed})...)
-		for _, sex := range []check.Sex{check.Male, check.Female} {
-			d := td.Draft
-			add(&d, check.Run(lexicon.Default(), &d, check.Context{Sex: sex})...)
-		}
-	}
-	// Merge: a failed page, a page that disagrees, an item repeated exactly.
-	dec := func(s string) *schema.Decimal { d := schema.MustDecimal(s); return &d }
-	str := func(s string) *string { return &s }
-	ind := schema.OcrIndicator{ItemName: "总胆固醇", ValueNum: dec("5.86"), Unit: str("mmol/L")}
-	p1 := schema.Result{Draft: schema.OcrDraft{Hospital: str("协和医院"), Indicators: []schema.OcrIndicator{ind}}}
-	p2 := schema.Result{Draft: schema.OcrDraft{Hospital: str("协和医院体检中心"), Indicators: []schema.OcrIndicator{ind}}}
-	merged, err := draft.Merge([]draft.Page{{Result: &p1}, {Result: &p2}, {Err: problem.Errorf(problem.ModelTimeout, "the model did not answer")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	add(&merged.Draft, merged.Warnings...)
-	// OnPage: a value the page's text layer does not print.
-	od := schema.OcrDraft{Indicators: []schema.OcrIndicator{{ItemName: "血小板计数", ValueNum: dec("281"), Page: new(1)}}}
-	ows, _ := check.OnPage(&od, [][]intake.Word{{{Text: "血小板计数", Box: image.Rect(0, 0, 40, 12)}, {Text: "231", Box: image.Rect(100, 0, 140, 12)}}})
-	add(&od, ows...)
-	// Only a running service gives these (extract/, draft's overflow past maxWarnings).
-	add(nil,
-		schema.WarnDraft(schema.OutputInterrupted, "the model stopped with finish reason content_filter, not at the end of its answer; items may be missing"),
-		schema.WarnDraft(schema.ReplyTooLong, "the model's reply is longer than the 256 KB the service reads; items after that point are missing"),
-		schema.Warning{Code: schema.InvalidValue, Message: "12 more warnings of this kind are not listed", Params: map[string]string{"count": "12"}},
-	)
-
-	seen := map[schema.WarningCode]bool{}
-	for _, it := range all {
-		seen[it.w.Code] = true
-		got := Localize([]schema.Warning{it.w}, it.d, Zh)[0].Message
-		if !han.MatchString(got) || strings.ContainsAny(got, "{}") || (strings.Contains(got, "?") && !strings.Contains(it.w.Message, "?")) {
-			t.Errorf("%s %q: zh %q", it.w.Code, it.w.Message, got)
-		}
-		if _, ok := wording.Localized(it.w, Zh); !ok && isCheck(it.w.Code) {
-			t.Errorf("%s %q: wording.Localized does not know it", it.w.Code, it.w.Message)
-		}
-		if en := Localize([]schema.Warning{it.w}, it.d, En)[0].Message; en != it.w.Message {
-			t.Errorf("en changed %q to %q", it.w.Message, en)
-		}
-		if testing.Verbose() {
-			t.Logf("%s\n\t%s\n\t%s", it.w.Code, it.w.Message, got)
-		}
-	}
-	for _, c := range schema.WarningCodes {
-		if !seen[c.Code] {
-			t.Errorf("no producer gave %s here: add one", c.Code)
+		if strings.Count(r.En, "[") != strings.Count(r.En, "]") || strings.Count(r.Zh, "[") != strings.Count(r.Zh, "]") {
+			t.Errorf("%s/%s: an optional part is not closed", r.Code, r.Reason)
 		}
 	}
 }
 
-func isCheck(c schema.WarningCode) bool {
-	if c == schema.ValueNotOnPage { // check.OnPage's, beside the rule table
-		return true
-	}
-	for _, r := range check.Rules {
-		if r.Code == c {
-			return true
+func TestRender(t *testing.T) {
+	path, page := "indicators[0].unit", 2
+	for _, c := range []struct {
+		w      schema.Warning
+		en, zh string
+	}{
+		{schema.Warning{Code: schema.InvalidValue, Reason: "not_text", Path: &path, Params: map[string]string{"itemName": "葡萄糖", "value": "5"}},
+			`葡萄糖: the unit "5" is not text and was set to null. Check the report.`, "葡萄糖的单位“5”不是文字，已置空。请核对原报告。"},
+		// a value that is a list is not given: its optional part goes, and nothing says "?"
+		{schema.Warning{Code: schema.InvalidValue, Reason: "not_text", Path: &path, Params: map[string]string{"itemName": "葡萄糖"}},
+			`葡萄糖: the unit is not text and was set to null. Check the report.`, "葡萄糖的单位不是文字，已置空。请核对原报告。"},
+		{schema.Warning{Code: schema.ValueImplausible, Reason: "limits", Params: map[string]string{"itemName": "X", "value": "9", "limitLow": "1", "limitHigh": "2"}},
+			"X: 9 is outside anything a patient's sample can show (1–2). Check the value (a decimal point lost or added) and the unit.",
+			"X：数值 9 超出该单位下可能的范围（1–2），可能漏读或多读了小数点。请核对原报告上的数值和单位。"},
+		{schema.Warning{Code: schema.RangeSexSpecific, Reason: "chosen", Page: &page, Params: map[string]string{"itemName": "HGB", "refText": "男 130-175", "sex": "female", "refHigh": "150"}},
+			"HGB: the range 男 130-175 differs for men and women; the female range ≤ 150 was used. Check that the patient's sex is right.",
+			"HGB：参考范围 男 130-175 男女不同，已采用女性范围 ≤ 150。请确认受检者性别无误。"},
+		{schema.Warning{Code: schema.PageConflict, Reason: "differs", Page: &page, Params: map[string]string{"field": "hospital", "value": "B", "kept": "A"}},
+			`Page 2 shows the hospital "B", unlike "A" on an earlier page; the earlier page's is kept. Check the report.`,
+			"第 2 页的医院为“B”，与前面页面的“A”不同，已保留前面页面的内容。请核对原报告。"},
+		{schema.Warning{Code: schema.InvalidValue, Reason: "more", Params: map[string]string{"count": "12"}},
+			"12 more warnings of this kind are not listed.", "另有 12 条同类提示未逐条列出。"},
+		// a param the producer did not give says "?", never less than the sentence means
+		{schema.Warning{Code: schema.FlagMismatch, Reason: "high", Params: map[string]string{"value": "9"}},
+			"?: the report marks 9 as high, but it is not above the range ?. Check the value, the range and the mark.",
+			"?：报告在 9 旁标为偏高，但它并未高于参考范围 ?。请核对原报告上的数值、参考范围和箭头标记。"},
+	} {
+		if got := Text(c.w, En); got != c.en {
+			t.Errorf("%s/%s en:\n got %q\nwant %q", c.w.Code, c.w.Reason, got, c.en)
 		}
-	}
-	return false
-}
-
-// TestLastRowNeedsNothing: every code's last row needs no param, so no warning stays English.
-func TestLastRowNeedsNothing(t *testing.T) {
-	for _, c := range schema.WarningCodes {
-		w := schema.Warning{Code: c.Code, Message: "?"}
-		if got := zh(w, nil); !han.MatchString(got) {
-			t.Errorf("%s: no row without params (%q)", c.Code, got)
+		if got := Text(c.w, Zh); got != c.zh {
+			t.Errorf("%s/%s zh:\n got %q\nwant %q", c.w.Code, c.w.Reason, got, c.zh)
 		}
 	}
 }
 
 func TestLocalizeKeepsInput(t *testing.T) {
 	path := "indicators[0].refLow"
-	ws := []schema.Warning{{Code: schema.ReferenceRangeSwapped, Path: &path, Message: "reference range 6.1–3.9 was reversed; swapped",
-		Params: map[string]string{"refLow": "6.1", "refHigh": "3.9"}}}
-	d := &schema.OcrDraft{Indicators: []schema.OcrIndicator{{ItemName: "葡萄糖"}}}
-	got := Localize(ws, d, Zh)
+	ws := []schema.Warning{New(schema.ReferenceRangeSwapped, "swapped", &path, nil, map[string]string{"itemName": "葡萄糖", "refLow": "6.1", "refHigh": "3.9"})}
+	en := ws[0].Message
+	got := Localize(ws, Zh)
 	if want := "葡萄糖：参考范围 6.1–3.9 的上下限顺序颠倒，已对调。请核对原报告上的参考范围。"; got[0].Message != want {
 		t.Errorf("got %q, want %q", got[0].Message, want)
 	}
-	if ws[0].Message != "reference range 6.1–3.9 was reversed; swapped" || len(ws[0].Params) != 2 {
+	if ws[0].Message != en || len(ws[0].Params) != 3 {
 		t.Error("Localize changed its input")
+	}
+	if back := Localize(got, En); back[0].Message != en {
+		t.Errorf("back in English %q, want %q", back[0].Message, en)
 	}
 }
 
 // BenchmarkLocalize: five warnings of a draft, three of them the checks'.
 func BenchmarkLocalize(b *testing.B) {
-	out, err := draft.New(lexicon.Default()).FromReply(langBench, false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ws := append(out.Warnings, check.Run(lexicon.Default(), &out.Draft, check.Context{})...)
-	if len(ws) < 3 {
-		b.Fatalf("%d warnings", len(ws))
+	p := func(s string) *string { return &s }
+	ws := []schema.Warning{
+		New(schema.ReferenceRangeSwapped, "swapped", p("indicators[1].refLow"), nil, map[string]string{"itemName": "甘油三酯", "refLow": "1.7", "refHigh": "0.4"}),
+		New(schema.IndicatorDropped, "no_name", p("reply.indicators[4]"), nil, nil),
+		New(schema.ValueImplausible, "limits", p("indicators[0].valueNum"), nil, map[string]string{"itemName": "总胆固醇", "value": "586", "unit": "mmol/L", "limitLow": "0.5", "limitHigh": "30"}),
+		New(schema.RangeImplausible, "fits_other_unit", p("indicators[3].refLow"), nil, map[string]string{"itemName": "空腹血糖", "refLow": "70", "refHigh": "110", "unit": "mmol/L", "expectedUnit": "mg/dL"}),
+		New(schema.FlagMismatch, "high", p("indicators[2].printedFlag"), nil, map[string]string{"itemName": "高密度脂蛋白胆固醇", "value": "6.9", "refLow": "1.0", "refHigh": "1.5"}),
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		Localize(ws, &out.Draft, Zh)
+		Localize(ws, Zh)
 	}
 }
-
-const langBench = `{"title":"血脂","indicators":[
- {"itemName":"总胆固醇","valueNum":586,"unit":"mmol/L","refText":"3.1-5.2"},
- {"itemName":"甘油三酯","valueNum":1.2,"unit":"mmol/L","refLow":1.7,"refHigh":0.4},
- {"itemName":"高密度脂蛋白胆固醇","valueNum":6.9,"unit":"mmol/L","refText":"1.0-1.5"},
- {"itemName":"空腹血糖","valueNum":5.1,"unit":"mmol/L","refText":"70-110 mg/dL"},
- {"valueNum":3}]}`
 
 func TestPlace(t *testing.T) {
 	for _, c := range []struct {
@@ -230,6 +152,8 @@ func TestPlace(t *testing.T) {
 	}{
 		{"indicators[3]", "", 3, true},
 		{"pages[1].indicators[0]", "", 0, true},
+		{"reply.indicators[4]", "", 4, true},
+		{"pages[0].reply.血常规[1]", "血常规", 1, true},
 		{"血常规[2]", "血常规", 2, true},
 		{"indicators", "", 0, false},
 		{"[2]", "", 0, false},
@@ -239,6 +163,40 @@ func TestPlace(t *testing.T) {
 		list, i, ok := place(c.path)
 		if list != c.list || i != c.i || ok != c.ok {
 			t.Errorf("place(%q) = %q, %d, %v", c.path, list, i, ok)
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/errors.md's table of messages")
+
+// TestDocs: docs/errors.md's table of messages is generated from Rows.
+func TestDocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(doctable.Row("warning", "reason", "English message (a part in [ ] is left out without its param)"))
+	b.WriteString("|---|---|---|\n")
+	for _, r := range Rows {
+		code := "any"
+		if r.Code != "" {
+			code = "`" + string(r.Code) + "`"
+		}
+		b.WriteString(doctable.Row(code, "`"+r.Reason+"`", r.En))
+	}
+	doctable.Check(t, "../../docs/errors.md", "messages", b.String(), *update)
+}
+
+func TestPlaceText(t *testing.T) {
+	for _, c := range []struct{ path, en, zh string }{
+		{"reply.indicators[2]", "item 3", "第 3 项"},
+		{"pages[1].reply.血常规[0]", "item 1 of 血常规", "血常规第 1 项"},
+		{"reply.indicators[0].items[0].items[4]", "item 5 of the group in item 1", "第 1 项所含分组的第 5 项"},
+		{"reply.血常规[1].items[2]", "item 3 of the group in item 2 of 血常规", "血常规第 2 项所含分组的第 3 项"},
+		{"reply.indicators", "at reply.indicators", "位置 reply.indicators"},
+	} {
+		if got := placeText(c.path, En); got != c.en {
+			t.Errorf("placeText(%q, en) = %q, want %q", c.path, got, c.en)
+		}
+		if got := placeText(c.path, Zh); got != c.zh {
+			t.Errorf("placeText(%q, zh) = %q, want %q", c.path, got, c.zh)
 		}
 	}
 }
