@@ -133,6 +133,15 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	if ws != nil {
 		best.Warnings = append(ws, best.Warnings...)
 	}
+	// A reply is one page: its warnings are page 1's, the reply's own (cut off, too long) too,
+	// as Merge's one-page path says them on /v1/extract. Drafts of one reply read as pages
+	// (pageDrafts) keep the pages they were given.
+	page := 1
+	for i := range best.Warnings {
+		if best.Warnings[i].Page == nil {
+			best.Warnings[i].Page = &page
+		}
+	}
 	return best, nil
 }
 
