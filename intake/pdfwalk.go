@@ -115,6 +115,7 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 			stack = stack[:len(stack)-1]
 			continue
 		}
+		pdfStats.walked.Add(1)
 		if objects++; objects > maxPageObjects {
 			return nil, refuse("has more than %d drawing objects", maxPageObjects)
 		}
@@ -233,6 +234,7 @@ func (p *Preparer) pdfImage(d *pdfDoc, obj references.FPDF_PAGEOBJECT, doc *pdfT
 		if err != nil {
 			return im.sized(), nil
 		}
+		pdfStats.raw.Add(int64(len(raw.Data)))
 		if doc.raw += int64(len(raw.Data)); doc.raw > 2*p.l.MaxBytes {
 			return im, fmt.Errorf("holds images whose streams are more than %s in all", mib(2*p.l.MaxBytes))
 		}

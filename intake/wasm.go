@@ -101,6 +101,7 @@ var pdfStats struct {
 	opens          atomic.Int64
 	live, livePeak atomic.Int64
 	peak           atomic.Int64 // the most one instance's memory grew to
+	walked, raw    atomic.Int64 // objects looked at before drawing, image stream bytes read
 }
 
 // pdfGone records an instance's end: its cap is no longer alive, and its peak counts.
