@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"strings"
@@ -178,4 +179,44 @@ func TestPDFMemoryCharged(t *testing.T) {
 		t.Errorf("the instances alive at once were capped at %s in all; the decode memory is %s", mib(peak), mib(budget))
 	}
 	t.Logf("charge %s, cap %s; the largest instance grew to %s", mib(charge), mib(int64(limit)), mib(pdfStats.peak.Load()))
+}
+
+// TestPDFReusedBuffer: a document kept between its Split and its pages is found only for the
+// same bytes while its Split's request lives: an upload that comes later in the same memory
+// (the first request over, or the bytes changed) is its own document, never a page drawn from
+// the one before.
+func TestPDFReusedBuffer(t *testing.T) {
+	a := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0)}, {W: 595, H: 842, Content: gen.LabPage(1)}, {W: 595, H: 842, Content: gen.LabPage(0)}}, "")
+	b := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.Text("F1", 12, 72, 700, "Second upload 12345")}}, "")
+	if len(b) > len(a) {
+		t.Fatal("b is longer")
+	}
+	b = append(b, "\n%"+strings.Repeat(" ", len(a)-len(b)-2)...) // as long as a: the same key
+	for _, end := range []bool{false, true} {
+		p := New(Limits{})
+		buf := bytes.Clone(a)
+		ctx1, cancel := context.WithCancel(t.Context())
+		if n, err := p.Split(ctx1, buf); err != nil || n != 3 {
+			t.Fatalf("Split: %d, %v", n, err)
+		}
+		if _, err := p.PreparePage(ctx1, buf, 0); err != nil { // pages 2 and 3 left: kept
+			t.Fatal(err)
+		}
+		if end {
+			cancel()
+		}
+		copy(buf, b)
+		n, err := p.Split(t.Context(), buf)
+		if err != nil || n != 1 {
+			t.Fatalf("request over %v: Split of the second upload: %d pages, %v; want 1", end, n, err)
+		}
+		pg, err := p.PreparePage(t.Context(), buf, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pg.Text) == 0 || pg.Text[0].Text != "Second" {
+			t.Errorf("request over %v: drew %v, not the second upload", end, pg.Text)
+		}
+		cancel()
+	}
 }

@@ -3,6 +3,7 @@ package intake
 import (
 	"cmp"
 	"context"
+	"hash/maphash"
 	"sync"
 	"time"
 	"unsafe"
@@ -21,7 +22,10 @@ import (
 // has been prepared, or when the context of its Split ends.
 
 // pdfKey names an upload by its bytes' place in memory: Split and PreparePage are given the
-// same slice for one upload (two uploads of the same bytes are two documents).
+// same slice for one upload (two uploads of the same bytes are two documents). The place may
+// be another upload's once a request is over, so an entry is found only while its Split's
+// context lives and only for the same bytes (their hash): a page is never drawn from another
+// upload's document.
 type pdfKey struct {
 	at *byte
 	n  int
@@ -29,8 +33,16 @@ type pdfKey struct {
 
 // pdfDocs is a Preparer's documents between their Split and their last page.
 type pdfDocs struct {
-	mu sync.Mutex
-	m  map[pdfKey]*pdfEntry
+	mu   sync.Mutex
+	m    map[pdfKey]*pdfEntry
+	seed maphash.Seed
+	once sync.Once
+}
+
+// sum is the hash of an upload's bytes (about 10 GB/s: 2 ms for the largest upload).
+func (s *pdfDocs) sum(data []byte) uint64 {
+	s.once.Do(func() { s.seed = maphash.MakeSeed() })
+	return maphash.Bytes(s.seed, data)
 }
 
 // pdfEntry is one document and what its pages have learnt of it.
@@ -38,6 +50,8 @@ type pdfEntry struct {
 	p     *Preparer
 	data  []byte
 	ctx   context.Context // whose end kills the instance: its Split's, or its page's
+	split context.Context // its Split's, while the entry may be found
+	sum   uint64          // of data, when Split made it
 	turn  chan struct{}   // held by the one caller using the instance
 	pages int
 
@@ -96,8 +110,12 @@ func keyOf(data []byte) pdfKey { return pdfKey{unsafe.SliceData(data), len(data)
 
 func (s *pdfDocs) get(data []byte) *pdfEntry {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[keyOf(data)]
+	e := s.m[keyOf(data)]
+	s.mu.Unlock()
+	if e == nil || e.split.Err() != nil || e.sum != s.sum(data) {
+		return nil
+	}
+	return e
 }
 
 // drop lets go of e: out of the map, its instance closed, once nobody uses it.
@@ -209,7 +227,7 @@ func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
 	if _, err := pdfPool(); err != nil { // its compilation, once per process, is no document's
 		return 0, err
 	}
-	e := &pdfEntry{p: p, data: data, ctx: ctx, turn: make(chan struct{}, 1)}
+	e := &pdfEntry{p: p, data: data, ctx: ctx, split: ctx, sum: p.docs.sum(data), turn: make(chan struct{}, 1)}
 	e.turn <- struct{}{}
 	slot, err := p.pdfOpen(ctx, e)
 	if err != nil {
@@ -220,7 +238,7 @@ func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
 	if p.docs.m == nil {
 		p.docs.m = map[pdfKey]*pdfEntry{}
 	}
-	if old := p.docs.m[keyOf(data)]; old != nil { // counted twice at once: keep the first
+	if old := p.docs.m[keyOf(data)]; old != nil && old.split.Err() == nil && old.sum == e.sum { // counted twice at once: keep the first
 		p.docs.mu.Unlock()
 		e.shut()
 		return old.pages, nil
@@ -245,6 +263,11 @@ func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, er
 	}
 	if err := e.take(ctx); err != nil {
 		return Page{}, err
+	}
+	if e.stopped { // let go of while this page waited: draw it in a document of its own
+		e.give()
+		e, own = &pdfEntry{p: p, data: data, ctx: ctx, turn: make(chan struct{}, 1)}, true
+		e.turn <- struct{}{}
 	}
 	type result struct {
 		page Page
