@@ -410,7 +410,7 @@ func TestPDFCropped(t *testing.T) {
 
 // TestPDFWork: a page whose drawing would take work no header bounds is refused, 413, before
 // it is drawn (images larger than an upload may be, one or all together; more drawing objects
-// than maxPageObjects; more drawn pixels than maxPageDraw) or when it has taken PDFPageTime
+// than maxPageObjects; more filled than maxPageArea) or when it has taken PDFPageTime
 // (here shortened, the drawing bound raised); an ordinary page is not. TestPDFBounds has the
 // rest of the walk's bounds.
 func TestPDFWork(t *testing.T) {
@@ -418,7 +418,7 @@ func TestPDFWork(t *testing.T) {
 	image := func(w, h int) gen.PDFPage {
 		return gen.PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg[:64], JPEGW: w, JPEGH: h}
 	}
-	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 1 1 re f\n", maxPageObjects+1)}
+	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 m 1 1 l S\n", maxPageObjects+1)} // two segments each: within maxPageSegments
 	two := image(6000, 6000) // 36 MP, under the limit; two of them are not
 	two.Content = strings.Repeat(two.Content, 2)
 	tests := []struct {
@@ -430,7 +430,7 @@ func TestPDFWork(t *testing.T) {
 		{"an image of 900 megapixels", []gen.PDFPage{image(30000, 30000)}, 0, "an image of 30000×30000 pixels"},
 		{"two images of 36 megapixels", []gen.PDFPage{two}, 0, "images of more than 40.0 megapixels in all"},
 		{"more drawing objects than the cap", []gen.PDFPage{many}, 0, "more than 25000 drawing objects"},
-		{"a page that draws too much", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(100)}}, 0, "draws more than 64 million pixels"},
+		{"a page that fills too much", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(200)}}, 0, "fills more than 128 times its area"},
 		{"a page that takes too long", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(20_000)}}, 300 * time.Millisecond, "takes more than 300ms to draw"},
 		{"an ordinary page", []gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0)}}, 0, ""},
 	}

@@ -78,7 +78,12 @@ func TestPDFBounds(t *testing.T) {
 			var r gen.RawPDF
 			r.Add(gen.RawPage{W: 595, H: 842, Content: gen.Lines(1_000_000, 595, 842), Flate: true})
 			return r.Bytes()
-		}, Limits{}, 0, "more than 200000 path segments"},
+		}, Limits{}, 0, "more than 50000 path segments"},
+		{"5000 lines zigzagging across the page", func() []byte {
+			var r gen.RawPDF
+			r.Add(gen.RawPage{W: 595, H: 842, Content: gen.Lines(5000, 595, 842), Flate: true})
+			return r.Bytes()
+		}, Limits{}, 0, "draws more than 10.0 million pixels of paths"},
 		{"four images of 39.7 megapixels on a page", func() []byte {
 			var r gen.RawPDF
 			im := r.Image(6300, 6300, "", zeros(6300*6300), true)

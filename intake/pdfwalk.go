@@ -28,16 +28,20 @@ const (
 	// about 36 µs of one core an object (four calls into PDFium), 0.9 s at the bound.
 	maxPageObjects = 25_000
 	// maxPageSegments is the most path segments (lines, curves, rectangles) of a page: a ruled
-	// report page has a few thousand, a vector chart tens of thousands. PDFium fills or strokes
-	// about 250 000 segments a second of one core (a million lines of a path took 4 s).
-	maxPageSegments = 200_000
-	// maxPageDraw is the most a page's paths and images may ask PDFium to draw, in pixels of
-	// the rendered page: each path's segments times the diagonal of its box (no segment is
-	// longer), and a quarter of the box's area of each path and image (filled or stretched).
-	// PDFium draws about 65 million of these a second of one core (190 000 lines zigzagging
-	// across an A4 page, 665 million, took over 10 s); a ruled report page asks for a few
-	// million, a 12-lead ECG for about 30 million.
-	maxPageDraw = 64_000_000
+	// report page has a few thousand. PDFium draws a short stroked segment in about 16 µs of one
+	// core (100 000 short strokes, 3.3 s), so that this bound alone costs about 0.8 s.
+	maxPageSegments = 50_000
+	// maxPageDraw is the most length of paths a page may ask PDFium to draw, in pixels of a
+	// render at a 2048-pixel long edge (less in proportion at a smaller edge): each path's
+	// segments times the diagonal of its box, as none is longer. Long strokes cost about 200 ns
+	// a pixel, more where they cross each other (2000 lines zigzagging across an A4 page, 7
+	// million, took 1.4 s); a ruled report page asks for under a million. Its price is that a
+	// vector chart of thousands of points across the page (an ECG) is refused: sent as a
+	// scan or photo, it is read.
+	maxPageDraw = 10_000_000
+	// maxPageArea is how many times its own area a page may ask PDFium to fill or stretch
+	// images over (each path's and image's box): a fill costs about a nanosecond a pixel.
+	maxPageArea = 128
 	// pdfDocFactor bounds a document's total against its pages' bounds: its objects, and its
 	// images' pixels (Limits.MaxPixels a page, pdfDocFactor times that in all its pages).
 	pdfDocFactor = 4
@@ -85,7 +89,12 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 	if err != nil {
 		return nil, broken(err)
 	}
-	most := cmp.Or(p.pdfDraw, maxPageDraw)
+	long := float64(p.l.MaxEdge) / math.Max(1, math.Max(size.Width, size.Height)) // pixels a point
+	most := float64(cmp.Or(p.pdfDraw, maxPageDraw)) * float64(p.l.MaxEdge) / 2048
+	area := maxPageArea * size.Width * size.Height * long * long
+	if p.pdfDraw != 0 {
+		area = float64(p.pdfDraw)
+	}
 	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil {
 		if d.mem.refused {
@@ -93,19 +102,24 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 		}
 		return nil, broken(err)
 	}
-	stack := []frame{{count: n.Count, scale: float64(p.l.MaxEdge) / math.Max(1, math.Max(size.Width, size.Height))}}
+	stack := []frame{{count: n.Count, scale: long}}
 	var objects, segments, pixels, mem int64
-	drawn := 0.0
-	// draw adds an object's box, in its form's space, to what the page draws, each of its
-	// segments as long as the box's diagonal.
+	drawn, filled := 0.0, 0.0
+	// draw adds an object's box, in its form's space, to what the page draws: each of its
+	// segments as long as the box's diagonal, and its area filled.
 	draw := func(obj references.FPDF_PAGEOBJECT, scale float64, segs int64) error {
 		b, err := d.inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: obj})
 		if err != nil {
 			return nil // no box: nothing drawn
 		}
 		w, h := math.Abs(float64(b.Right-b.Left))*scale, math.Abs(float64(b.Top-b.Bottom))*scale
-		if drawn += float64(segs)*math.Max(1, math.Hypot(w, h)) + w*h/4; drawn > float64(most) || math.IsNaN(drawn) {
-			return refuse("draws more than %d million pixels of paths and images", most/1e6)
+		drawn += float64(segs) * math.Max(1, math.Hypot(w, h))
+		filled += w * h
+		switch {
+		case drawn > most || math.IsNaN(drawn):
+			return refuse("draws more than %.1f million pixels of paths", most/1e6)
+		case filled > area || math.IsNaN(filled):
+			return refuse("fills more than %d times its area", maxPageArea)
 		}
 		return nil
 	}
