@@ -418,7 +418,8 @@ func TestPDFWork(t *testing.T) {
 	image := func(w, h int) gen.PDFPage {
 		return gen.PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg[:64], JPEGW: w, JPEGH: h}
 	}
-	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 m 1 1 l S\n", maxPageObjects+1)} // two segments each: within maxPageSegments
+	// two segments each: within maxPageSegments
+	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 m 1 1 l S\n", maxPageObjects+1)}
 	two := image(6000, 6000) // 36 MP, under the limit; two of them are not
 	two.Content = strings.Repeat(two.Content, 2)
 	tests := []struct {
