@@ -45,9 +45,10 @@ const (
 	// pdfDocFactor bounds a document's total against its pages' bounds: its objects, and its
 	// images' pixels (Limits.MaxPixels a page, pdfDocFactor times that in all its pages).
 	pdfDocFactor = 4
-	// pdfPixelBytes is what PDFium holds for one pixel of an image it draws: the decoded
-	// samples, up to 4 bytes a pixel (CMYK), and the bitmap it makes of them to draw, as much
-	// again (measured: see TestPDFMemoryCharged).
+	// pdfPixelBytes is what PDFium holds for one pixel of an image it draws, at most: it
+	// decodes and draws an image a band at a time (a 40-megapixel Flate image took the
+	// instance to 60 MiB at its peak in grey, 40 MiB in RGB; docs/performance.md). A
+	// progressive JPEG's coefficients come besides (dctImage).
 	pdfPixelBytes = 2
 	// pdfProgressive is how much more a progressive JPEG costs PDFium to draw than Go's
 	// decoder to decode (cost.go's work): a 4-megapixel grey one of 10 scans took 1.5 s of one
