@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -223,5 +224,45 @@ func TestPDFReusedBuffer(t *testing.T) {
 			t.Errorf("request over %v: drew %v, not the second upload", end, pg.Text)
 		}
 		cancel()
+	}
+}
+
+// TestPDFParkedDocuments: two PDFs of one request, with decode memory for one document at a
+// time: the first, kept open between its count and its pages, is closed for the second's
+// count, and opened again for its pages, instead of both waiting for each other until the
+// deadline (a request's uploads are all counted before any page is prepared).
+func TestPDFParkedDocuments(t *testing.T) {
+	digital := readDoc(t, "digital.pdf")
+	p := New(Limits{})
+	charge, _, _ := p.pdfCharge(len(digital))
+	p = New(Limits{DecodeMemory: charge + charge/2})
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	docs := [][]byte{bytes.Clone(digital), bytes.Clone(digital)}
+	counts := make([]int, len(docs))
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	for i, d := range docs {
+		wg.Go(func() { counts[i], errs[i] = p.Split(ctx, d) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var pageErrs []error
+	var mu sync.Mutex
+	for i, d := range docs {
+		for j := range counts[i] {
+			wg.Go(func() {
+				_, err := p.PreparePage(ctx, d, j)
+				mu.Lock()
+				pageErrs = append(pageErrs, err)
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	if err := errors.Join(pageErrs...); err != nil {
+		t.Fatal(err)
 	}
 }

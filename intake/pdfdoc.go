@@ -5,6 +5,7 @@ import (
 	"context"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -37,6 +38,7 @@ type pdfDocs struct {
 	m    map[pdfKey]*pdfEntry
 	seed maphash.Seed
 	once sync.Once
+	held atomic.Int64 // documents holding decode memory, open or opening
 }
 
 // sum is the hash of an upload's bytes (about 10 GB/s: 2 ms for the largest upload).
@@ -132,7 +134,9 @@ func (s *pdfDocs) drop(e *pdfEntry) {
 }
 
 // takeMem takes n bytes of the decode memory, closing parked documents while it is not free.
-// It looks again every 50 ms, since a document may be parked while it waits.
+// While any document holds memory it looks again every 50 ms, since one may be parked while it
+// waits (and its pages may come only after this wait: a request's uploads are all counted
+// before any page is prepared); with none, it waits in line.
 func (p *Preparer) takeMem(ctx context.Context, n int64) error {
 	for {
 		if p.mem.TryAcquire(n) {
@@ -140,6 +144,9 @@ func (p *Preparer) takeMem(ctx context.Context, n int64) error {
 		}
 		if p.docs.evict() {
 			continue
+		}
+		if p.docs.held.Load() == 0 {
+			return p.mem.Acquire(ctx, n)
 		}
 		wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		err := p.mem.Acquire(wctx, n)
@@ -184,18 +191,20 @@ func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 	if err := p.takeMem(ctx, charge); err != nil {
 		return nil, busy(ctx)
 	}
+	p.docs.held.Add(1)
+	give := func() { p.docs.held.Add(-1); p.mem.Release(charge) }
 	slot, err := p.slot(ctx)
 	if err != nil {
-		p.mem.Release(charge)
+		give()
 		return nil, err
 	}
 	d, err := openPDF(e.ctx, e.data, limit)
 	if err != nil {
 		slot()
-		p.mem.Release(charge)
+		give()
 		return nil, err
 	}
-	e.d, e.charge = d, func() { p.mem.Release(charge) }
+	e.d, e.charge = d, give
 	if e.pages == 0 {
 		e.pages = d.pages
 		e.verdict, e.slow, e.done, e.left = make([]error, d.pages), make([]error, d.pages), make([]bool, d.pages), d.pages
