@@ -38,7 +38,7 @@ type pdfDocs struct {
 	m    map[pdfKey]*pdfEntry
 	seed maphash.Seed
 	once sync.Once
-	held atomic.Int64 // documents holding decode memory, open or opening
+	held atomic.Int64 // documents holding decode memory or about to take it
 }
 
 // sum is the hash of an upload's bytes (about 10 GB/s: 2 ms for the largest upload).
@@ -188,10 +188,13 @@ func (p *Preparer) pdfCharge(size int) (charge int64, limit uint64, images int64
 // pdfOpen opens e's document under its charge and a slot, returning the slot's release.
 func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 	charge, limit, _ := p.pdfCharge(len(e.data))
+	// Counted before it takes memory: an upload that then finds none held and waits in line
+	// is ahead of this document, which cannot take memory before it.
+	p.docs.held.Add(1)
 	if err := p.takeMem(ctx, charge); err != nil {
+		p.docs.held.Add(-1)
 		return nil, busy(ctx)
 	}
-	p.docs.held.Add(1)
 	give := func() { p.docs.held.Add(-1); p.mem.Release(charge) }
 	slot, err := p.slot(ctx)
 	if err != nil {
