@@ -85,9 +85,10 @@ func BenchmarkPDFPage(b *testing.B) {
 	if _, err := pdfPool(); err != nil {
 		b.Fatal(err)
 	}
+	_, limit, _ := p.pdfCharge(len(data))
 	b.Run("render+text", func(b *testing.B) {
 		cpuLoop(b, func() error {
-			d, err := openPDF(context.Background(), data)
+			d, err := openPDF(context.Background(), data, limit)
 			if err != nil {
 				return err
 			}

@@ -311,6 +311,16 @@ func FuzzPDF(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/MediaBox[0 0 1 100000]>>endobj\ntrailer<</Root 1 0 R>>"))
+	{ // the walk's hostile pages (TestPDFBounds), to mutate from
+		var r gen.RawPDF
+		f.Add(onePage(&r, r.Nested(36, r.Image(20000, 20000, "", nil, false))))
+		r = gen.RawPDF{}
+		f.Add(onePage(&r, r.Image(100, 100, "/DCTDecode", gen.Scans(60000, 60000, 1, 1, true), true)))
+		r = gen.RawPDF{}
+		r.Add(gen.RawPage{W: 595, H: 842, Content: gen.Lines(30_000, 595, 842), Flate: true})
+		f.Add(r.Bytes())
+		f.Add(gen.BrokenXref(2, 1000))
+	}
 	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20})
 	if err := Start(""); err != nil { // compiled once per worker, before its first input
 		f.Fatal(err)
@@ -334,6 +344,12 @@ func FuzzPDF(f *testing.F) {
 				t.Fatalf("code %s: %v", problem.CodeOf(err), err)
 			}
 		}
+		// The counted work of one document: opened once for its count and its pages, its
+		// objects walked and its image streams read within the document's bounds (each
+		// bound is checked as it is passed, so one more), and the instances alive capped
+		// within the decode memory.
+		opens, walked, raw := pdfStats.opens.Load(), pdfStats.walked.Load(), pdfStats.raw.Load()
+		pdfStats.livePeak.Store(pdfStats.live.Load())
 		n, err := p.Split(ctx, data)
 		ok(err)
 		for i := range min(n, 2) {
@@ -342,6 +358,18 @@ func FuzzPDF(f *testing.F) {
 			if err == nil && (max(pg.Width, pg.Height) > 256 || pg.MIME != "image/jpeg") {
 				t.Fatalf("page %d: %s %d×%d", i+1, pg.MIME, pg.Width, pg.Height)
 			}
+		}
+		if got := pdfStats.opens.Load() - opens; got > 1 {
+			t.Errorf("opened %d times", got)
+		}
+		if got := pdfStats.walked.Load() - walked; got > pdfDocFactor*maxPageObjects+1 {
+			t.Errorf("walked %d objects; the bound is %d", got, pdfDocFactor*maxPageObjects)
+		}
+		if got := pdfStats.raw.Load() - raw; got > 2*p.l.MaxBytes+int64(len(data)) {
+			t.Errorf("read %d bytes of image streams from %d bytes", got, len(data))
+		}
+		if got := pdfStats.livePeak.Load(); got > p.l.DecodeMemory {
+			t.Errorf("instances capped at %s alive at once; the decode memory is %s", mib(got), mib(p.l.DecodeMemory))
 		}
 	})
 }

@@ -101,7 +101,8 @@ type Limits struct {
 	MaxDecodeWork  int64 // JPEG samples decoded, summed over its scans; 0 is DefaultWorkPerPixel × MaxPixels
 	MaxDecodeBytes int64 // peak memory of one decode; 0 is DefaultMemPerPixel × MaxPixels
 	// DecodeMemory bounds the memory all decodes in progress hold together, each counted at its
-	// cost from the headers (a PDF page at pdfWeight); a decode waits until its cost is free.
+	// cost from the headers (a PDF document at pdfCharge, its instance's cap, while it is open);
+	// a decode waits until its cost is free.
 	// 0 is 2 × MaxDecodeBytes, so that however many CPUs there are, four 26-megapixel HEICs
 	// (300 MB each) cannot run at once.
 	DecodeMemory int64
@@ -169,8 +170,10 @@ type Preparer struct {
 	l        Limits
 	sem      chan struct{}
 	mem      *semaphore.Weighted                                   // Limits.DecodeMemory
+	docs     pdfDocs                                               // PDFs open between their Split and their last page
 	dec      func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
 	pageTime time.Duration                                         // PDFPageTime when 0; tests shorten it
+	pdfDraw  int64                                                 // maxPageDraw when 0; tests raise it
 }
 
 // New returns a Preparer with l's limits (zero fields take the defaults).
@@ -255,11 +258,10 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 	if err != nil {
 		return Page{}, err
 	}
-	weight := h.cost.mem
-	if h.f.kind == "pdf" {
-		weight = p.pdfWeight(len(data))
+	if h.f.kind == "pdf" { // charged, and drawn, as its document (pdfdoc.go)
+		return p.preparePDF(ctx, data, i)
 	}
-	release, err := p.acquire(ctx, weight)
+	release, err := p.acquire(ctx, h.cost.mem)
 	if err != nil {
 		return Page{}, err
 	}
@@ -420,7 +422,7 @@ func (p *Preparer) bound(h header) error {
 // gives both back.
 func (p *Preparer) acquire(ctx context.Context, weight int64) (release func(), err error) {
 	weight = min(max(weight, 1), p.l.DecodeMemory)
-	if err := ctx.Err(); err == nil && p.mem.Acquire(ctx, weight) == nil {
+	if err := ctx.Err(); err == nil && p.takeMem(ctx, weight) == nil {
 		select {
 		case p.sem <- struct{}{}:
 			return func() { <-p.sem; p.mem.Release(weight) }, nil
@@ -444,9 +446,6 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			err = fmt.Errorf("intake: panic preparing a %s: %v", h.f.kind, r)
 		}
 	}()
-	if h.f.kind == "pdf" {
-		return p.convertPDF(ctx, data, h.page)
-	}
 	// The common case — an upright YCbCr or grey JPEG within the edge, as phones and scanners
 	// write them — goes as its own bytes without being decoded: decoding a 2-megapixel JPEG costs
 	// tens of milliseconds and would change nothing. Its structure is checked instead, by the

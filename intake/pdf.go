@@ -2,7 +2,6 @@ package intake
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -32,11 +31,6 @@ import (
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
-// PDFMemory is the most one PDFium instance's WebAssembly memory may grow to: a render holds its
-// bitmap (4 bytes a pixel, 24 MiB at a 2048-pixel long edge) and whatever the page's images and
-// fonts decode to; a page that needs more fails, in its own memory, as unreadable.
-const PDFMemory = DefaultMemPerPixel * DefaultMaxPixels
-
 // pdfEnsure is whether a PDFium call ends when its request does (wazero's CloseOnContextDone).
 // A page's content stream can ask for any amount of work, which no header bounds, so the call
 // must be stoppable: at the deadline the instance is killed and its slot freed at once.
@@ -58,15 +52,14 @@ var sandbox embed.FS
 // takes seconds and hundreds of MB once (BenchmarkPDFStart), so never per request. Each use
 // takes a fresh instance (a used one keeps the memory it grew), under the decode slots, with no
 // host file system (go-pdfium mounts the host's / when given no FSConfig, and a PDF could then
-// read host files; it gets the read-only sandbox instead), no output, and memory capped at
-// PDFMemory.
+// read host files; it gets the read-only sandbox instead), no output, and its memory capped at
+// what its document is charged (pdfInstance).
 var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 	root, err := fs.Sub(sandbox, "sandbox")
 	if err != nil {
 		return nil, err
 	}
-	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(
-		func(c, _ uint64) experimental.LinearMemory { return newCapped(c, PDFMemory) }))
+	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(pdfMemory))
 	return webassembly.Init(webassembly.Config{
 		Context:  ctx,
 		MinIdle:  0,
@@ -85,27 +78,35 @@ var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 // pdfDoc is one opened document in its own instance; close lets go of both.
 type pdfDoc struct {
 	inst  pdfium.Pdfium
+	mem   *capped // the instance's memory, capped at what the document is charged
 	doc   references.FPDF_DOCUMENT
 	stop  func() bool // the AfterFunc that kills the instance when ctx ends
 	pages int
+
+	mu   sync.Mutex // over kill and close, which may come from two goroutines
+	dead bool
 }
 
-// openPDF opens data in a fresh instance. The instance is killed when ctx ends, which stops a
-// call in progress. Errors are *problem.Error: document_encrypted, image_unreadable.
-func openPDF(ctx context.Context, data []byte) (*pdfDoc, error) {
+// openPDF opens data in a fresh instance whose memory may grow to limit bytes. The instance is
+// killed when ctx ends, which stops a call in progress. Errors are *problem.Error:
+// document_encrypted, image_unreadable, image_too_large (the document needs more memory to
+// open than limit).
+func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 	pool, err := pdfPool()
 	if err != nil {
 		return nil, fmt.Errorf("intake: start PDFium: %w", err)
 	}
-	inst, err := pool.GetInstanceWithContext(ctx)
+	inst, mem, err := pdfInstance(ctx, pool, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
 		}
 		return nil, fmt.Errorf("intake: PDFium instance: %w", err)
 	}
-	d := &pdfDoc{inst: inst}
-	d.stop = context.AfterFunc(ctx, func() { inst.Kill() })
+	d := &pdfDoc{inst: inst, mem: mem}
+	pdfStats.opens.Add(1)
+	pdfLive(int64(mem.max))
+	d.stop = context.AfterFunc(ctx, d.kill)
 	empty := ""
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
 	if err != nil {
@@ -119,6 +120,8 @@ func openPDF(ctx context.Context, data []byte) (*pdfDoc, error) {
 		case errors.Is(err, pdferr.ErrSecurity):
 			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
 				Detail: "the PDF is encrypted in a way that cannot be opened; print it to a new PDF and send it again"}
+		case mem.refused:
+			return nil, pdfMemoryRefusal(err, limit, "opening")
 		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err,
 			Detail: "the file starts as a PDF document but is truncated or corrupt; export or download it again"}
@@ -130,43 +133,55 @@ func openPDF(ctx context.Context, data []byte) (*pdfDoc, error) {
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
 		}
+		if mem.refused {
+			return nil, pdfMemoryRefusal(err, limit, "opening")
+		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err, Detail: "the PDF has no pages"}
 	}
 	d.pages = n.PageCount
 	return d, nil
 }
 
+// pdfMemoryRefusal is the refusal of a document that needed more memory than its instance is
+// allowed (what it is charged in the decode memory).
+func pdfMemoryRefusal(err error, limit uint64, what string) error {
+	return &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
+		"%s the PDF needs more than the %s of memory it may use; print it to a new PDF, or send scans or photos of its pages",
+		what, mib(int64(limit)))}
+}
+
+// kill ends the instance at once, a call in progress included; close after it only forgets it.
+func (d *pdfDoc) kill() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.dead {
+		d.dead = true
+		d.inst.Kill()
+		pdfGone(d.mem)
+	}
+}
+
+// close lets go of the document and its instance, in order unless it was killed.
 func (d *pdfDoc) close() {
-	if d.stop() { // not killed: close in order
+	d.stop()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.dead {
+		d.dead = true
 		if d.doc != "" {
 			d.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d.doc})
 		}
 		d.inst.Close()
+		pdfGone(d.mem)
 	}
 }
 
-// pdfPages counts a PDF's pages, under a decode slot.
-func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
-	release, err := p.acquire(ctx, p.pdfWeight(len(data)))
-	if err != nil {
-		return 0, err
-	}
-	defer release()
-	d, err := openPDF(ctx, data)
-	if err != nil {
-		return 0, err
-	}
-	defer d.close()
-	return d.pages, nil
-}
-
-// pdfWeight is what a PDF page is counted at in the decode memory: its render at the long edge
-// twice (PDFium's bitmap and its copy in Go, 4 bytes a pixel each), as much again for PDFium's
-// own state, and the file twice (the instance's copy and its parse). A page at a 2048-pixel
-// long edge counts 67 MB; a digital A4 page peaks at about 25 MB (measured as the process's RSS
-// over a render); the hard bound is the instance's PDFMemory.
-func (p *Preparer) pdfWeight(size int) int64 {
-	return 16*int64(p.l.MaxEdge)*int64(p.l.MaxEdge) + 2*int64(size)
+// gone reports whether the instance was killed (or closed): a document whose instance is gone
+// must be opened again.
+func (d *pdfDoc) gone() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dead
 }
 
 // pdfSize is the pixel size a page is rendered at: its long edge at maxEdge, whatever its size
@@ -183,31 +198,12 @@ func pdfSize(wpt, hpt float64, maxEdge int) (int, int) {
 // until the request's own deadline. An ordinary report page takes well under a second.
 const PDFPageTime = 15 * time.Second
 
-// maxPageObjects is the most drawing objects of a page (its forms' included) that are looked
-// at before it is drawn; a report page has hundreds to a few thousand.
-const maxPageObjects = 100_000
-
-// convertPDF renders page i of a PDF and reads its text layer. It runs under a slot like any
-// decode, in a fresh PDFium instance that the end of ctx, or PDFPageTime, kills.
-func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, err error) {
-	if _, err := pdfPool(); err != nil { // its compilation, once per process, is no page's time
-		return Page{}, fmt.Errorf("intake: start PDFium: %w", err)
-	}
-	limit, parent := cmp.Or(p.pageTime, PDFPageTime), ctx
-	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPageTime)
-	defer cancel()
-	defer func() {
-		if err != nil && parent.Err() == nil && context.Cause(pctx) == errPageTime {
-			err = problem.Errorf(problem.ImageTooLarge,
-				"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
-		}
-	}()
-	ctx = pctx
-	d, err := openPDF(ctx, data)
-	if err != nil {
-		return Page{}, err
-	}
-	defer d.close()
+// convertPDF renders page i of an opened PDF, which pdfWalk has let through, and reads its text
+// layer. It runs under a slot, in the document's instance, which the end of ctx kills.
+// scanMemory is what a scanned page's JPEG may take to decode in Go (the instance has drawn
+// nothing of it, and the charge holds room for its images); slow is the walk's refusal of a
+// page that may go only as its scan.
+func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int, scanMemory int64, slow error) (_ Page, err error) {
 	if i >= d.pages {
 		return Page{}, fmt.Errorf("intake: page %d of a PDF of %d pages", i+1, d.pages)
 	}
@@ -237,18 +233,12 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, 
 		return Page{}, problem.Errorf(problem.ImageUnreadable,
 			"page %d of the PDF is %.0f×%.0f points, a strip too narrow to read at %d×%d pixels", i+1, size.Width, size.Height, w, h)
 	}
-	if err := p.pdfObjects(d, page, i); err != nil {
-		if ctx.Err() != nil {
-			return Page{}, abandoned(ctx)
-		}
-		return Page{}, err
-	}
 	marked := annotated(d, page)
 	if scan, orient, ok := p.pdfScan(d, page, size.Width, size.Height); ok && !marked {
 		// One JPEG filling the page, and nothing drawn over it: it goes through the JPEG path
 		// as itself (its own bytes, stripped, when the page is unturned and within the edge),
 		// turned as the page's /Rotate says, not rendered and re-encoded.
-		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" {
+		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" && h.cost.mem <= scanMemory {
 			h.orient = orient // a PDF shows an image's pixels as stored (its EXIF is no part of it)
 			pg, err := p.convert(ctx, h, scan)
 			if err == nil {
@@ -257,12 +247,18 @@ func (p *Preparer) convertPDF(ctx context.Context, data []byte, i int) (_ Page, 
 			}
 		}
 	}
+	if slow != nil {
+		return Page{}, slow
+	}
 	// Annotations (stamps, notes) are drawn, and form fields with their values, appearance or
 	// not (a filled form's results are often only in its fields); grey anti-aliasing, not LCD
 	// colour fringes.
 	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
 		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT, RenderForm: true, Document: &d.doc})
 	if err != nil {
+		if d.mem.refused {
+			return Page{}, pdfMemoryRefusal(err, d.mem.max, fmt.Sprintf("drawing page %d of", i+1))
+		}
 		return fail(err, "rendered")
 	}
 	m := r.Result.Image
@@ -319,83 +315,6 @@ func pagePixels(m *image.RGBA, maxEdge int) image.Image {
 
 // errPageTime is why a page's context ends at PDFPageTime.
 var errPageTime = errors.New("intake: the PDF page took too long to draw")
-
-// pdfObjects refuses, before drawing, a page whose images would decode to more pixels than an
-// uploaded image may have, one by one (OCR_MAX_PIXELS) or together (four times that), or whose
-// drawing objects are more than maxPageObjects: a 1 MB PDF can hold a 30000×30000 image, whose
-// decoding takes half a minute. Images in the page's forms count; the walk itself is bounded by
-// maxPageObjects.
-func (p *Preparer) pdfObjects(d *pdfDoc, page requests.Page, i int) error {
-	refuse := func(what string, args ...any) error {
-		return problem.Errorf(problem.ImageTooLarge, "page %d of the PDF %s: send a scan or photo of it instead", i+1, fmt.Sprintf(what, args...))
-	}
-	broken := func(err error) error {
-		return &problem.Error{Code: problem.ImageUnreadable, Err: err,
-			Detail: fmt.Sprintf("page %d of the PDF could not be read; export or download it again", i+1)}
-	}
-	type frame struct {
-		form        references.FPDF_PAGEOBJECT // "" for the page itself
-		count, next int
-	}
-	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
-	if err != nil {
-		return broken(err)
-	}
-	stack := []frame{{count: n.Count}}
-	seen, total := 0, int64(0)
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next >= top.count {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		if seen++; seen > maxPageObjects {
-			return refuse("has more than %d drawing objects", maxPageObjects)
-		}
-		var obj references.FPDF_PAGEOBJECT
-		if top.form == "" {
-			o, err := d.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: top.next})
-			if err != nil {
-				return broken(err)
-			}
-			obj = o.PageObject
-		} else {
-			o, err := d.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: top.form, Index: uint64(top.next)})
-			if err != nil {
-				return broken(err)
-			}
-			obj = o.PageObject
-		}
-		top.next++
-		typ, err := d.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
-		if err != nil {
-			return broken(err)
-		}
-		switch typ.Type {
-		case enums.FPDF_PAGEOBJ_IMAGE:
-			sz, err := d.inst.FPDFImageObj_GetImagePixelSize(&requests.FPDFImageObj_GetImagePixelSize{ImageObject: obj})
-			if err != nil {
-				continue // an image PDFium cannot size draws nothing
-			}
-			px := int64(sz.Width) * int64(sz.Height)
-			if px > int64(p.l.MaxPixels) {
-				return refuse("holds an image of %d×%d pixels; the limit is %.1f megapixels", sz.Width, sz.Height, float64(p.l.MaxPixels)/1e6)
-			}
-			if total += px; total > 4*int64(p.l.MaxPixels) {
-				return refuse("holds images of more than %.0f megapixels in all", 4*float64(p.l.MaxPixels)/1e6)
-			}
-		case enums.FPDF_PAGEOBJ_FORM:
-			if len(stack) < 32 { // forms nest; deeper than this draws nothing a report needs
-				c, err := d.inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
-				if err != nil {
-					return broken(err)
-				}
-				stack = append(stack, frame{form: obj, count: c.Count})
-			}
-		}
-	}
-	return nil
-}
 
 // annotated reports whether a page draws text of its annotations: filled form fields, stamps,
 // free-text notes, watermarks. The render shows them, the text layer does not hold them, so a

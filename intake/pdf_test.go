@@ -411,16 +411,18 @@ func TestPDFCropped(t *testing.T) {
 
 // TestPDFWork: a page whose drawing would take work no header bounds is refused, 413, before
 // it is drawn (images larger than an upload may be, one or all together; more drawing objects
-// than maxPageObjects) or when it has taken PDFPageTime (here shortened); an ordinary page is
-// not.
+// than maxPageObjects; more filled than maxPageArea) or when it has taken PDFPageTime
+// (here shortened, the drawing bound raised); an ordinary page is not. TestPDFBounds has the
+// rest of the walk's bounds.
 func TestPDFWork(t *testing.T) {
 	jpg := readDoc(t, "scanned.pdf") // any bytes: an image is sized from its dictionary, never decoded here
 	image := func(w, h int) gen.PDFPage {
 		return gen.PDFPage{W: 595, H: 842, Content: "q 595 0 0 842 0 0 cm /Im1 Do Q\n", JPEG: jpg[:64], JPEGW: w, JPEGH: h}
 	}
-	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 1 1 re f\n", maxPageObjects+1)}
-	five := image(6000, 6000) // 36 MP, under the limit; five of them are not
-	five.Content = strings.Repeat(five.Content, 5)
+	// two segments each: within maxPageSegments
+	many := gen.PDFPage{W: 595, H: 842, Content: strings.Repeat("0 0 m 1 1 l S\n", maxPageObjects+1)}
+	two := image(6000, 6000) // 36 MP, under the limit; two of them are not
+	two.Content = strings.Repeat(two.Content, 2)
 	tests := []struct {
 		name   string
 		pages  []gen.PDFPage
@@ -428,15 +430,19 @@ func TestPDFWork(t *testing.T) {
 		detail string
 	}{
 		{"an image of 900 megapixels", []gen.PDFPage{image(30000, 30000)}, 0, "an image of 30000×30000 pixels"},
-		{"five images of 36 megapixels", []gen.PDFPage{five}, 0, "images of more than 160 megapixels in all"},
-		{"more drawing objects than the cap", []gen.PDFPage{many}, 0, "more than 100000 drawing objects"},
-		{"a page that takes too long", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(60_000)}}, 300 * time.Millisecond, "takes more than 300ms to draw"},
+		{"two images of 36 megapixels", []gen.PDFPage{two}, 0, "images of more than 40.0 megapixels in all"},
+		{"more drawing objects than the cap", []gen.PDFPage{many}, 0, "more than 25000 drawing objects"},
+		{"a page that fills too much", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(200)}}, 0, "fills more than 128 times its area"},
+		{"a page that takes too long", []gen.PDFPage{{W: 595, H: 842, Content: heavyContent(20_000)}}, 300 * time.Millisecond, "takes more than 300ms to draw"},
 		{"an ordinary page", []gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0)}}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(Limits{})
 			p.pageTime = tt.time
+			if tt.time > 0 {
+				p.pdfDraw = 1 << 50
+			}
 			_, err := p.PreparePage(t.Context(), gen.PDF(tt.pages, ""), 0)
 			if tt.detail == "" {
 				if err != nil {
@@ -630,7 +636,8 @@ func heavyContent(n int) string {
 func TestPDFDeadline(t *testing.T) {
 	p := New(Limits{})
 	p.sem = make(chan struct{}, 1)
-	data := heavy(90_000) // under maxPageObjects: drawn, not refused
+	p.pdfDraw = 1 << 50
+	data := heavy(20_000) // under maxPageObjects, and past the drawing bound raised: drawn, not refused
 	if _, err := p.Split(t.Context(), data); err != nil {
 		t.Fatal(err)
 	}
@@ -646,7 +653,7 @@ func TestPDFDeadline(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	// The slot frees when the killed call returns; a render that ran on would hold it for
-	// minutes (90 000 fills of 3 megapixels), so a second page getting it proves the kill.
+	// a minute or more (20 000 fills of 3 megapixels), so a second page getting it proves the kill.
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel2()
 	if _, err := p.PreparePage(ctx2, readDoc(t, "digital.pdf"), 0); err != nil {

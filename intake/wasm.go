@@ -1,9 +1,14 @@
 package intake
 
 import (
+	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 
+	"github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // cacheDir is where compiled WebAssembly is kept across processes; set by Start before the
@@ -49,4 +54,74 @@ func UseCache(dir string) {
 	cacheMu.Lock()
 	cacheDir = dir
 	cacheMu.Unlock()
+}
+
+// pdfNext hands the memory cap of the PDFium instance being made to the allocator, and the
+// allocator's memory back: go-pdfium makes an instance inside GetInstance, on the caller's
+// goroutine, and the allocator is told nothing of whose instance it is. Held from before the
+// GetInstance call to after it, so that each instance gets the cap of its own document.
+var pdfNext struct {
+	sync.Mutex
+	limit uint64
+	mem   *capped
+}
+
+// pdfMemory is the PDFium runtime's memory allocator: a memory capped at pdfNext.limit, the
+// instance's charge in the decode memory, and never more (0 when no instance is being made
+// through pdfInstance: such an instance gets no memory at all and fails to start).
+func pdfMemory(c, _ uint64) experimental.LinearMemory {
+	m := newCapped(c, max(c, pdfNext.limit)) // wazero panics on a memory that cannot hold its start
+	pdfNext.mem = m
+	return m
+}
+
+// pdfInstance takes a fresh PDFium instance whose WebAssembly memory cannot grow past limit
+// bytes, and that memory, whose peak and refusal tell what a page needed.
+func pdfInstance(ctx context.Context, pool pdfium.Pool, limit uint64) (pdfium.Pdfium, *capped, error) {
+	pdfNext.Lock()
+	defer pdfNext.Unlock()
+	pdfNext.limit, pdfNext.mem = limit, nil
+	inst, err := pool.GetInstanceWithContext(ctx)
+	mem := pdfNext.mem
+	pdfNext.limit, pdfNext.mem = 0, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	if mem == nil { // an instance made elsewhere: its cap is unknown, so it is not used
+		inst.Kill()
+		return nil, nil, errors.New("intake: a PDFium instance without its memory")
+	}
+	return inst, mem, nil
+}
+
+// pdfStats counts PDFium's work that tests and fuzzers hold to a bound: documents opened (once
+// for all their pages), and the memory caps of the instances alive, with their peak sum, which
+// the decode memory bounds.
+var pdfStats struct {
+	opens          atomic.Int64
+	live, livePeak atomic.Int64
+	peak           atomic.Int64 // the most one instance's memory grew to
+	walked, raw    atomic.Int64 // objects looked at before drawing, image stream bytes read
+}
+
+// pdfGone records an instance's end: its cap is no longer alive, and its peak counts.
+func pdfGone(m *capped) {
+	pdfLive(-int64(m.max))
+	for {
+		p := pdfStats.peak.Load()
+		if int64(m.peak) <= p || pdfStats.peak.CompareAndSwap(p, int64(m.peak)) {
+			return
+		}
+	}
+}
+
+// pdfLive adds n bytes of cap to the instances alive.
+func pdfLive(n int64) {
+	v := pdfStats.live.Add(n)
+	for {
+		p := pdfStats.livePeak.Load()
+		if v <= p || pdfStats.livePeak.CompareAndSwap(p, v) {
+			return
+		}
+	}
 }
