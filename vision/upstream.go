@@ -99,21 +99,39 @@ func (s said) text() string {
 // maxToken bounds an upstream's error type or code as logged.
 const maxToken = 64
 
-// token is an upstream's error type or code as it may be logged and shown: a plain word of at
-// most maxToken bytes (invalid_api_key, InvalidParameter.UnsupportedImageFormat, 400), else
-// nothing. Unlike the message, a code is a name the endpoint chose from its own list; one that
-// is not a plain word is no such name, and could be anything.
-func token(s string) string {
+// token is an upstream's error type or code as it may be logged and shown: a name of at most
+// maxToken bytes (invalid_api_key, InvalidParameter.UnsupportedImageFormat), else nothing.
+// Unlike the message, a code is a name the endpoint chose from its own list; one that is not
+// such a name could be anything, a value quoted from the report too (654.321). So a name starts
+// with a letter and holds no number with a decimal point, and a code of digits alone (vLLM's
+// 400) is kept only when it is the answer's status again.
+func token(s string, status int) string {
 	if len(s) > maxToken || !plain(s, true) {
 		return ""
+	}
+	if strings.Trim(s, "0123456789") == "" {
+		if s != strconv.Itoa(status) {
+			return ""
+		}
+		return s
+	}
+	if c := s[0]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+		return ""
+	}
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && isDigit(s[i-1]) && isDigit(s[i+1]) {
+			return ""
+		}
 	}
 	return s
 }
 
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // upstream is the problem.Upstream of an HTTP error answer: its status, type and code, never
 // its message (see text).
 func (s said) upstream(status int) *problem.Upstream {
-	u := &problem.Upstream{Status: status, Type: token(s.typ), Code: token(s.code)}
+	u := &problem.Upstream{Status: status, Type: token(s.typ, status), Code: token(s.code, status)}
 	if s.plainText {
 		u.Reason = "its error answer was not JSON"
 	}

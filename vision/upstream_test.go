@@ -347,3 +347,31 @@ func FuzzSaidBody(f *testing.F) {
 		}
 	})
 }
+
+// TestToken: an upstream's error code or type is logged only when it is a name from the
+// endpoint's own list; a value quoted from the report in its place is not logged.
+func TestToken(t *testing.T) {
+	for _, tt := range []struct {
+		in     string
+		status int
+		want   string
+	}{
+		{"invalid_api_key", 401, "invalid_api_key"},
+		{"InvalidParameter.UnsupportedImageFormat", 400, "InvalidParameter.UnsupportedImageFormat"},
+		{"invalid_request_error", 400, "invalid_request_error"},
+		{"400", 400, "400"}, // vLLM's code is its status
+		{"E1001", 400, "E1001"},
+		{"654.321", 400, ""}, // a value from the report
+		{"5.86", 422, ""},
+		{"code5.86", 400, ""},
+		{"128", 400, ""}, // digits that are not the status
+		{"_x", 400, ""},
+		{"总胆固醇", 400, ""},
+		{"a b", 400, ""},
+		{strings.Repeat("a", maxToken+1), 400, ""},
+	} {
+		if got := token(tt.in, tt.status); got != tt.want {
+			t.Errorf("token(%q, %d) = %q, want %q", tt.in, tt.status, got, tt.want)
+		}
+	}
+}
