@@ -129,6 +129,14 @@ func TestPDFBounds(t *testing.T) {
 			ap := r.Stream("/Type /XObject /Subtype /Form /BBox [0 0 1 1]", gen.Lines(5000, 1, 1), true)
 			return annotPage(&r, r.Annot("Stamp", [4]float64{0, 0, 595, 842}, ap))
 		}, Limits{}, 0, "draws more than 10.0 million pixels of paths"},
+		{"an ink annotation of 100 000 points and no appearance", func() []byte {
+			var r gen.RawPDF
+			return annotPage(&r, r.Ink([4]float64{0, 0, 595, 842}, 100_000))
+		}, Limits{}, 0, "more than 50000 path segments"},
+		{"an ink annotation of 5000 points across the page and no appearance", func() []byte {
+			var r gen.RawPDF
+			return annotPage(&r, r.Ink([4]float64{0, 0, 595, 842}, 5000))
+		}, Limits{}, 0, "draws more than 10.0 million pixels of paths"},
 		{"1001 annotations", func() []byte {
 			var r gen.RawPDF
 			ap := r.Form([]byte("0 0 1 1 re f\n"), false)

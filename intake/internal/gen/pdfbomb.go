@@ -55,6 +55,17 @@ func (r *RawPDF) Annot(subtype string, rect [4]float64, ap int) int {
 		subtype, rect[0], rect[1], rect[2], rect[3], extra, ap))
 }
 
+// Ink adds an ink annotation over rect with no appearance stream, of one stroke of n points
+// zigzagging across it: PDFium writes its appearance itself when it draws the page.
+func (r *RawPDF) Ink(rect [4]float64, n int) int {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%g %g ", rect[0]+(rect[2]-rect[0])*float64(i&1), rect[1]+(rect[3]-rect[1])*float64(i%1000)/1000)
+	}
+	return r.d.add(fmt.Sprintf("<< /Type /Annot /Subtype /Ink /Rect [%g %g %g %g] /F 4 /InkList [[%s]] >>",
+		rect[0], rect[1], rect[2], rect[3], b.String()))
+}
+
 // Add adds a page.
 func (r *RawPDF) Add(p RawPage) { r.pages = append(r.pages, p) }
 
