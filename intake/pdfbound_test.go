@@ -30,6 +30,12 @@ func onePage(r *gen.RawPDF, x ...int) []byte {
 	return r.Bytes()
 }
 
+// annotPage is a PDF of one empty A4 page with the annotations as.
+func annotPage(r *gen.RawPDF, as ...int) []byte {
+	r.Add(gen.RawPage{W: 595, H: 842, Content: []byte("\n"), Annots: as})
+	return r.Bytes()
+}
+
 // TestPDFBounds: each page that asks PDFium for work that no header shows is refused before it
 // is drawn, 413 with the bound in its detail: as deep in nested forms as PDFium draws, with
 // images sized from their own streams (a JPEG or JPEG 2000 larger than its dictionary says, a
@@ -98,6 +104,48 @@ func TestPDFBounds(t *testing.T) {
 			}
 			return r.Bytes()
 		}, Limits{MaxPixels: 4_000_000, DecodeMemory: 1 << 30}, 4, "page 5 of the PDF brings the document's images to more than 16 megapixels"},
+		{"an image of 49 megapixels in a stamp's appearance", func() []byte {
+			var r gen.RawPDF
+			ap := r.Form(gen.Draw(1, 1000, 1000), false, r.Image(7000, 7000, "", zeros(7000*7000), true))
+			return annotPage(&r, r.Annot("Stamp", [4]float64{100, 100, 300, 200}, ap))
+		}, Limits{}, 0, "holds an image of 7000×7000 pixels"},
+		{"an image of 49 megapixels in a form field's appearance, two forms deep", func() []byte {
+			var r gen.RawPDF
+			ap := r.Form(gen.Draw(1, 1000, 1000), false, r.Nested(2, r.Image(7000, 7000, "", zeros(7000*7000), true)))
+			return annotPage(&r, r.Annot("Widget", [4]float64{100, 100, 300, 200}, ap))
+		}, Limits{}, 0, "holds an image of 7000×7000 pixels"},
+		{"900 stamps of 5000 lines each", func() []byte {
+			var r gen.RawPDF
+			ap := r.Form(gen.Lines(5000, 1000, 1000), true)
+			var as []int
+			for range 900 {
+				as = append(as, r.Annot("Stamp", [4]float64{100, 100, 110, 110}, ap))
+			}
+			return annotPage(&r, as...)
+		}, Limits{}, 0, "more than 50000 path segments"},
+		{"a stamp of 5000 lines across a page-sized rectangle", func() []byte {
+			var r gen.RawPDF
+			// the appearance is 1×1 units, stretched to the whole page by its rectangle
+			ap := r.Stream("/Type /XObject /Subtype /Form /BBox [0 0 1 1]", gen.Lines(5000, 1, 1), true)
+			return annotPage(&r, r.Annot("Stamp", [4]float64{0, 0, 595, 842}, ap))
+		}, Limits{}, 0, "draws more than 10.0 million pixels of paths"},
+		{"an ink annotation of 100 000 points and no appearance", func() []byte {
+			var r gen.RawPDF
+			return annotPage(&r, r.Ink([4]float64{0, 0, 595, 842}, 100_000))
+		}, Limits{}, 0, "more than 50000 path segments"},
+		{"an ink annotation of 5000 points across the page and no appearance", func() []byte {
+			var r gen.RawPDF
+			return annotPage(&r, r.Ink([4]float64{0, 0, 595, 842}, 5000))
+		}, Limits{}, 0, "draws more than 10.0 million pixels of paths"},
+		{"1001 annotations", func() []byte {
+			var r gen.RawPDF
+			ap := r.Form([]byte("0 0 1 1 re f\n"), false)
+			var as []int
+			for range 1001 {
+				as = append(as, r.Annot("Stamp", [4]float64{100, 100, 110, 110}, ap))
+			}
+			return annotPage(&r, as...)
+		}, Limits{}, 0, "more than 1000 annotations"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 )
 
 // The bounds of what PDFium is asked to draw, checked page by page before a page is drawn
-// (pdfWalk), each against the walk of the page's objects at every depth of its forms, as PDFium
-// will draw them. What a page's drawing costs is its objects, the segments of its paths and the
+// (pdfWalk), each against the walk of the page's objects at every depth of its forms, and of its
+// annotations' appearances, as PDFium will draw them. What a page's drawing costs is its objects, the segments of its paths and the
 // pixels of its images (decoded, one by one and all together); none of it shows in the file's
 // size: 16 KB of compressed content can hold a million lines, 1 KB a JPEG of 60000×60000.
 const (
@@ -55,6 +55,10 @@ const (
 	// core, a 16-megapixel colour one of 3 scans 2.2 s, 15 to 30 times Go's time. A baseline
 	// JPEG costs PDFium about what it costs Go.
 	pdfProgressive = 16
+	// maxPageAnnots is the most annotations a page may have: PDFium opens and draws each (its
+	// appearance, walked as the page's objects are). A filled form page has tens to a few
+	// hundred fields; the text layer is already given up past 1000 (annotated, pdf.go).
+	maxPageAnnots = 1000
 )
 
 // pdfTally is what the pages walked so far of one document hold: their objects, their images'
@@ -82,9 +86,15 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 			Detail: fmt.Sprintf("page %d of the PDF could not be read; export or download it again", i+1)}
 	}
 	type frame struct {
-		form        references.FPDF_PAGEOBJECT // "" for the page itself
+		form        references.FPDF_PAGEOBJECT // "" for the page or the annotation itself
+		annot       references.FPDF_ANNOTATION // the annotation whose appearance this is, if any
 		count, next int
 		scale       float64 // pixels of the rendered page to a unit of the form's space, at most
+		// box is, in an annotation's appearance, the diagonal and the area in pixels of the
+		// annotation's rectangle, into which PDFium fits and clips the appearance at whatever
+		// scale its /BBox and /Matrix ask (neither of which PDFium's API shows): every segment is
+		// counted as long as the diagonal and every object as filling the rectangle.
+		diag, area float64
 	}
 	size, err := d.inst.GetPageSize(&requests.GetPageSize{Page: page})
 	if err != nil {
@@ -103,19 +113,23 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 		}
 		return nil, broken(err)
 	}
-	stack := []frame{{count: n.Count, scale: long}}
 	var objects, segments, pixels, mem int64
 	drawn, filled := 0.0, 0.0
 	// draw adds an object's box, in its form's space, to what the page draws: each of its
 	// segments as long as the box's diagonal, and its area filled.
-	draw := func(obj references.FPDF_PAGEOBJECT, scale float64, segs int64) error {
-		b, err := d.inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: obj})
-		if err != nil {
-			return nil // no box: nothing drawn
+	draw := func(obj references.FPDF_PAGEOBJECT, top *frame, segs int64) error {
+		if top.annot != "" {
+			drawn += float64(segs) * math.Max(1, top.diag)
+			filled += top.area
+		} else {
+			b, err := d.inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: obj})
+			if err != nil {
+				return nil // no box: nothing drawn
+			}
+			w, h := math.Abs(float64(b.Right-b.Left))*top.scale, math.Abs(float64(b.Top-b.Bottom))*top.scale
+			drawn += float64(segs) * math.Max(1, math.Hypot(w, h))
+			filled += w * h
 		}
-		w, h := math.Abs(float64(b.Right-b.Left))*scale, math.Abs(float64(b.Top-b.Bottom))*scale
-		drawn += float64(segs) * math.Max(1, math.Hypot(w, h))
-		filled += w * h
 		switch {
 		case drawn > most || math.IsNaN(drawn):
 			return refuse("draws more than %.1f million pixels of paths", most/1e6)
@@ -124,86 +138,178 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 		}
 		return nil
 	}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next >= top.count {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		pdfStats.walked.Add(1)
-		if objects++; objects > maxPageObjects {
-			return nil, refuse("has more than %d drawing objects", maxPageObjects)
-		}
-		if doc.objects++; doc.objects > pdfDocFactor*maxPageObjects {
-			return nil, refuse("brings the document's drawing objects to more than %d", pdfDocFactor*maxPageObjects)
-		}
-		var obj references.FPDF_PAGEOBJECT
-		if top.form == "" {
-			o, err := d.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: top.next})
-			if err != nil {
-				return nil, broken(err)
+	// walk walks the objects of a page or of an annotation's appearance, at every depth of
+	// their forms, adding to the page's and the document's totals.
+	walk := func(stack []frame) error {
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next >= top.count {
+				stack = stack[:len(stack)-1]
+				continue
 			}
-			obj = o.PageObject
-		} else {
-			o, err := d.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: top.form, Index: uint64(top.next)})
-			if err != nil {
-				return nil, broken(err)
+			pdfStats.walked.Add(1)
+			if objects++; objects > maxPageObjects {
+				return refuse("has more than %d drawing objects", maxPageObjects)
 			}
-			obj = o.PageObject
+			if doc.objects++; doc.objects > pdfDocFactor*maxPageObjects {
+				return refuse("brings the document's drawing objects to more than %d", pdfDocFactor*maxPageObjects)
+			}
+			var obj references.FPDF_PAGEOBJECT
+			switch {
+			case top.form != "":
+				o, err := d.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: top.form, Index: uint64(top.next)})
+				if err != nil {
+					return broken(err)
+				}
+				obj = o.PageObject
+			case top.annot != "":
+				o, err := d.inst.FPDFAnnot_GetObject(&requests.FPDFAnnot_GetObject{Annotation: top.annot, Index: top.next})
+				if err != nil {
+					return broken(err)
+				}
+				obj = o.PageObject
+			default:
+				o, err := d.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: top.next})
+				if err != nil {
+					return broken(err)
+				}
+				obj = o.PageObject
+			}
+			top.next++
+			typ, err := d.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
+			if err != nil {
+				return broken(err)
+			}
+			switch typ.Type {
+			case enums.FPDF_PAGEOBJ_PATH:
+				c, err := d.inst.FPDFPath_CountSegments(&requests.FPDFPath_CountSegments{PageObject: obj})
+				if err != nil {
+					return broken(err)
+				}
+				if segments += int64(max(c.Count, 0)); segments > maxPageSegments {
+					return refuse("has more than %d path segments to draw", maxPageSegments)
+				}
+				if err := draw(obj, top, int64(max(c.Count, 0))); err != nil {
+					return err
+				}
+			case enums.FPDF_PAGEOBJ_IMAGE:
+				im, err := p.pdfImage(d, obj, doc)
+				if err != nil {
+					return refuse("%s", err)
+				}
+				if im.slow != nil && slow == nil {
+					slow = refuse("%s", im.slow)
+				}
+				if im.px > int64(p.l.MaxPixels) {
+					return refuse("holds %s of %d×%d pixels; the limit is %.1f megapixels", im.what, im.w, im.h, float64(p.l.MaxPixels)/1e6)
+				}
+				if pixels += im.px; pixels > int64(p.l.MaxPixels) {
+					return refuse("holds images of more than %.1f megapixels in all", float64(p.l.MaxPixels)/1e6)
+				}
+				if doc.pixels += im.px; doc.pixels > pdfDocFactor*int64(p.l.MaxPixels) {
+					return refuse("brings the document's images to more than %.0f megapixels in all", pdfDocFactor*float64(p.l.MaxPixels)/1e6)
+				}
+				if mem += im.mem; mem > images {
+					return refuse("holds images that take more than %s of memory to draw", mib(images))
+				}
+				if err := draw(obj, top, 0); err != nil {
+					return err
+				}
+			case enums.FPDF_PAGEOBJ_FORM: // drawn at any depth PDFium goes to, so walked at any
+				c, err := d.inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
+				if err != nil {
+					return broken(err)
+				}
+				scale := top.scale
+				if m, err := d.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj}); err == nil {
+					a, b, c, dd := float64(m.Matrix.A), float64(m.Matrix.B), float64(m.Matrix.C), float64(m.Matrix.D)
+					// the most the matrix stretches any length: its largest singular value
+					sq, det := a*a+b*b+c*c+dd*dd, a*dd-b*c
+					scale *= math.Sqrt((sq + math.Sqrt(math.Max(0, sq*sq-4*det*det))) / 2)
+				}
+				stack = append(stack, frame{form: obj, annot: top.annot, count: c.Count, scale: scale, diag: top.diag, area: top.area})
+			}
 		}
-		top.next++
-		typ, err := d.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
+		return nil
+	}
+	if err := walk([]frame{{count: n.Count, scale: long}}); err != nil {
+		return nil, err
+	}
+	// Annotations are drawn (RenderPageInPixels with FPDF_ANNOT and the form), each its normal
+	// appearance: its objects are walked as the page's, into the page's totals.
+	na, err := d.inst.FPDFPage_GetAnnotCount(&requests.FPDFPage_GetAnnotCount{Page: page})
+	if err != nil {
+		return nil, broken(err)
+	}
+	if na.Count > maxPageAnnots {
+		return nil, refuse("has more than %d annotations to draw", maxPageAnnots)
+	}
+	for j := range na.Count {
+		a, err := d.inst.FPDFPage_GetAnnot(&requests.FPDFPage_GetAnnot{Page: page, Index: j})
 		if err != nil {
 			return nil, broken(err)
 		}
-		switch typ.Type {
-		case enums.FPDF_PAGEOBJ_PATH:
-			c, err := d.inst.FPDFPath_CountSegments(&requests.FPDFPath_CountSegments{PageObject: obj})
+		err = func() error {
+			defer d.inst.FPDFPage_CloseAnnot(&requests.FPDFPage_CloseAnnot{Annotation: a.Annotation})
+			// its appearance's objects live while it is open: walked before it is closed
+			c, err := d.inst.FPDFAnnot_GetObjectCount(&requests.FPDFAnnot_GetObjectCount{Annotation: a.Annotation})
 			if err != nil {
-				return nil, broken(err)
+				return broken(err)
 			}
-			if segments += int64(max(c.Count, 0)); segments > maxPageSegments {
-				return nil, refuse("has more than %d path segments to draw", maxPageSegments)
+			top := frame{annot: a.Annotation, count: c.Count, scale: long}
+			if r, err := d.inst.FPDFAnnot_GetRect(&requests.FPDFAnnot_GetRect{Annotation: a.Annotation}); err == nil {
+				w := math.Min(math.Abs(float64(r.Rect.Right-r.Rect.Left)), size.Width) * long
+				h := math.Min(math.Abs(float64(r.Rect.Top-r.Rect.Bottom)), size.Height) * long
+				top.diag, top.area = math.Hypot(w, h), w*h
+			} else { // no rectangle read: the whole page
+				w, h := size.Width*long, size.Height*long
+				top.diag, top.area = math.Hypot(w, h), w*h
 			}
-			if err := draw(obj, top.scale, int64(max(c.Count, 0))); err != nil {
-				return nil, err
+			if c.Count > 0 {
+				return walk([]frame{top})
 			}
-		case enums.FPDF_PAGEOBJ_IMAGE:
-			im, err := p.pdfImage(d, obj, doc)
+			// No appearance stream: PDFium writes one itself as it draws the page, for an ink
+			// annotation a line through each of its points (5000 took 2.7 s, 100 000 13.6 s,
+			// unseen), for a markup of text one shape a quadrilateral; counted here as such.
+			var segs int64
+			st, err := d.inst.FPDFAnnot_GetSubtype(&requests.FPDFAnnot_GetSubtype{Annotation: a.Annotation})
 			if err != nil {
-				return nil, refuse("%s", err)
+				return broken(err)
 			}
-			if im.slow != nil && slow == nil {
-				slow = refuse("%s", im.slow)
+			switch st.Subtype {
+			case enums.FPDF_ANNOT_SUBTYPE_INK:
+				k, err := d.inst.FPDFAnnot_GetInkListCount(&requests.FPDFAnnot_GetInkListCount{Annotation: a.Annotation})
+				if err != nil {
+					return nil // no ink list: nothing generated
+				}
+				for l := range min(uint64(k.Count), maxPageSegments+1) {
+					if segments+segs > maxPageSegments {
+						break
+					}
+					path, err := d.inst.FPDFAnnot_GetInkListPath(&requests.FPDFAnnot_GetInkListPath{Annotation: a.Annotation, Index: l})
+					if err != nil {
+						return broken(err)
+					}
+					segs += int64(max(len(path.Path), 1))
+				}
+			case enums.FPDF_ANNOT_SUBTYPE_HIGHLIGHT, enums.FPDF_ANNOT_SUBTYPE_UNDERLINE,
+				enums.FPDF_ANNOT_SUBTYPE_STRIKEOUT, enums.FPDF_ANNOT_SUBTYPE_SQUIGGLY:
+				q, err := d.inst.FPDFAnnot_CountAttachmentPoints(&requests.FPDFAnnot_CountAttachmentPoints{Annotation: a.Annotation})
+				if err != nil {
+					return nil
+				}
+				segs = 4 * int64(min(q.Count, maxPageSegments))
 			}
-			if im.px > int64(p.l.MaxPixels) {
-				return nil, refuse("holds %s of %d×%d pixels; the limit is %.1f megapixels", im.what, im.w, im.h, float64(p.l.MaxPixels)/1e6)
+			if segments += segs; segments > maxPageSegments {
+				return refuse("has more than %d path segments to draw", maxPageSegments)
 			}
-			if pixels += im.px; pixels > int64(p.l.MaxPixels) {
-				return nil, refuse("holds images of more than %.1f megapixels in all", float64(p.l.MaxPixels)/1e6)
+			if segs == 0 {
+				return nil
 			}
-			if doc.pixels += im.px; doc.pixels > pdfDocFactor*int64(p.l.MaxPixels) {
-				return nil, refuse("brings the document's images to more than %.0f megapixels in all", pdfDocFactor*float64(p.l.MaxPixels)/1e6)
-			}
-			if mem += im.mem; mem > images {
-				return nil, refuse("holds images that take more than %s of memory to draw", mib(images))
-			}
-			if err := draw(obj, top.scale, 0); err != nil {
-				return nil, err
-			}
-		case enums.FPDF_PAGEOBJ_FORM: // drawn at any depth PDFium goes to, so walked at any
-			c, err := d.inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
-			if err != nil {
-				return nil, broken(err)
-			}
-			scale := top.scale
-			if m, err := d.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj}); err == nil {
-				a, b, c, dd := float64(m.Matrix.A), float64(m.Matrix.B), float64(m.Matrix.C), float64(m.Matrix.D)
-				// the most the matrix stretches any length: its largest singular value
-				sq, det := a*a+b*b+c*c+dd*dd, a*dd-b*c
-				scale *= math.Sqrt((sq + math.Sqrt(math.Max(0, sq*sq-4*det*det))) / 2)
-			}
-			stack = append(stack, frame{form: obj, count: c.Count, scale: scale})
+			return draw("", &top, segs)
+		}()
+		if err != nil {
+			return nil, err
 		}
 	}
 	return slow, nil

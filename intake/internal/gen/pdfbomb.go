@@ -19,6 +19,7 @@ type RawPage struct {
 	Content  []byte
 	Flate    bool
 	XObjects []int
+	Annots   []int // annotation dictionaries (RawPDF.Annot), in the page's /Annots
 }
 
 // RawPDF is a PDF built object by object.
@@ -40,6 +41,29 @@ func (r *RawPDF) Stream(dict string, data []byte, flate bool) int {
 		}
 	}
 	return r.d.stream(dict, data)
+}
+
+// Annot adds an annotation of subtype (Stamp, Widget, …) over rect whose normal appearance
+// (/AP /N) is the form XObject ap, and returns its number for RawPage.Annots; a Widget is a
+// text field with a value, so that a form filler draws it as well.
+func (r *RawPDF) Annot(subtype string, rect [4]float64, ap int) int {
+	extra := ""
+	if subtype == "Widget" {
+		extra = " /FT /Tx /T (f) /V (1)"
+	}
+	return r.d.add(fmt.Sprintf("<< /Type /Annot /Subtype /%s /Rect [%g %g %g %g] /F 4%s /AP << /N %d 0 R >> >>",
+		subtype, rect[0], rect[1], rect[2], rect[3], extra, ap))
+}
+
+// Ink adds an ink annotation over rect with no appearance stream, of one stroke of n points
+// zigzagging across it: PDFium writes its appearance itself when it draws the page.
+func (r *RawPDF) Ink(rect [4]float64, n int) int {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%g %g ", rect[0]+(rect[2]-rect[0])*float64(i&1), rect[1]+(rect[3]-rect[1])*float64(i%1000)/1000)
+	}
+	return r.d.add(fmt.Sprintf("<< /Type /Annot /Subtype /Ink /Rect [%g %g %g %g] /F 4 /InkList [[%s]] >>",
+		rect[0], rect[1], rect[2], rect[3], b.String()))
 }
 
 // Add adds a page.
@@ -87,8 +111,16 @@ func (r *RawPDF) Bytes() []byte {
 			content = Deflate(content)
 		}
 		c := r.d.stream(dict, content)
-		page := r.d.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources << %s >> /Contents %d 0 R >>",
-			tree, p.W, p.H, xobjects(p.XObjects), c))
+		annots := ""
+		if len(p.Annots) > 0 {
+			var refs []string
+			for _, a := range p.Annots {
+				refs = append(refs, fmt.Sprintf("%d 0 R", a))
+			}
+			annots = " /Annots [" + strings.Join(refs, " ") + "]"
+		}
+		page := r.d.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources << %s >> /Contents %d 0 R%s >>",
+			tree, p.W, p.H, xobjects(p.XObjects), c, annots))
 		kids = append(kids, fmt.Sprintf("%d 0 R", page))
 	}
 	r.d.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
