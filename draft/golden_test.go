@@ -91,7 +91,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("../testdata/drafts", name+".golden.json")
+			path := filepath.Join("testdata/golden", name+".golden.json")
 			if *update {
 				if err := os.WriteFile(path, got, 0o644); err != nil {
 					t.Fatal(err)

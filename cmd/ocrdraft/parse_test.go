@@ -11,10 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// golden returns the result or problem recorded for a captured reply in testdata/drafts.
+// golden returns the result or problem recorded for a captured reply in draft/testdata/golden.
 func golden(t *testing.T, name string) (result, problem json.RawMessage) {
 	t.Helper()
-	b, err := os.ReadFile("../../testdata/drafts/" + name + ".golden.json")
+	b, err := os.ReadFile("../../draft/testdata/golden/" + name + ".golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestParse(t *testing.T) {
 	var golden struct {
 		Result struct{ Draft apiclient.OcrDraft }
 	}
-	if err := json.Unmarshal(readFile(t, "../../testdata/drafts/gpt4o-clean-full-41.golden.json"), &golden); err != nil {
+	if err := json.Unmarshal(readFile(t, "../../draft/testdata/golden/gpt4o-clean-full-41.golden.json"), &golden); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(golden.Result.Draft, got.Draft); diff != "" {
