@@ -34,24 +34,7 @@ type Page struct {
 // linear in the rows (one map look-up each), and the cut bounds what the checks after it do.
 func Merge(pages []Page) (schema.Result, error) {
 	if len(pages) == 1 {
-		if pages[0].Err != nil {
-			return schema.Result{}, pages[0].Err
-		}
-		res := *pages[0].Result
-		one := 1
-		n := len(res.Draft.Indicators)
-		res.Draft.Indicators = stamp(res.Draft.Indicators[:min(n, MaxPageRows)], &one)
-		res.Warnings = stampWarnings(res.Warnings, &one)
-		if n > MaxPageRows {
-			for i, w := range res.Warnings {
-				if w.Path != nil {
-					path := cutPath(*w.Path, "pages[0]")
-					res.Warnings[i].Path = &path
-				}
-			}
-			res.Warnings = append(res.Warnings, cutWarning(0, n))
-		}
-		return res, nil
+		return mergeOne(pages[0])
 	}
 	var firstErr error
 	ok := 0
@@ -86,22 +69,7 @@ func Merge(pages []Page) (schema.Result, error) {
 				warn(schema.PageConflict, "differs", at+"."+field, map[string]string{"field": field, "value": theirs, "kept": ours})
 			}
 		}
-		mergeString(&d.Title, pd.Title, func(s string) { conflict("title", true, s, *d.Title) })
-		mergeString(&d.Hospital, pd.Hospital, func(s string) { conflict("hospital", true, s, *d.Hospital) })
-		if pd.CheckupDate != nil {
-			if d.CheckupDate == nil {
-				d.CheckupDate = pd.CheckupDate
-			} else {
-				conflict("checkupDate", *d.CheckupDate != *pd.CheckupDate, pd.CheckupDate.String(), d.CheckupDate.String())
-			}
-		}
-		if pd.ReportYear != nil {
-			if d.ReportYear == nil {
-				d.ReportYear = pd.ReportYear
-			} else {
-				conflict("reportYear", *d.ReportYear != *pd.ReportYear, strconv.Itoa(*pd.ReportYear), strconv.Itoa(*d.ReportYear))
-			}
-		}
+		mergeHeader(d, pd, conflict)
 		// Which row of the merged draft each of this page's rows becomes (-1: a repeat, dropped;
 		// -2: past MaxPageRows, left out).
 		merged := make([]int, len(pd.Indicators))
@@ -150,6 +118,49 @@ func Merge(pages []Page) (schema.Result, error) {
 			map[string]string{"count": strconv.Itoa(repeats - maxRepeats)}))
 	}
 	return out, nil
+}
+
+// mergeOne is Merge of a single page: its rows and warnings are page 1's, cut at MaxPageRows.
+func mergeOne(p Page) (schema.Result, error) {
+	if p.Err != nil {
+		return schema.Result{}, p.Err
+	}
+	res := *p.Result
+	one := 1
+	n := len(res.Draft.Indicators)
+	res.Draft.Indicators = stamp(res.Draft.Indicators[:min(n, MaxPageRows)], &one)
+	res.Warnings = stampWarnings(res.Warnings, &one)
+	if n > MaxPageRows {
+		for i, w := range res.Warnings {
+			if w.Path != nil {
+				path := cutPath(*w.Path, "pages[0]")
+				res.Warnings[i].Path = &path
+			}
+		}
+		res.Warnings = append(res.Warnings, cutWarning(0, n))
+	}
+	return res, nil
+}
+
+// mergeHeader takes a page's header fields into d where d has none, and calls conflict for
+// each that differs from what an earlier page gave (the earlier is kept).
+func mergeHeader(d *schema.OcrDraft, pd schema.OcrDraft, conflict func(field string, differs bool, theirs, ours string)) {
+	mergeString(&d.Title, pd.Title, func(s string) { conflict("title", true, s, *d.Title) })
+	mergeString(&d.Hospital, pd.Hospital, func(s string) { conflict("hospital", true, s, *d.Hospital) })
+	if pd.CheckupDate != nil {
+		if d.CheckupDate == nil {
+			d.CheckupDate = pd.CheckupDate
+		} else {
+			conflict("checkupDate", *d.CheckupDate != *pd.CheckupDate, pd.CheckupDate.String(), d.CheckupDate.String())
+		}
+	}
+	if pd.ReportYear != nil {
+		if d.ReportYear == nil {
+			d.ReportYear = pd.ReportYear
+		} else {
+			conflict("reportYear", *d.ReportYear != *pd.ReportYear, strconv.Itoa(*pd.ReportYear), strconv.Itoa(*d.ReportYear))
+		}
+	}
 }
 
 // maxRepeats bounds the duplicate_indicator warnings listed: ten pages of one looping reply
