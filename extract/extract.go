@@ -206,6 +206,49 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 		text[i] = pg.text
 	}
 
+	results, metas, model := s.read(ctx, pages)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return Response{Pages: n}, problem.FromContext(ctx, "before the report was read")
+	}
+	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
+	for _, r := range results {
+		if internal(r.Err) {
+			return Response{Pages: n}, r.Err
+		}
+	}
+
+	merged, err := draft.Merge(results)
+	if err != nil {
+		return Response{Pages: n}, err
+	}
+	meta := s.meta(model, metas, start)
+	ws, err := check.RunContext(ctx, s.cfg.Builder.Lexicon(), &merged.Draft, who)
+	if err != nil {
+		return Response{Pages: n}, checkErr(err)
+	}
+	merged.Warnings = append(merged.Warnings, ws...)
+	meta.Evidence = []schema.Evidence{}
+	for _, t := range text {
+		if t != nil {
+			// After the checks: they may null a range, which is then not looked for.
+			ws, ev, err := check.OnPageContext(ctx, &merged.Draft, text)
+			if err != nil {
+				return Response{Pages: n}, checkErr(err)
+			}
+			merged.Warnings = append(merged.Warnings, ws...)
+			meta.Evidence = append(meta.Evidence, ev...)
+			break
+		}
+	}
+	if merged.Warnings == nil {
+		merged.Warnings = []schema.Warning{}
+	}
+	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}, nil
+}
+
+// read asks the model about every page, concurrently within Concurrency, and returns each
+// page's draft (or failure) and meta in page order, and the model's name as it answered.
+func (s *Service) read(ctx context.Context, pages []page) ([]draft.Page, []schema.PageMeta, string) {
 	results := make([]draft.Page, len(pages))
 	metas := make([]schema.PageMeta, len(pages))
 	sem := make(chan struct{}, s.cfg.Concurrency)
@@ -246,20 +289,12 @@ dispatch:
 		<-started
 	}
 	wg.Wait()
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return Response{Pages: n}, problem.FromContext(ctx, "before the report was read")
-	}
-	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
-	for _, r := range results {
-		if internal(r.Err) {
-			return Response{Pages: n}, r.Err
-		}
-	}
+	return results, metas, model
+}
 
-	merged, err := draft.Merge(results)
-	if err != nil {
-		return Response{Pages: n}, err
-	}
+// meta is the report's meta: the pages' own, and their attempts, tokens and finish reason
+// summed (a cut page's "length" wins, as it says items may be missing).
+func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) schema.Meta {
 	if model == "" {
 		model = s.cfg.ModelName
 	}
@@ -277,28 +312,7 @@ dispatch:
 			meta.FinishReason = m.FinishReason
 		}
 	}
-	ws, err := check.RunContext(ctx, s.cfg.Builder.Lexicon(), &merged.Draft, who)
-	if err != nil {
-		return Response{Pages: n}, checkErr(err)
-	}
-	merged.Warnings = append(merged.Warnings, ws...)
-	meta.Evidence = []schema.Evidence{}
-	for _, t := range text {
-		if t != nil {
-			// After the checks: they may null a range, which is then not looked for.
-			ws, ev, err := check.OnPageContext(ctx, &merged.Draft, text)
-			if err != nil {
-				return Response{Pages: n}, checkErr(err)
-			}
-			merged.Warnings = append(merged.Warnings, ws...)
-			meta.Evidence = append(meta.Evidence, ev...)
-			break
-		}
-	}
-	if merged.Warnings == nil {
-		merged.Warnings = []schema.Warning{}
-	}
-	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}, nil
+	return meta
 }
 
 // split counts each upload's pages (1 each unless the Preparer is a Splitter) and refuses a
