@@ -299,7 +299,7 @@ func FuzzEvidence(f *testing.F) {
 		for _, ind := range res.Draft.Indicators {
 			if ind.ValueNum != nil && !strings.ContainsAny(s, "eE") {
 				digits := strings.TrimLeft(strings.TrimPrefix(ind.ValueNum.String(), "-"), "0.")
-				if !strings.Contains(strings.ReplaceAll(narrow(s), ",", ""), digits) {
+				if !strings.Contains(strings.ReplaceAll(lexicon.Narrow(s), ",", ""), digits) {
 					t.Fatalf("%q read as %s: a number not written in it", s, ind.ValueNum)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocrdraft/ocrdraft/internal/msg"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -307,7 +308,7 @@ func rowName(ind schema.OcrIndicator) string {
 	if ind.ItemGroup != nil {
 		g = *ind.ItemGroup
 	}
-	return strings.ToLower(narrow(g)) + "\x00" + strings.ToLower(narrow(ind.ItemName))
+	return strings.ToLower(lexicon.Narrow(g)) + "\x00" + strings.ToLower(lexicon.Narrow(ind.ItemName))
 }
 
 // scrub sets to null every placeholder a format template left in a draft's text (isPlaceholder:

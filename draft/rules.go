@@ -213,7 +213,7 @@ func keyUnit(key string) string {
 	if j < 0 {
 		return ""
 	}
-	u := strings.TrimSpace(narrow(inner[:j]))
+	u := strings.TrimSpace(lexicon.Narrow(inner[:j]))
 	if !isUnit(u) || !strings.ContainsAny(u, "/%‰^×*μµ0123456789⁰¹²³⁴⁵⁶⁷⁸⁹") && !slices.Contains(keyUnitWords, u) {
 		return ""
 	}
@@ -237,35 +237,6 @@ func isNullWord(s string) bool {
 		}
 	}
 	return false
-}
-
-// narrow maps full-width forms (Ｕ+FF01–FF5E: １２．５, ｍｍｏｌ／Ｌ, ＜, ～) and the ideographic
-// space to ASCII, for numbers, units, dates and ranges; text that is not a number keeps its own
-// spelling.
-func narrow(s string) string {
-	wide := false
-	for _, r := range s {
-		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '∼' || r == '−' || r == '﹣' {
-			wide = true
-			break
-		}
-	}
-	if !wide {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0xFF01 && r <= 0xFF5E:
-			return r - 0xFEE0
-		case r == 0x3000:
-			return ' '
-		case r == '∼':
-			return '~'
-		case r == '−' || r == '﹣': // the minus sign and the small hyphen-minus
-			return '-'
-		}
-		return r
-	}, s)
 }
 
 // rangeBrackets may enclose a range: (2.11-2.52), [3.5-5.5], （3.5-5.5）.

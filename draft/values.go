@@ -50,7 +50,7 @@ func readValue(raw parse.Value, a *arena) value {
 		if ok && !strings.ContainsAny(unit, "([【") {
 			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
 		}
-		if t, f := cutMarks(narrow(s)); strings.IndexByte(t, ' ') > 0 || strings.ContainsAny(t, "(（[【") {
+		if t, f := cutMarks(lexicon.Narrow(s)); strings.IndexByte(t, ' ') > 0 || strings.ContainsAny(t, "(（[【") {
 			if head, rng, ok := splitRange(t, a); ok { // "5.86 mmol/L (3.1-5.2) ↑"
 				if d, unit, flag, ok := numberWithUnit(head); ok {
 					return value{num: a.dec(d), unit: unit, flag: joinFlags(f, flag), rng: rng, src: s}
@@ -60,7 +60,7 @@ func readValue(raw parse.Value, a *arena) value {
 		if ok { // a bracket in the unit that is not a range: the unit as printed (U/L(37℃))
 			return value{num: a.dec(d), unit: unit, flag: flag, src: s}
 		}
-		if f, ok := markOnly(narrow(s)); ok { // "↑" alone: the mark of a number given elsewhere
+		if f, ok := markOnly(lexicon.Narrow(s)); ok { // "↑" alone: the mark of a number given elsewhere
 			return value{flag: f, text: a.str(s)}
 		}
 		return value{text: a.str(s)}
@@ -77,7 +77,7 @@ func numberWithUnit(s string) (schema.Decimal, string, schema.Flag, bool) {
 	if len(s) > maxNumberLen {
 		return schema.Decimal{}, "", "", false
 	}
-	s, flag := cutMarks(narrow(s))
+	s, flag := cutMarks(lexicon.Narrow(s))
 	n := numberPrefix(s)
 	if n == 0 {
 		return schema.Decimal{}, "", "", false
@@ -292,7 +292,7 @@ func readFlag(raw parse.Value) (f schema.Flag, ok bool) {
 		}
 		return "", true
 	case parse.String:
-		s := narrow(clean(raw.Text))
+		s := lexicon.Narrow(clean(raw.Text))
 		if isNullWord(s) {
 			return "", true
 		}
@@ -450,7 +450,7 @@ func readRange(raw parse.Value, a *arena) (b bounds, num *schema.Decimal, ok boo
 		if isNullWord(s) {
 			return bounds{}, nil, true
 		}
-		b, num, ok := readRangeText(narrow(s), a)
+		b, num, ok := readRangeText(lexicon.Narrow(s), a)
 		if num == nil {
 			b.text = a.str(s)
 		}
@@ -516,7 +516,7 @@ func splitRange(s string, a *arena) (head, rng string, ok bool) {
 	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–至到<>≤≥＜＞") {
 		return "", "", false
 	}
-	t := narrow(s)
+	t := lexicon.Narrow(s)
 	for _, br := range rangeBrackets {
 		if rest, ok := strings.CutSuffix(t, br[1]); ok {
 			if i := strings.LastIndex(rest, br[0]); i > 0 {
@@ -619,7 +619,7 @@ func dateString(raw parse.Value) (s string, null, ok bool) {
 	case parse.Null:
 		return "", true, true
 	case parse.String:
-		s = narrow(clean(raw.Text))
+		s = lexicon.Narrow(clean(raw.Text))
 		if isNullWord(s) {
 			return "", true, true
 		}
@@ -891,7 +891,7 @@ func yearOf(raw parse.Value) (int, bool) {
 	if raw.Kind != parse.String {
 		return 0, false
 	}
-	s := narrow(strings.TrimSpace(raw.Text))
+	s := lexicon.Narrow(strings.TrimSpace(raw.Text))
 	if y, ok := monthYear(s); ok { // March 2026
 		return y, y >= 1900 && y <= 2100
 	}
@@ -912,7 +912,7 @@ func readYear(raw parse.Value) (y *int, ok bool) {
 	case parse.Number:
 		s = raw.Text
 	case parse.String:
-		s = narrow(clean(raw.Text))
+		s = lexicon.Narrow(clean(raw.Text))
 		if isNullWord(s) {
 			return nil, true
 		}
@@ -1031,7 +1031,7 @@ var unitFold = strings.NewReplacer(" ", "", "^", "", "μ", "u", "µ", "u",
 	"⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9")
 
 func unitKey(u string) string {
-	u = strings.ToLower(unitFold.Replace(narrow(u)))
+	u = strings.ToLower(unitFold.Replace(lexicon.Narrow(u)))
 	return strings.TrimLeft(u, "×x*")
 }
 
@@ -1055,7 +1055,7 @@ func leadingMultiplier(u string) string {
 // "≥1000" beside 1000. The number alone would read as an exact result.
 func censors(text string, num schema.Decimal, a *arena) bool {
 	var buf [1]schema.RefSpan
-	r, ok := a.lex.ReadRangeInto(buf[:0], narrow(strings.TrimSpace(text)))
+	r, ok := a.lex.ReadRangeInto(buf[:0], lexicon.Narrow(strings.TrimSpace(text)))
 	if !ok || len(r.Spans) != 1 {
 		return false
 	}

@@ -756,25 +756,18 @@ func isTitre(s string) bool {
 	return false
 }
 
-// foldRange maps full-width forms (U+FF01–FF5E: １２．５, ～, －, ＜, （）) and the ideographic
-// space to ASCII, the minus signs to -, and Traditional characters to Simplified; the common
-// case, plain ASCII with Simplified Han, is returned as it is.
-func foldRange(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		ascii = ascii && s[i] < utf8.RuneSelf
-	}
-	if ascii {
-		return s
-	}
-	fold := false
+// Narrow maps full-width forms (Ｕ+FF01–FF5E: １２．５, ｍｍｏｌ／Ｌ, ＜, ～) and the ideographic
+// space to ASCII, for numbers, units, dates and ranges; text that is not a number keeps its own
+// spelling. draft reads numbers, units and marks through it, and ReadRange a range.
+func Narrow(s string) string {
+	wide := false
 	for _, r := range s {
-		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '−' || r == '﹣' || r >= 0x3400 && t2s(r) != r {
-			fold = true
+		if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == '∼' || r == '−' || r == '﹣' {
+			wide = true
 			break
 		}
 	}
-	if !fold {
+	if !wide {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
@@ -783,9 +776,31 @@ func foldRange(s string) string {
 			return r - 0xFEE0
 		case r == 0x3000:
 			return ' '
-		case r == '−' || r == '﹣':
+		case r == '∼':
+			return '~'
+		case r == '−' || r == '﹣': // the minus sign and the small hyphen-minus
 			return '-'
-		case r >= 0x3400:
+		}
+		return r
+	}, s)
+}
+
+// foldRange is Narrow, and Traditional characters mapped to Simplified; the common case, plain
+// ASCII with Simplified Han, is returned as it is.
+func foldRange(s string) string {
+	s = Narrow(s)
+	trad := false
+	for _, r := range s {
+		if r >= 0x3400 && t2s(r) != r {
+			trad = true
+			break
+		}
+	}
+	if !trad {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 0x3400 {
 			return t2s(r)
 		}
 		return r

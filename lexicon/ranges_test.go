@@ -222,3 +222,14 @@ func BenchmarkReadRange(b *testing.B) {
 		})
 	}
 }
+
+// TestNarrowRange: the range reader folds widths and signs as draft's values are folded (one
+// Narrow), the tilde operator too.
+func TestNarrowRange(t *testing.T) {
+	for _, s := range []string{"３．５∼５．５", "3.5∼5.5", "３.５～５.５"} {
+		r, ok := Default().ReadRange(s)
+		if !ok || len(r.Spans) != 1 || !r.Spans[0].HasLow || r.Spans[0].Low.String() != "3.5" || !r.Spans[0].HasHigh || r.Spans[0].High.String() != "5.5" {
+			t.Errorf("ReadRange(%q) = %+v, %v, want 3.5–5.5", s, r, ok)
+		}
+	}
+}
