@@ -15,16 +15,14 @@ COPY . .
 # devel and unknown (ocrdraft version, GET /version, ocrdraft_build_info).
 ARG VERSION=""
 ARG REVISION=""
-# nodynamic: the HEIC library would otherwise link a loader for a system libheif (purego), which
-# makes the binary dynamically linked; ocrdraft always uses the embedded WebAssembly build.
-RUN CGO_ENABLED=0 GOOS=linux go build -tags nodynamic -trimpath -buildvcs=false \
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
     -ldflags="-s -w -X github.com/ocrdraft/ocrdraft/internal/version.version=${VERSION} -X github.com/ocrdraft/ocrdraft/internal/version.revision=${REVISION}" \
     -o /out/ocrdraft ./cmd/ocrdraft
 # The notices of what the binary embeds go with the image (docs/images.md, Licences): ocrdraft's
-# LICENSE and NOTICE, the font's (Apache-2.0) and libheif's and libde265's (LGPL-3.0), from the
-# pinned gen2brain/heic module.
+# LICENSE and NOTICE, the font's (Apache-2.0) and libheif's and libde265's (LGPL-3.0), kept beside
+# the WebAssembly build in intake/internal/heif.
 RUN mkdir -p /out/licenses && cp LICENSE NOTICE intake/sandbox/COPYRIGHT.wqy-microhei intake/sandbox/LICENSE.Apache-2.0 /out/licenses/ \
-    && cp "$(go env GOMODCACHE)"/github.com/gen2brain/heic@*/lib/LICENSE.* /out/licenses/
+    && cp intake/internal/heif/LICENSE.* /out/licenses/
 
 # distroless/static has CA certificates (for an https model endpoint) and tzdata, and no shell.
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -11,23 +11,18 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	_ "unsafe" // for go:linkname
 
-	// The HEIC decoder is libheif and libde265 compiled to WebAssembly, embedded in this package
-	// (pinned in go.mod). Only its WebAssembly module is used, run here by wazero: the package's
-	// own Decode switches to a system libheif.so whenever one can be loaded, with different
-	// behaviour and no bounds, so intake never calls it. Build with -tags nodynamic to leave out
-	// its loader (purego) as well.
-	_ "github.com/gen2brain/heic"
+	// The HEIC decoder is libheif and libde265 compiled to WebAssembly (gen2brain/heic's build,
+	// copied into internal/heif), run here by wazero. That module's own Decode switches to a
+	// system libheif.so whenever one can be loaded, with different behaviour and no bounds, so
+	// intake never calls it and does not link it.
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
-
-//go:linkname heifWasm github.com/gen2brain/heic.heifWasm
-var heifWasm []byte
 
 // heifModule is the compiled HEIC decoder, made on first use: compiling costs about a second,
 // once per process.
@@ -53,7 +48,7 @@ var heifModule = sync.OnceValues(func() (*heifRuntime, error) {
 
 // heifCode is the decoder's WebAssembly, unpacked.
 func heifCode() ([]byte, error) {
-	z, err := gzip.NewReader(bytes.NewReader(heifWasm))
+	z, err := gzip.NewReader(bytes.NewReader(heif.Wasm))
 	if err != nil {
 		return nil, err
 	}
