@@ -265,14 +265,24 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 	if err != nil {
 		return Page{}, err
 	}
+	return detached(ctx, func() (Page, error) {
+		defer release()
+		return p.convert(ctx, h, data)
+	})
+}
+
+// detached runs a decode on a goroutine of its own and answers when it is done or when ctx ends,
+// whichever comes first: a decode that cannot be interrupted (Go's image decoders, a HEIC
+// picture) runs on to its end holding what it acquired, and gives it back then; the caller is
+// not kept waiting for it. A decode that finished as ctx ended is answered, not abandoned.
+func detached(ctx context.Context, decode func() (Page, error)) (Page, error) {
 	type result struct {
 		page Page
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		page, err := p.convert(ctx, h, data)
-		release()
+		page, err := decode()
 		done <- result{page, err}
 	}()
 	select {
@@ -280,7 +290,7 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 		return r.page, r.err
 	case <-ctx.Done():
 		select {
-		case r := <-done: // finished as the deadline passed: the answer is there
+		case r := <-done:
 			return r.page, r.err
 		default:
 		}

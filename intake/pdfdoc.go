@@ -281,12 +281,7 @@ func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, er
 		e, own = &pdfEntry{p: p, data: data, ctx: ctx, turn: make(chan struct{}, 1)}, true
 		e.turn <- struct{}{}
 	}
-	type result struct {
-		page Page
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
+	return detached(ctx, func() (Page, error) {
 		pg, err := p.pdfPage(ctx, e, i)
 		if own {
 			e.stopped = true
@@ -297,19 +292,8 @@ func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, er
 		if last {
 			p.docs.drop(e)
 		}
-		done <- result{pg, err}
-	}()
-	select {
-	case r := <-done:
-		return r.page, r.err
-	case <-ctx.Done():
-		select {
-		case r := <-done:
-			return r.page, r.err
-		default:
-		}
-		return Page{}, abandoned(ctx)
-	}
+		return pg, err
+	})
 }
 
 // pdfPage is preparePDF with e's turn held: open the document if it is closed, walk the pages
