@@ -32,6 +32,8 @@ const (
 	fRefHigh
 	fRefRange // a reference range written as one string
 	fPrintedFlag
+	fInRange  // a result printed in an in-range column (US labs: In Range | Out of Range)
+	fOutRange // a result printed in an out-of-range column, its H or L after it
 	numFields
 )
 
@@ -82,13 +84,16 @@ var aliases = []struct {
 		"refInterval", "referenceValues", "refValue", "normalValues", "normalValue", "expectedRange", "biologicalReferenceInterval",
 		"参考值范围", "正常参考值", "正常参考范围", "生物参考区间", "参考"}},
 	{fPrintedFlag, []string{"printedFlag", "flag", "abnormalFlag", "提示", "标志", "异常标志", "异常提示", "结果提示", "abnormal", "h/l", "状态", "flags", "高低"}},
+	// Result columns by status: the one cell that is filled is the value (see statusValue).
+	{fInRange, []string{"inRange", "withinRange", "resultInRange", "inRangeResult", "normal", "normalResult", "withinNormalRange", "范围内", "正常结果", "参考范围内"}},
+	{fOutRange, []string{"outOfRange", "outsideRange", "resultOutOfRange", "outOfRangeResult", "abnormalResult", "outsideNormalRange", "范围外", "异常结果", "超出范围", "参考范围外"}},
 }
 
 // draftFields and itemFields say which fields each level reads; the same key can mean different
 // things at each level ("指标" is the list at the top and a name inside an item).
 var (
 	draftFields = map[field]bool{fTitle: true, fHospital: true, fCheckupDate: true, fReportYear: true, fIndicators: true}
-	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true, fPrintedFlag: true}
+	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true, fPrintedFlag: true, fInRange: true, fOutRange: true}
 )
 
 type aliasRank struct {
@@ -219,6 +224,16 @@ func keyUnit(key string) string {
 	}
 	return u
 }
+
+// A table written as an object: its header under one of tableHeaderKeys, its rows under one of
+// tableRowKeys ({"headers": [...], "rows": [[...]]}, {"columns": …, "data": …}, {"header": …,
+// "body": …}); a header cell that is an object names its column under one of columnNameKeys.
+// Compared after normKey.
+var (
+	tableHeaderKeys = []string{"headers", "header", "columns", "cols", "columnnames", "columnheaders", "headerrow", "head", "表头", "列名", "列", "标题行", "表头行"}
+	tableRowKeys    = []string{"rows", "body", "data", "records", "values", "tablerows", "datarows", "行", "数据", "表体", "数据行"}
+	columnNameKeys  = []string{"name", "title", "label", "header", "text", "key", "field", "名称", "列名"}
+)
 
 // nullWords are strings that mean "no value" in any field (compared case-insensitively, trimmed).
 var nullWords = []string{"", "null", "none", "n/a", "nan", "nil", "undefined"}

@@ -1,0 +1,100 @@
+package draft
+
+import (
+	"testing"
+
+	"github.com/ocrdraft/ocrdraft/lexicon"
+)
+
+// rowsTests are rows written in other clothes than a list of objects (issue 19): tables of
+// headers and rows, a header repeated for a two-column page, groups of rows keyed by name,
+// bilingual keys, a section's list beside the report's fields, results split into columns by
+// status. in is the decoded reply.
+var rowsTests = []struct {
+	name string
+	in   string
+	want string
+	warn []string
+}{
+	// Tables of headers and rows.
+	{name: "table of headers and rows beside the fields", in: `{"title":"血常规","hospital":"协和医院","table":{"headers":["项目","结果","单位","参考范围"],"rows":[["白细胞计数","6.5","10^9/L","3.5-9.5"],["血红蛋白","135","g/L","130-175"]]}}`,
+		want: `{"title":"血常规","hospital":"协和医院","indicators":[{"itemName":"白细胞计数","valueNum":6.5,"unit":"10^9/L","refLow":3.5,"refHigh":9.5},{"itemName":"血红蛋白","valueNum":135,"unit":"g/L","refLow":130,"refHigh":175}]}`},
+	{name: "table alone", in: `{"headers":["Test","Result","Units"],"rows":[["Glucose","98","mg/dL"]]}`,
+		want: `{"indicators":[{"itemName":"Glucose","valueNum":98,"unit":"mg/dL"}]}`},
+	{name: "table in a wrapper key alone", in: `{"table":{"headers":["Test","Result","Units"],"rows":[["Glucose","98","mg/dL"]]}}`,
+		want: `{"indicators":[{"itemName":"Glucose","valueNum":98,"unit":"mg/dL"}]}`},
+	{name: "columns and data", in: `{"reportTitle":"BMP","columns":["Test","Result","Units","Reference Range"],"data":[["Sodium","141","mmol/L","136-145"],["Potassium","4.2","mmol/L","3.5-5.1"]]}`,
+		want: `{"title":"BMP","indicators":[{"itemName":"Sodium","valueNum":141,"unit":"mmol/L","refLow":136,"refHigh":145},{"itemName":"Potassium","valueNum":4.2,"unit":"mmol/L","refLow":3.5,"refHigh":5.1}]}`},
+	{name: "header and body", in: `{"标题":"肝功能","表格":{"header":["项目","结果","单位"],"body":[["ALT","45","U/L"]]}}`,
+		want: `{"title":"肝功能","indicators":[{"itemName":"ALT","valueNum":45,"unit":"U/L"}]}`},
+	{name: "a table under the list's key", in: `{"title":"肝功能","indicators":{"columns":["项目","结果"],"rows":[["ALT","45"],["AST","30"]]}}`,
+		want: `{"title":"肝功能","indicators":[{"itemName":"ALT","valueNum":45},{"itemName":"AST","valueNum":30}]}`},
+	{name: "columns named by objects", in: `{"table":{"columns":[{"name":"项目"},{"name":"结果"}],"rows":[["ALT","45"]]}}`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":45}]}`},
+	{name: "a table whose rows are objects", in: `{"title":"肝功能","table":{"columns":["项目","结果"],"rows":[{"项目":"ALT","结果":"45"}]}}`,
+		want: `{"title":"肝功能","indicators":[{"itemName":"ALT","valueNum":45}]}`},
+	{name: "tables of groups", in: `{"title":"体检","tables":[{"name":"血常规","headers":["项目","结果"],"rows":[["WBC","6.5"]]},{"name":"肝功能","headers":["项目","结果"],"rows":[["ALT","45"]]}]}`,
+		want: `{"title":"体检","indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5},{"itemName":"ALT","itemGroup":"肝功能","valueNum":45}]}`},
+	{name: "a table without a header is not guessed", in: `{"title":"肝功能","table":{"rows":[["ALT","45","U/L"],["AST","30","U/L"]]}}`,
+		want: `{"title":"肝功能"}`, warn: []string{"indicator_dropped@reply.table.rows[0]", "indicator_dropped@reply.table.rows[1]"}},
+	{name: "a header that names no result is not guessed", in: `{"table":{"headers":["A","B"],"rows":[["ALT","45"]]}}`,
+		want: `{}`, warn: []string{"indicator_dropped@reply.table.rows[0]"}},
+
+	// A header that repeats its columns: two rows a line, the left column's first.
+	{name: "two-column table", in: `[["名称","结果","单位","参考","名称","结果","单位","参考"],["白细胞","6.5","10^9/L","3.5-9.5","红细胞","4.5","10^12/L","4.3-5.8"],["血红蛋白","135","g/L","130-175","","","",""]]`,
+		want: `{"indicators":[{"itemName":"白细胞","valueNum":6.5,"unit":"10^9/L","refLow":3.5,"refHigh":9.5},{"itemName":"血红蛋白","valueNum":135,"unit":"g/L","refLow":130,"refHigh":175},{"itemName":"红细胞","valueNum":4.5,"unit":"10^12/L","refLow":4.3,"refHigh":5.8}]}`},
+	{name: "two-column table in headers and rows", in: `{"table":{"headers":["项目","结果","项目","结果"],"rows":[["ALT","45","AST","30"],["GGT","20",null,null]]}}`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":45},{"itemName":"GGT","valueNum":20},{"itemName":"AST","valueNum":30}]}`},
+	{name: "a half without a name is warned about", in: `[["项目","结果","项目","结果"],["ALT","45","","30"]]`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":45}]}`, warn: []string{"indicator_dropped"}},
+	{name: "a header whose halves differ is one table", in: `[["项目","结果","项目","单位"],["ALT","45","x","U/L"]]`,
+		want: `{}`, warn: []string{"indicator_dropped@reply.indicators[0]", "indicator_dropped@reply.indicators[1]"}},
+
+	// Groups of rows keyed by name.
+	{name: "groups of rows keyed by name", in: `{"title":"体检","血常规":{"WBC":{"结果":"6.5","单位":"10^9/L"},"HGB":{"结果":"135","单位":"g/L"}},"肝功能":{"ALT":{"value":45,"unit":"U/L"}}}`,
+		want: `{"title":"体检","indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5,"unit":"10^9/L"},{"itemName":"HGB","itemGroup":"血常规","valueNum":135,"unit":"g/L"},{"itemName":"ALT","itemGroup":"肝功能","valueNum":45,"unit":"U/L"}]}`},
+	{name: "groups of rows keyed by name alone", in: `{"血常规":{"WBC":{"result":"6.5"}},"肝功能":{"ALT":{"result":"45"}}}`,
+		want: `{"indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5},{"itemName":"ALT","itemGroup":"肝功能","valueNum":45}]}`},
+	{name: "one group of rows keyed by name", in: `{"title":"血脂","血脂":{"总胆固醇":{"value":"5.86","unit":"mmol/L"},"甘油三酯":{"value":"1.2","unit":"mmol/L"}}}`,
+		want: `{"title":"血脂","indicators":[{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.86,"unit":"mmol/L"},{"itemName":"甘油三酯","itemGroup":"血脂","valueNum":1.2,"unit":"mmol/L"}]}`},
+	{name: "rows keyed by name alone", in: `{"WBC":{"result":"6.5","unit":"10^9/L"},"HGB":{"result":"135"}}`,
+		want: `{"indicators":[{"itemName":"WBC","valueNum":6.5,"unit":"10^9/L"},{"itemName":"HGB","valueNum":135}]}`},
+	{name: "a patient's details are no rows", in: `{"title":"血脂","info":{"姓名":"张三","性别":"男"},"血脂":[{"name":"TC","value":"5.2"}]}`,
+		want: `{"title":"血脂","indicators":[{"itemName":"TC","itemGroup":"血脂","valueNum":5.2}]}`},
+	{name: "groups keyed by name under the list's key", in: `{"indicators":{"血常规":{"WBC":{"result":"6.5"}},"肝功能":[{"itemName":"ALT","result":"45"}]}}`,
+		want: `{"indicators":[{"itemName":"WBC","itemGroup":"血常规","valueNum":6.5},{"itemName":"ALT","itemGroup":"肝功能","valueNum":45}]}`},
+	{name: "a patient object is no group", in: `{"title":"血脂","patient":{"name":"张三","age":{"value":45}},"血脂":[{"name":"TC","value":"5.2"}]}`,
+		want: `{"title":"血脂","indicators":[{"itemName":"TC","itemGroup":"血脂","valueNum":5.2}]}`},
+
+	// Bilingual keys.
+	{name: "bilingual keys", in: `[{"Test 项目":"Glucose 葡萄糖","Result 结果":"5.6","Unit/单位":"mmol/L","Reference Range 参考范围":"3.9-6.1","Flag 标志":"H"}]`,
+		want: `{"indicators":[{"itemName":"Glucose 葡萄糖","valueNum":5.6,"unit":"mmol/L","refLow":3.9,"refHigh":6.1,"printedFlag":"high"}]}`},
+	{name: "bilingual keys, Chinese first", in: `[{"项目 Item":"ALT","结果 Result":"45","单位 Unit":"U/L"}]`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":45,"unit":"U/L"}]}`},
+	{name: "bilingual header", in: `[["Test 项目","Result 结果","Unit/单位","Reference Range 参考范围"],["ALT","45","U/L","9-50"]]`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":45,"unit":"U/L","refLow":9,"refHigh":50}]}`},
+	{name: "bilingual keys that disagree mean nothing", in: `[{"itemName":"ALT","value":"45","Test 检测方法":"速率法"}]`,
+		want: `{"indicators":[{"itemName":"ALT","valueNum":45}]}`},
+	{name: "bilingual draft keys", in: `{"Hospital 医院":"协和医院","Report Date 报告日期":"2026-03-05","Results 结果":[{"Test 项目":"ALT","Result 结果":"45"}]}`,
+		want: `{"hospital":"协和医院","checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"ALT","valueNum":45}]}`},
+
+	// A section's list beside the report's fields keeps its group.
+	{name: "a section's list beside the fields", in: `{"title":"体检","hospital":"协和医院","血脂":[{"name":"总胆固醇","value":"5.2","unit":"mmol/L"}]}`,
+		want: `{"title":"体检","hospital":"协和医院","indicators":[{"itemName":"总胆固醇","itemGroup":"血脂","valueNum":5.2,"unit":"mmol/L"}]}`},
+	{name: "an English section's list beside the fields", in: `{"title":"Report","Lipid Panel":[{"name":"Cholesterol","value":"182"}]}`,
+		want: `{"title":"Report","indicators":[{"itemName":"Cholesterol","itemGroup":"Lipid Panel","valueNum":182}]}`},
+	{name: "a list under a word that is no section has no group", in: `{"title":"体检","rows":[{"name":"总胆固醇","value":"5.2"}]}`,
+		want: `{"title":"体检","indicators":[{"itemName":"总胆固醇","valueNum":5.2}]}`},
+	{name: "a row's own group wins over its section's", in: `{"title":"体检","血脂":[{"name":"TC","group":"血脂四项","value":"5.2"}]}`,
+		want: `{"title":"体检","indicators":[{"itemName":"TC","itemGroup":"血脂四项","valueNum":5.2}]}`},
+}
+
+func TestRuleRows(t *testing.T) {
+	b := New(lexicon.Default())
+	for _, tt := range rowsTests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := b.Build(decodeValue(t, tt.in))
+			checkResult(t, tt.in, res, tt.want, tt.warn)
+		})
+	}
+}
