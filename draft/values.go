@@ -513,7 +513,7 @@ func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) 
 // "5.86 mmol/L 参考 3.1-5.2", "5.86 mmol/L 3.1-5.2". head is the result and rng the range as
 // written; the range must read as one, so that nothing is split at a guess.
 func splitRange(s string, a *arena) (head, rng string, ok bool) {
-	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–至到<>≤≥＜＞") {
+	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–―‒‐‑﹘〜∼﹣－至到<>≤≥＜＞") {
 		return "", "", false
 	}
 	t := lexicon.Narrow(s)
