@@ -223,7 +223,7 @@ func (bd *build) root(v parse.Value, depth int) {
 // hasResult reports whether an item's fields hold a result or a range, so that a lone object
 // with only a name (a patient: {"name": "张三", "age": 45}) is not taken for an indicator.
 func hasResult(f *fields) bool {
-	for _, k := range []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange} {
+	for _, k := range []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fInRange, fOutRange} {
 		if f[k].key != "" {
 			return true
 		}
@@ -691,7 +691,8 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		}
 	}
 
-	// The result: valueNum, then valueText, then a generic value key.
+	// The result: valueNum, then valueText, then a generic value key, then columns by status.
+	statusRange(f, &bd.a)
 	num := readValue(f[fValueNum].val, &bd.a)
 	txt := readValue(f[fValueText].val, &bd.a)
 	gen := readValue(f[fValue].val, &bd.a)
@@ -770,6 +771,18 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		rngText = cmp.Or(rngText, gen.rng)
 		flag = joinFlags(flag, gen.flag)
 	}
+	inFlagColumn := false // the flag column held the result itself ("Flag": "105 H")
+	if ind.ValueNum == nil && ind.ValueText == nil {
+		st := readStatus(f, &bd.a)
+		if st.conflict {
+			warn(schema.InvalidValue, "status_both", "valueNum", kv("inRange", st.in, "outOfRange", st.out))
+		}
+		ind.ValueNum, ind.ValueText = st.v.num, st.v.text
+		setUnit(st.v.unit)
+		rngText = cmp.Or(rngText, st.v.rng)
+		flag = joinFlags(flag, st.flag)
+		inFlagColumn = st.fromFlag
+	}
 	for _, k := range [...]field{fValueNum, fValueText, fValue, fRefRange, fRefLow, fRefHigh} {
 		setUnit(keyUnit(f[k].key)) // value(mmol/L): a unit printed only in the key
 	}
@@ -777,7 +790,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	// The printed mark: a flag column says it; else the mark beside the number.
 	// A report's own flag column may hold a remark (提示: 正常，无需复查): only the contract's
 	// key, which the model was told takes a mark, warns about a value that is not one.
-	if s := f[fPrintedFlag]; s.key != "" {
+	if s := f[fPrintedFlag]; s.key != "" && !inFlagColumn {
 		fl, ok := readFlag(s.val)
 		if !ok && lookup(s.key)[1].rank == 0 {
 			warn(schema.InvalidValue, "not_flag", "printedFlag", kv("value", param(s.val)))

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/lexicon"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // This file holds the rules as tables, one per kind, so that a new spelling seen in the field is
@@ -223,6 +224,16 @@ func keyUnit(key string) string {
 		return ""
 	}
 	return u
+}
+
+// statusFlagWords are the flags a status column prints after its value, apart from it (105 H,
+// 3.2 Low, 250 (High)), compared case-insensitively; marks (↑, *) are read as anywhere else.
+var statusFlagWords = []struct {
+	word string
+	flag schema.Flag
+}{
+	{"H", schema.FlagHigh}, {"HH", schema.FlagHigh}, {"High", schema.FlagHigh}, {"L", schema.FlagLow}, {"LL", schema.FlagLow}, {"Low", schema.FlagLow},
+	{"A", schema.FlagAbnormal}, {"Abn", schema.FlagAbnormal}, {"Abnormal", schema.FlagAbnormal},
 }
 
 // A table written as an object: its header under one of tableHeaderKeys, its rows under one of

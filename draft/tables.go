@@ -1,10 +1,13 @@
 package draft
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/parse"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // Rows in other clothes than a list of objects: a table of a header row and rows of cells
@@ -242,4 +245,81 @@ func rowsOf(m parse.Member) (rowList, bool) {
 		}
 	}
 	return rowList{}, false
+}
+
+// status is a result printed in columns by status (readStatus).
+type status struct {
+	v        value
+	flag     schema.Flag
+	fromFlag bool   // the flag column held the result
+	conflict bool   // both columns held a result, and they differ
+	in, out  string // the two results of a conflict, as written
+}
+
+// readStatus reads a result printed in columns by status, as US labs print them (In Range | Out
+// of Range, Normal | Abnormal), for a row with no result under a value key: the one cell that is
+// filled is the value, and an H, L, High or Low after it there is its printed flag; a value in
+// the out-of-range column without one is flagged abnormal, as its column prints it. A flag column
+// that holds a number ("Flag": "105 H", "Abnormal": "105") holds the out-of-range result. Both
+// columns filled with different results: neither is the value.
+func readStatus(f *fields, a *arena) status {
+	var st status
+	in, out := f[fInRange], f[fOutRange]
+	if out.key == "" || out.val.Kind == parse.Null {
+		if fl := f[fPrintedFlag]; fl.key != "" {
+			if _, isFlag := readFlag(fl.val); !isFlag && readStatusCell(fl.val, a).v.num != nil {
+				out, st.fromFlag = fl, true
+			}
+		}
+	}
+	iv, ov := readStatusCell(in.val, a), readStatusCell(out.val, a)
+	hasIn, hasOut := iv.v.num != nil || iv.v.text != nil, ov.v.num != nil || ov.v.text != nil
+	switch {
+	case hasIn && hasOut && param(in.val) != param(out.val):
+		st.conflict, st.in, st.out, st.fromFlag = true, param(in.val), param(out.val), false
+	case hasOut:
+		st.v, st.flag = ov.v, cmp.Or(ov.flag, schema.FlagAbnormal)
+	case hasIn:
+		st.v, st.flag, st.fromFlag = iv.v, iv.flag, false
+	default:
+		st.fromFlag = false
+	}
+	return st
+}
+
+// statusRange takes an in-range cell that is a range with both bounds ("Normal": "3.5-5.1") for
+// the reference range, when the row gives none: a column named Normal may print either.
+func statusRange(f *fields, a *arena) {
+	if in := f[fInRange]; in.key != "" && f[fRefRange].key == "" && in.val.Kind == parse.String && isSpan(lexicon.Narrow(clean(in.val.Text)), a) {
+		f[fRefRange], f[fInRange] = in, slot{}
+	}
+}
+
+// readStatusCell reads one status column's cell: a value, and a flag word after it (105 H, 105
+// High, 3.2 (Low)) as its mark.
+func readStatusCell(raw parse.Value, a *arena) status {
+	if raw.Kind != parse.String {
+		v := readValue(raw, a)
+		return status{v: v, flag: v.flag}
+	}
+	s := clean(raw.Text)
+	var flag schema.Flag
+	if i := strings.LastIndexAny(s, " \t("); i > 0 && len(s)-i <= maxMarkLen {
+		w := strings.Trim(s[i:], " \t()")
+		for _, fw := range statusFlagWords {
+			if strings.EqualFold(w, fw.word) {
+				s, flag = strings.TrimSpace(s[:i]), fw.flag
+				break
+			}
+		}
+	}
+	v := readValue(parse.Value{Kind: parse.String, Text: s}, a)
+	return status{v: v, flag: joinFlags(v.flag, flag)}
+}
+
+// isSpan reports whether s reads as one range with both bounds (3.5-5.1).
+func isSpan(s string, a *arena) bool {
+	var buf [2]schema.RefSpan
+	r, ok := a.lex.ReadRangeInto(buf[:0], s)
+	return ok && len(r.Spans) == 1 && r.Spans[0].HasLow && r.Spans[0].HasHigh
 }
