@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-playground/validator/v10"
 
@@ -338,9 +339,12 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warn(schema.InvalidDate, dateTrouble(s.val), "checkupDate", kv("value", param(s.val)))
+			bd.warn(schema.InvalidDate, dateTrouble(s.val), "checkupDate", kv("value", param(s.val), "year", minguoYear(s.val)))
 		}
 		d.CheckupDate = date
+		if date != nil {
+			bd.datesAgree(s, *date, members)
+		}
 	}
 	if s := f[fReportYear]; s.key != "" {
 		y, ok := readYear(s.val)
@@ -401,6 +405,51 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 			}
 		default:
 			bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
+		}
+	}
+}
+
+// datesAgree warns when the report's other dates (dateKeys: a receipt or report date beside the
+// sampling date chosen) disagree with the date chosen: a later step dated before an earlier one,
+// or dates further apart than maxTurnaround. One of them may be misread; the chosen date is kept,
+// as the best-ranked, and the warning says which other date disagrees. Only the first
+// disagreement is said.
+func (bd *build) datesAgree(chosen slot, date schema.Date, members []parse.Member) {
+	from, _ := stageOf(chosen.key)
+	at := time.Date(date.Year, date.Month, date.Day, 0, 0, 0, 0, time.UTC)
+	check := func(m parse.Member) bool {
+		if fieldOf(m.Key, 0) != fCheckupDate || m.Key == chosen.key && param(m.Value) == param(chosen.val) {
+			return false
+		}
+		other, ok := readDate(m.Value)
+		if !ok || other == nil {
+			return false
+		}
+		days := int(time.Date(other.Year, other.Month, other.Day, 0, 0, 0, 0, time.UTC).Sub(at).Hours() / 24)
+		to, _ := stageOf(m.Key)
+		ordered := (from == stageSampling || from == stageCheckup || from == stageContract) && to >= stageReceipt || from == stageReceipt && to == stageReport
+		if days >= -maxTurnaround && days <= maxTurnaround && !(ordered && days < 0) {
+			return false
+		}
+		if days < 0 {
+			days = -days
+		}
+		bd.warn(schema.InvalidDate, "dates_disagree", "checkupDate", kv("value", param(chosen.val), "key", strings.TrimSpace(m.Key), "other", param(m.Value), "days", strconv.Itoa(days)))
+		return true
+	}
+	for _, m := range members {
+		if check(m) {
+			return
+		}
+	}
+	for _, m := range members { // the report's fields in an object beside the list
+		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+			continue
+		}
+		for _, n := range m.Value.Members {
+			if check(n) {
+				return
+			}
 		}
 	}
 }

@@ -647,10 +647,28 @@ func dateTrouble(raw parse.Value) string {
 		return "placeholder"
 	case yearPrefix.MatchString(cnDigits(s)), func() bool { _, ok := monthYear(s); return ok }():
 		return "no_day"
+	case minguoDate.MatchString(s):
+		return "minguo"
 	case ambiguousDate.MatchString(s), shortYearMonthDate(s):
 		return "ambiguous"
 	}
 	return "not_date"
+}
+
+// minguoDate is a date whose year has three digits, 100 to 199 (115年03月05日, 115/03/05): a
+// Minguo year (民國115年 is 2026) written without 民國, or a year misread. It is not read.
+var minguoDate = regexp.MustCompile(`^(1\d{2})\s*(?:年\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号號]?|[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,2})(?:\D|$)`)
+
+// minguoYear is the Gregorian year a date's three-digit year would be in the Minguo calendar,
+// for the warning that says it is not read as one.
+func minguoYear(raw parse.Value) string {
+	s, _, _ := dateString(raw)
+	m := minguoDate.FindStringSubmatch(s)
+	if m == nil {
+		return ""
+	}
+	y, _ := strconv.Atoi(m[1])
+	return strconv.Itoa(1911 + y)
 }
 
 // cnDigits writes a date's Chinese numerals as digits — 二〇二六年三月五日 and 二零二六年三月十五日
