@@ -70,7 +70,7 @@ func (b *Builder) build(v parse.Value, confirmed bool) schema.Result {
 	bd := build{b: b, page: 1, confirmed: confirmed}
 	bd.a.lex = b.lex
 	bd.draft.Indicators = []schema.OcrIndicator{}
-	bd.root(v, 0)
+	bd.root(visible(v), 0)
 	bd.check()
 	return bd.result()
 }

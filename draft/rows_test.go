@@ -145,6 +145,16 @@ var rowsTests = []struct {
 		want: `{}`, warn: []string{"invalid_date@checkupDate"}},
 	{name: "a Minguo year with 民國", in: `{"採樣時間":"民國115年03月05日"}`,
 		want: `{"checkupDate":"2026-03-05","reportYear":2026}`},
+
+	// Invisible characters are removed everywhere before reading.
+	{name: "zero-width characters in values, names, units, ranges, dates and keys", in: `{"check\u200bupDate":"2026-03-05\u2060","indicators":[` +
+		`{"item\u200bName":"白细胞\u200c计数","value\u200dNum":"6.5\u200b","unit":"10^9\u00ad/L","refRange":"3.5\u200b-9.5"},` +
+		`{"itemName":"\ufeff钠","valueNum":"\ufeff141","unit":"mmol/L"}]}`,
+		want: `{"checkupDate":"2026-03-05","reportYear":2026,"indicators":[{"itemName":"白细胞计数","valueNum":6.5,"unit":"10^9/L","refLow":3.5,"refHigh":9.5},{"itemName":"钠","valueNum":141,"unit":"mmol/L"}]}`},
+	{name: "bidi marks and a soft hyphen in a group's key and a text result", in: `{"\u200e血\u00ad常规":[{"项目":"尿蛋白","结果":"阴\u200b性"}],"尿常规":[{"项目":"pH","结果":"6.0"}]}`,
+		want: `{"indicators":[{"itemName":"尿蛋白","itemGroup":"血常规","valueText":"阴性"},{"itemName":"pH","itemGroup":"尿常规","valueNum":6.0}]}`},
+	{name: "a word that holds only invisible characters is null", in: `[{"itemName":"ALT","valueNum":"\u200b","unit":"U/L"}]`,
+		want: `{"indicators":[{"itemName":"ALT","unit":"U/L"}]}`},
 }
 
 func TestRuleRows(t *testing.T) {
@@ -154,5 +164,23 @@ func TestRuleRows(t *testing.T) {
 			res := b.Build(decodeValue(t, tt.in))
 			checkResult(t, tt.in, res, tt.want, tt.warn)
 		})
+	}
+}
+
+// TestVisibleShares: a reply without invisible characters is read as it is, without a copy;
+// one with them is copied where they are, and the reply itself is left as it was.
+func TestVisibleShares(t *testing.T) {
+	clean := decodeValue(t, `{"title":"血常规","indicators":[{"itemName":"白细胞计数","valueNum":"6.5","unit":"×10^9/L","refRange":"3.5–9.5 ↑"}]}`)
+	if n := testing.AllocsPerRun(100, func() { visible(clean) }); n != 0 {
+		t.Errorf("visible of a clean reply allocates %v times, want 0", n)
+	}
+	dirty := decodeValue(t, `{"title":"血常规","indicators":[{"itemName":"白细胞\u200b计数"}]}`)
+	before := mustJSON(dirty)
+	got := visible(dirty)
+	if mustJSON(dirty) != before {
+		t.Errorf("visible wrote into the reply: %s", mustJSON(dirty))
+	}
+	if want := `{"title":"血常规","indicators":[{"itemName":"白细胞计数"}]}`; mustJSON(got) != want {
+		t.Errorf("visible = %s, want %s", mustJSON(got), want)
 	}
 }
