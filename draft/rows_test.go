@@ -155,6 +155,22 @@ var rowsTests = []struct {
 		want: `{"indicators":[{"itemName":"尿蛋白","itemGroup":"血常规","valueText":"阴性"},{"itemName":"pH","itemGroup":"尿常规","valueNum":6.0}]}`},
 	{name: "a word that holds only invisible characters is null", in: `[{"itemName":"ALT","valueNum":"\u200b","unit":"U/L"}]`,
 		want: `{"indicators":[{"itemName":"ALT","unit":"U/L"}]}`},
+
+	// Units that start with their power of ten, dashes, leading-dot numbers.
+	{name: "powers of ten as units", in: `[{"itemName":"WBC","value":"6.5 10E9/L"},{"itemName":"RBC","value":"4.5 10*12/L"},{"itemName":"PLT","value":"215 10^9/L"},{"itemName":"NEUT","value":"4.1 10⁹/L"}]`,
+		want: `{"indicators":[{"itemName":"WBC","valueNum":6.5,"unit":"10E9/L"},{"itemName":"RBC","valueNum":4.5,"unit":"10*12/L"},{"itemName":"PLT","valueNum":215,"unit":"10^9/L"},{"itemName":"NEUT","valueNum":4.1,"unit":"10⁹/L"}]}`},
+	{name: "a tilde is no power of ten", in: `[{"itemName":"WBC","value":"6.5 10~9/L"}]`,
+		want: `{"indicators":[{"itemName":"WBC","valueText":"6.5 10~9/L"}]}`},
+	{name: "109 is no power of ten", in: `[{"itemName":"X","value":"6.5 109/L"}]`,
+		want: `{"indicators":[{"itemName":"X","valueText":"6.5 109/L"}]}`},
+	{name: "one power of ten written two ways is one unit", in: `[{"itemName":"NEUT","value":"4.1×10^9/L","unit":"10*9/L"},{"itemName":"RBC","value":"4.5 10E12/L","unit":"×10^12/L"}]`,
+		want: `{"indicators":[{"itemName":"NEUT","valueNum":4.1,"unit":"10*9/L"},{"itemName":"RBC","valueNum":4.5,"unit":"×10^12/L"}]}`},
+	{name: "a power of ten before a unit given beside", in: `[{"itemName":"HBV-DNA","value":"1.2 10E3","unit":"IU/mL"}]`,
+		want: `{"indicators":[{"itemName":"HBV-DNA","valueNum":1.2,"unit":"10E3 IU/mL"}]}`},
+	{name: "leading-dot numbers", in: `[{"itemName":"Creatinine","value":".85 mg/dL","refRange":".57-1.11"},{"itemName":"BE","valueNum":"-.5","refRange":"-3‐3"},{"itemName":"CRP","value":"<.5"}]`,
+		want: `{"indicators":[{"itemName":"Creatinine","valueNum":0.85,"unit":"mg/dL","refLow":0.57,"refHigh":1.11},{"itemName":"BE","valueNum":-0.5,"refLow":-3,"refHigh":3},{"itemName":"CRP","valueText":"<.5"}]}`},
+	{name: "dashes between a range's bounds", in: `[{"itemName":"K","value":"4.1","refRange":"3.5‐5.3"},{"itemName":"PLT","value":"215","refRange":"125——350"},{"itemName":"Na","value":"141","refRange":"137﹣147"},{"itemName":"Cl","value":"101 mmol/L (99‑110)"}]`,
+		want: `{"indicators":[{"itemName":"K","valueNum":4.1,"refLow":3.5,"refHigh":5.3},{"itemName":"PLT","valueNum":215,"refLow":125,"refHigh":350},{"itemName":"Na","valueNum":141,"refLow":137,"refHigh":147},{"itemName":"Cl","valueNum":101,"unit":"mmol/L","refLow":99,"refHigh":110}]}`},
 }
 
 func TestRuleRows(t *testing.T) {
