@@ -49,8 +49,14 @@ func tableRows(list []parse.Value) []parse.Value {
 	if period == 0 {
 		return list
 	}
-	repeats := len(header) / period
-	out := make([]parse.Value, 0, (len(list)-1)*repeats)
+	// Only as many repeats as the longest row fills: a header of a thousand repeats costs no more
+	// than the rows it has.
+	widest := 0
+	for _, row := range list[1:] {
+		widest = max(widest, len(row.Elems))
+	}
+	repeats := min(len(header)/period, max(1, (widest+period-1)/period))
+	out := make([]parse.Value, 0, len(list)-1)
 	for r := range repeats {
 		for _, row := range list[1:] {
 			if row.Kind != parse.Array {
