@@ -200,3 +200,15 @@ func TestVisibleShares(t *testing.T) {
 		t.Errorf("visible = %s, want %s", mustJSON(got), want)
 	}
 }
+
+// TestStatusWordsAreResults: the words that name a status column (normal, 范围内) are results
+// when a reply prints them as one, never a template's placeholder (FromReply's scrub).
+func TestStatusWordsAreResults(t *testing.T) {
+	b := New(lexicon.Default())
+	reply := `{"title":"尿常规","indicators":[{"itemName":"Color","valueText":"Normal"},{"itemName":"Clarity","value":"normal"},{"itemName":"外观","结果":"范围内"}]}`
+	out, err := b.FromReply(reply, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, reply, out.Result, `{"title":"尿常规","indicators":[{"itemName":"Color","valueText":"Normal"},{"itemName":"Clarity","valueText":"normal"},{"itemName":"外观","valueText":"范围内"}]}`, nil)
+}

@@ -489,7 +489,7 @@ var placeholderTable, placeholderMax = func() (map[string]bool, int) {
 	}
 	for _, a := range aliases {
 		switch a.field {
-		case fIndicators, fRefLow, fRefHigh, fValueText, fValueNum, fPrintedFlag: // a flag word (abnormal, 提示) is a mark, not a template
+		case fIndicators, fRefLow, fRefHigh, fValueText, fValueNum, fPrintedFlag, fInRange, fOutRange: // a flag or status word (abnormal, 提示, normal) is a result or a mark, not a template
 			continue
 		}
 		for _, k := range a.keys {
