@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-playground/validator/v10"
 
@@ -69,7 +70,7 @@ func (b *Builder) build(v parse.Value, confirmed bool) schema.Result {
 	bd := build{b: b, page: 1, confirmed: confirmed}
 	bd.a.lex = b.lex
 	bd.draft.Indicators = []schema.OcrIndicator{}
-	bd.root(v, 0)
+	bd.root(visible(v), 0)
 	bd.check()
 	return bd.result()
 }
@@ -165,13 +166,26 @@ func (bd *build) root(v parse.Value, depth int) {
 			bd.fields(&f, v.Members)
 			return
 		}
+		if list, at, ok := asTable(v); ok { // {"headers": [...], "rows": [[...], ...]}
+			bd.items(list, at, nil, 0)
+			return
+		}
 		var item fields
 		if item.pick(v.Members, 1) && item[fItemName].key != "" && hasResult(&item) {
 			bd.items([]parse.Value{v}, "indicators", nil, 0)
 			return
 		}
-		if lists := otherLists(v.Members, 0); len(lists) >= 2 {
+		switch lists := otherLists(v.Members, 0); {
+		case len(lists) >= 2:
 			bd.groups(lists) // {"血常规": [...], "尿常规": [...]}
+			return
+		case len(lists) == 1 && (lists[0].table || bd.section(lists[0].key) != nil):
+			// {"血脂": [...]}, {"table": {"headers": …, "rows": …}}: one list that no wrapper holds
+			bd.items(lists[0].elems, lists[0].path, bd.section(lists[0].key), 0)
+			return
+		}
+		if isKeyedRows(v.Members) { // {"WBC": {"result": "6.5"}, "HGB": {"result": "135"}}
+			bd.items(keyedItems(v.Members), "indicators", nil, 0)
 			return
 		}
 		if depth >= maxUnwrap {
@@ -210,7 +224,7 @@ func (bd *build) root(v parse.Value, depth int) {
 // hasResult reports whether an item's fields hold a result or a range, so that a lone object
 // with only a name (a patient: {"name": "张三", "age": 45}) is not taken for an indicator.
 func hasResult(f *fields) bool {
-	for _, k := range []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange} {
+	for _, k := range []field{fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fInRange, fOutRange} {
 		if f[k].key != "" {
 			return true
 		}
@@ -228,13 +242,20 @@ func keyedItems(members []parse.Member) []parse.Value {
 	for i, m := range members {
 		switch m.Value.Kind {
 		case parse.Array:
-			out[i] = parse.Value{Kind: parse.Object, Members: []parse.Member{
-				{Key: "itemGroup", Value: parse.Value{Kind: parse.String, Text: m.Key}}, {Key: "items", Value: m.Value}}}
+			out[i] = group(m.Key, m.Value)
 		case parse.Object:
 			var f fields
 			f.pick(m.Value.Members, 1)
 			if f[fItemName].key != "" {
 				out[i] = m.Value
+				continue
+			}
+			if list, _, ok := asTable(m.Value); ok { // a group's table: {"血常规": {"headers": …, "rows": …}}
+				out[i] = group(m.Key, parse.Value{Kind: parse.Array, Elems: list})
+				continue
+			}
+			if !hasResult(&f) && isKeyedRows(m.Value.Members) { // a group's rows by name: {"血常规": {"WBC": {…}}}
+				out[i] = group(m.Key, m.Value)
 				continue
 			}
 			out[i] = parse.Value{Kind: parse.Object, Members: append([]parse.Member{name(m.Key)}, m.Value.Members...)}
@@ -243,6 +264,12 @@ func keyedItems(members []parse.Member) []parse.Value {
 		}
 	}
 	return out
+}
+
+// group is a group of rows under a name, as items reads one.
+func group(name string, rows parse.Value) parse.Value {
+	return parse.Value{Kind: parse.Object, Members: []parse.Member{
+		{Key: "itemGroup", Value: parse.Value{Kind: parse.String, Text: name}}, {Key: "items", Value: rows}}}
 }
 
 // slot is the key and value chosen for a field; key is "" when the object has none.
@@ -312,9 +339,12 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	if s := f[fCheckupDate]; s.key != "" {
 		date, ok := readDate(s.val)
 		if !ok {
-			bd.warn(schema.InvalidDate, dateTrouble(s.val), "checkupDate", kv("value", param(s.val)))
+			bd.warn(schema.InvalidDate, dateTrouble(s.val), "checkupDate", kv("value", param(s.val), "year", minguoYear(s.val)))
 		}
 		d.CheckupDate = date
+		if date != nil {
+			bd.datesAgree(s, *date, members)
+		}
 	}
 	if s := f[fReportYear]; s.key != "" {
 		y, ok := readYear(s.val)
@@ -335,12 +365,18 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	}
 
 	if f[fIndicators].key == "" {
-		// No list key we know: lists of objects under other keys are the indicators, one list
-		// as it is, several as groups named by their keys.
+		// No list key we know: a table beside the fields ({"title": …, "columns": [...], "data":
+		// [[...]]}) is the indicators; else lists of rows under other keys are, one list as it is
+		// (its group named by its key when that is a section's name: {"血脂": [...]}), several
+		// as groups named by their keys.
+		if list, at, ok := asTable(parse.Value{Kind: parse.Object, Members: members}); ok {
+			bd.items(list, at, nil, 0)
+			return
+		}
 		switch lists := otherLists(members, 0); len(lists) {
 		case 0:
 		case 1:
-			bd.items(tableRows(lists[0].Value.Elems), lists[0].Key, nil, 0)
+			bd.items(lists[0].elems, lists[0].path, bd.section(lists[0].key), 0)
 		default:
 			bd.groups(lists)
 		}
@@ -357,6 +393,10 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 		case parse.Array:
 			bd.items(tableRows(m.Value.Elems), "indicators", nil, 0)
 		case parse.Object:
+			if list, at, ok := asTable(m.Value); ok { // {"results": {"columns": [...], "rows": [[...]]}}
+				bd.items(list, "indicators."+at, nil, 0)
+				continue
+			}
 			bd.items(keyedItems(m.Value.Members), "indicators", nil, 0)
 		case parse.Null:
 		case parse.String:
@@ -365,6 +405,51 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 			}
 		default:
 			bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
+		}
+	}
+}
+
+// datesAgree warns when the report's other dates (dateKeys: a receipt or report date beside the
+// sampling date chosen) disagree with the date chosen: a later step dated before an earlier one,
+// or dates further apart than maxTurnaround. One of them may be misread; the chosen date is kept,
+// as the best-ranked, and the warning says which other date disagrees. Only the first
+// disagreement is said.
+func (bd *build) datesAgree(chosen slot, date schema.Date, members []parse.Member) {
+	from, _ := stageOf(chosen.key)
+	at := time.Date(date.Year, date.Month, date.Day, 0, 0, 0, 0, time.UTC)
+	check := func(m parse.Member) bool {
+		if fieldOf(m.Key, 0) != fCheckupDate || m.Key == chosen.key && param(m.Value) == param(chosen.val) {
+			return false
+		}
+		other, ok := readDate(m.Value)
+		if !ok || other == nil {
+			return false
+		}
+		days := int(time.Date(other.Year, other.Month, other.Day, 0, 0, 0, 0, time.UTC).Sub(at).Hours() / 24)
+		to, _ := stageOf(m.Key)
+		ordered := (from == stageSampling || from == stageCheckup || from == stageContract) && to >= stageReceipt || from == stageReceipt && to == stageReport
+		if days >= -maxTurnaround && days <= maxTurnaround && !(ordered && days < 0) {
+			return false
+		}
+		if days < 0 {
+			days = -days
+		}
+		bd.warn(schema.InvalidDate, "dates_disagree", "checkupDate", kv("value", param(chosen.val), "key", strings.TrimSpace(m.Key), "other", param(m.Value), "days", strconv.Itoa(days)))
+		return true
+	}
+	for _, m := range members {
+		if check(m) {
+			return
+		}
+	}
+	for _, m := range members { // the report's fields in an object beside the list
+		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+			continue
+		}
+		for _, n := range m.Value.Members {
+			if check(n) {
+				return
+			}
 		}
 	}
 }
@@ -438,32 +523,35 @@ func (bd *build) unplaced(members []parse.Member) {
 }
 
 // groups reads lists keyed by their group's name.
-func (bd *build) groups(lists []parse.Member) {
+func (bd *build) groups(lists []rowList) {
 	for _, l := range lists {
 		var g *string
-		if k := strings.TrimSpace(l.Key); !isNullWord(k) {
+		if k := strings.TrimSpace(l.key); !isNullWord(k) {
 			g = &k
 		}
-		bd.items(tableRows(l.Value.Elems), l.Key, g, 1)
+		bd.items(l.elems, l.path, g, 1)
 	}
 }
 
-// otherLists returns the members whose value is a list of objects (or of table rows) and whose
-// key means nothing at the level.
-func otherLists(members []parse.Member, level int) []parse.Member {
-	var out []parse.Member
+// section is a list's key as its group when it names a section of the report the lexicon knows
+// ({"血脂": [...]}, "Lipid Panel"), or nil: a word such as rows or 数据 names no group.
+func (bd *build) section(key string) *string {
+	k := strings.TrimSpace(key)
+	if _, ok := bd.b.lex.Section(k); !ok {
+		return nil
+	}
+	return &k
+}
+
+// otherLists returns the lists of rows (rowsOf) under keys that mean nothing at the level.
+func otherLists(members []parse.Member, level int) []rowList {
+	var out []rowList
 	for _, m := range members {
-		if m.Value.Kind != parse.Array || len(m.Value.Elems) == 0 || known(m.Key, level) || isPersonKey(m.Key) {
+		if !m.Value.IsContainer() || known(m.Key, level) || isPersonKey(m.Key) {
 			continue
 		}
-		objects := 0
-		for _, e := range m.Value.Elems {
-			if e.Kind == parse.Object || e.Kind == parse.Array {
-				objects++
-			}
-		}
-		if objects*2 > len(m.Value.Elems) {
-			out = append(out, m)
+		if l, ok := rowsOf(m); ok {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -478,51 +566,67 @@ func lookup(key string) [2]aliasRank {
 	if e, ok := keyTable[key]; ok {
 		return e
 	}
-	return keyTable[normKey(key)]
+	if e, ok := keyTable[normKey(key)]; ok {
+		return e
+	}
+	return bilingual(key)
 }
 
-func known(key string, level int) bool { return fieldOf(key, level) != noField }
-
-// tableRows reads a list written as a table: a header row of field names, then one row per item
-// ([["项目","结果","单位","参考范围"], ["钠","141","mmol/L","137-147"]]). Rows are read only under
-// a header that names at least an item and a result; without one, a row's meaning would be a
-// guess, and it is dropped as not an object.
-func tableRows(list []parse.Value) []parse.Value {
-	if len(list) < 2 || list[0].Kind != parse.Array {
-		return list
+// bilingual reads a key printed in two languages, as bilingual reports label their columns
+// ("Test 项目", "Result 结果", "Unit/单位", "项目 Item"): it means a field when both of its halves,
+// the Latin and the Chinese, mean that field; halves that mean different things, or one that
+// means nothing ("Test 检测方法"), make a key that means nothing.
+func bilingual(key string) [2]aliasRank {
+	k := trimLabel(key)
+	if i := strings.IndexAny(k, "(（["); i > 0 {
+		k = trimLabel(k[:i])
 	}
-	header := list[0].Elems
-	var names, results int
-	for _, h := range header {
-		if h.Kind != parse.String {
-			return list
-		}
-		switch fieldOf(h.Text, 1) {
-		case fItemName:
-			names++
-		case fValue, fValueNum, fValueText:
-			results++
-		}
+	latin, han, ok := splitScripts(k)
+	if !ok {
+		return [2]aliasRank{}
 	}
-	if names != 1 || results == 0 {
-		return list
-	}
-	out := make([]parse.Value, 0, len(list)-1)
-	for _, row := range list[1:] {
-		if row.Kind != parse.Array {
-			out = append(out, row)
-			continue
+	a, b := keyTable[normKey(latin)], keyTable[normKey(han)]
+	var out [2]aliasRank
+	for l := range out {
+		if a[l].field != noField && a[l].field == b[l].field {
+			out[l] = aliasRank{a[l].field, max(a[l].rank, b[l].rank, 1)} // never the contract's own key
 		}
-		obj := parse.Value{Kind: parse.Object}
-		for i, cell := range row.Elems {
-			if i < len(header) {
-				obj.Members = append(obj.Members, parse.Member{Key: header[i].Text, Value: cell})
-			}
-		}
-		out = append(out, obj)
 	}
 	return out
 }
+
+// splitScripts splits a key into its Latin half and its Chinese half, in either order, with the
+// spaces or a slash between them; ok is false unless it is exactly one of each.
+func splitScripts(k string) (latin, han string, ok bool) {
+	i := strings.IndexFunc(k, func(r rune) bool { return r >= 0x2E80 })
+	if i < 0 {
+		return "", "", false
+	}
+	if i == 0 { // 项目 Item
+		j := strings.IndexFunc(k, func(r rune) bool { return r < 0x80 && r != ' ' && r != '/' && r != '|' })
+		if j < 0 {
+			return "", "", false
+		}
+		han, latin = k[:j], k[j:]
+	} else { // Test 项目
+		latin, han = k[:i], k[i:]
+	}
+	latin = strings.Trim(latin, " /|")
+	han = strings.Trim(han, " /|")
+	for _, r := range latin {
+		if r >= 0x80 {
+			return "", "", false
+		}
+	}
+	for _, r := range han {
+		if r < 0x80 && r != ' ' {
+			return "", "", false
+		}
+	}
+	return latin, han, latin != "" && han != ""
+}
+
+func known(key string, level int) bool { return fieldOf(key, level) != noField }
 
 // text reads a text field of the draft.
 func (bd *build) text(s slot, path string) *string {
@@ -550,6 +654,11 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 		}
 		var f fields
 		f.pick(raw.Members, 1)
+		if f[fIndicators].key == "" {
+			if list, at, ok := asTable(raw); ok { // a group's table: {"name": "血常规", "headers": …, "rows": …}
+				f[fIndicators] = slot{key: at, val: parse.Value{Kind: parse.Array, Elems: list}}
+			}
+		}
 		for _, k := range [...]field{fValue, fItemName} {
 			if v := f[k]; f[fIndicators].key == "" && v.val.Kind == parse.Array && len(otherLists([]parse.Member{{Key: "_", Value: v.val}}, 1)) == 1 {
 				f[fIndicators] = v // {"类别": "血常规", "检验结果": [...]} or {"組別": …, "項目": [...]}: the group's list
@@ -557,7 +666,9 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 			}
 		}
 		if sub := f[fIndicators].val; sub.Kind == parse.Array || sub.Kind == parse.Object && !hasResult(&f) {
-			if sub.Kind == parse.Object {
+			if list, _, ok := asTable(sub); ok {
+				sub = parse.Value{Kind: parse.Array, Elems: list}
+			} else if sub.Kind == parse.Object {
 				sub = parse.Value{Kind: parse.Array, Elems: keyedItems(sub.Members)}
 			}
 			if depth >= maxGroupDepth {
@@ -629,7 +740,8 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		}
 	}
 
-	// The result: valueNum, then valueText, then a generic value key.
+	// The result: valueNum, then valueText, then a generic value key, then columns by status.
+	statusRange(f, &bd.a)
 	num := readValue(f[fValueNum].val, &bd.a)
 	txt := readValue(f[fValueText].val, &bd.a)
 	gen := readValue(f[fValue].val, &bd.a)
@@ -708,6 +820,18 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 		rngText = cmp.Or(rngText, gen.rng)
 		flag = joinFlags(flag, gen.flag)
 	}
+	inFlagColumn := false // the flag column held the result itself ("Flag": "105 H")
+	if ind.ValueNum == nil && ind.ValueText == nil {
+		st := readStatus(f, &bd.a)
+		if st.conflict {
+			warn(schema.InvalidValue, "status_both", "valueNum", kv("inRange", st.in, "outOfRange", st.out))
+		}
+		ind.ValueNum, ind.ValueText = st.v.num, st.v.text
+		setUnit(st.v.unit)
+		rngText = cmp.Or(rngText, st.v.rng)
+		flag = joinFlags(flag, st.flag)
+		inFlagColumn = st.fromFlag
+	}
 	for _, k := range [...]field{fValueNum, fValueText, fValue, fRefRange, fRefLow, fRefHigh} {
 		setUnit(keyUnit(f[k].key)) // value(mmol/L): a unit printed only in the key
 	}
@@ -715,7 +839,7 @@ func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrI
 	// The printed mark: a flag column says it; else the mark beside the number.
 	// A report's own flag column may hold a remark (提示: 正常，无需复查): only the contract's
 	// key, which the model was told takes a mark, warns about a value that is not one.
-	if s := f[fPrintedFlag]; s.key != "" {
+	if s := f[fPrintedFlag]; s.key != "" && !inFlagColumn {
 		fl, ok := readFlag(s.val)
 		if !ok && lookup(s.key)[1].rank == 0 {
 			warn(schema.InvalidValue, "not_flag", "printedFlag", kv("value", param(s.val)))

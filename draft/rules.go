@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocrdraft/ocrdraft/lexicon"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // This file holds the rules as tables, one per kind, so that a new spelling seen in the field is
@@ -32,6 +33,8 @@ const (
 	fRefHigh
 	fRefRange // a reference range written as one string
 	fPrintedFlag
+	fInRange  // a result printed in an in-range column (US labs: In Range | Out of Range)
+	fOutRange // a result printed in an out-of-range column, its H or L after it
 	numFields
 )
 
@@ -57,9 +60,7 @@ var aliases = []struct {
 	{fHospital, []string{"hospital", "医院", "医院名称", "institution", "hospitalName", "机构", "医疗机构", "检验机构", "送检医院", "institutionName", "facility",
 		"facilityName", "laboratory", "laboratoryName", "labName", "clinic", "clinicName", "medicalCenter", "medicalInstitution", "healthcareFacility",
 		"organization", "organizationName", "performingLab", "performingLaboratory", "医事机构", "院所名称", "检验单位", "检测机构", "单位名称"}},
-	{fCheckupDate, []string{"checkupDate", "date", "reportDate", "检查日期", "报告日期", "采样日期", "体检日期", "检验日期", "送检日期", "采集日期", "日期", "sampleDate", "collectionDate", "testDate", "examDate", "dateOfReport", "dateOfTest", "dateOfCollection", "reportTime", "检验时间", "报告时间", "采样时间",
-		"collectedDate", "collectedAt", "collectionTime", "dateCollected", "specimenDate", "sampleCollectionDate", "drawDate", "reportedDate", "reportedAt", "dateReported",
-		"resultDate", "examinationDate", "visitDate", "checkDate", "collected", "reported", "specimenCollected", "collectedOn", "collectionDateTime", "dateTimeCollected", "reportedOn", "采检日期", "采集时间", "检测日期", "检测时间", "签发日期", "审核日期"}},
+	{fCheckupDate, dateAliases()},
 	{fReportYear, []string{"reportYear", "year", "年份", "年度"}},
 	{fIndicators, []string{"indicators", "items", "results", "指标", "检验项目列表", "项目列表", "检验结果列表", "indicatorList", "检验结果", "检查结果", "结果列表", "labResults", "testResults", "tests",
 		"analytes", "parameters", "components", "measurements", "observations", "labTests", "labValues", "testItems", "resultList", "检测结果", "检验项目", "检测项目"}},
@@ -82,13 +83,92 @@ var aliases = []struct {
 		"refInterval", "referenceValues", "refValue", "normalValues", "normalValue", "expectedRange", "biologicalReferenceInterval",
 		"参考值范围", "正常参考值", "正常参考范围", "生物参考区间", "参考"}},
 	{fPrintedFlag, []string{"printedFlag", "flag", "abnormalFlag", "提示", "标志", "异常标志", "异常提示", "结果提示", "abnormal", "h/l", "状态", "flags", "高低"}},
+	// Result columns by status: the one cell that is filled is the value (see statusValue).
+	{fInRange, []string{"inRange", "withinRange", "resultInRange", "inRangeResult", "normal", "normalResult", "withinNormalRange", "范围内", "正常结果", "参考范围内"}},
+	{fOutRange, []string{"outOfRange", "outsideRange", "resultOutOfRange", "outOfRangeResult", "abnormalResult", "outsideNormalRange", "范围外", "异常结果", "超出范围", "参考范围外"}},
 }
+
+// dateStage is the step of a sample's way through the lab a date key names.
+type dateStage int
+
+const (
+	stageContract dateStage = iota // checkupDate, the contract's own key: the checkup or sampling date
+	stageSampling                  // the sample was taken
+	stageCheckup                   // the checkup or the test, without saying which step
+	stageAny                       // a date that says nothing of what it dates
+	stageReceipt                   // the lab received the sample
+	stageReport                    // the report was written, checked or printed
+)
+
+// dateKeys name the report's dates, by the step they date, best first: checkupDate is the
+// checkup or sampling date, the one a trend needs, so when a report prints several the sampling
+// date wins over the receipt date, which wins over the report's; the report's date is the
+// checkupDate only when nothing else is printed. Traditional keys (採樣時間, 報告日期) match
+// through normKey's fold. When the date chosen and another disagree by more than a lab's
+// turnaround (maxTurnaround), or a later step is dated before an earlier one, invalid_date says so.
+var dateKeys = []struct {
+	stage dateStage
+	keys  []string
+}{
+	{stageContract, []string{"checkupDate"}},
+	{stageSampling, []string{"采样时间", "采样日期", "采集时间", "采集日期", "标本采集时间", "标本采集日期", "标本采集", "采样", "采检日期", "采血时间", "采血日期", "抽血时间", "抽血日期", "取样时间", "取样日期", "留样时间",
+		"collectionDate", "collectionTime", "collectionDateTime", "collected", "collectedDate", "collectedAt", "collectedOn", "dateCollected", "dateTimeCollected", "dateOfCollection",
+		"specimenCollected", "specimenCollectionDate", "specimenCollectionTime", "specimenDate", "sampleDate", "sampleCollectionDate", "sampleTime", "samplingDate", "samplingTime",
+		"drawn", "drawDate", "drawnDate", "dateDrawn", "drawnAt", "drawnOn", "bloodDrawDate"}},
+	{stageCheckup, []string{"体检日期", "检查日期", "检验日期", "检测日期", "检验时间", "检测时间", "送检日期", "送检时间",
+		"examDate", "examinationDate", "testDate", "dateOfTest", "visitDate", "checkDate", "serviceDate", "dateOfService"}},
+	{stageAny, []string{"date", "日期", "dateTime"}},
+	{stageReceipt, []string{"接收时间", "接收日期", "收样时间", "收样日期", "签收时间", "签收日期", "核收时间", "标本接收时间", "标本接收日期",
+		"received", "receivedDate", "receivedAt", "receivedOn", "receivedTime", "dateReceived", "receiptDate", "specimenReceived"}},
+	{stageReport, []string{"报告时间", "报告日期", "审核时间", "审核日期", "签发时间", "签发日期", "发布日期", "出报告时间", "检验报告日期", "打印时间", "打印日期",
+		"reportDate", "reportTime", "reported", "reportedDate", "reportedAt", "reportedOn", "dateReported", "dateOfReport", "resultDate", "finalDate",
+		"verifiedDate", "approvedDate", "printDate", "printedDate", "issueDate", "dateIssued"}},
+}
+
+// maxTurnaround is the most days a sample's dates may lie apart before they disagree: routine
+// chemistry and blood counts report the same day or the next, cultures within a week or two,
+// send-out tests (genetics) within a month; a month or a year misread puts dates further apart.
+const maxTurnaround = 31
+
+// dateAliases are dateKeys' keys in order: the aliases of checkupDate, best first.
+func dateAliases() []string {
+	var out []string
+	for _, d := range dateKeys {
+		out = append(out, d.keys...)
+	}
+	return out
+}
+
+// stageOf is the step a date key names (after normKey), and whether it names one.
+func stageOf(key string) (dateStage, bool) {
+	if s, ok := dateStageTable[normKey(key)]; ok {
+		return s, true
+	}
+	if latin, han, ok := splitScripts(trimLabel(key)); ok { // Report Date 报告日期
+		if s, ok := dateStageTable[normKey(han)]; ok {
+			return s, true
+		}
+		s, ok := dateStageTable[normKey(latin)]
+		return s, ok
+	}
+	return stageAny, false
+}
+
+var dateStageTable = func() map[string]dateStage {
+	m := map[string]dateStage{}
+	for _, d := range dateKeys {
+		for _, k := range d.keys {
+			m[normKey(k)] = d.stage
+		}
+	}
+	return m
+}()
 
 // draftFields and itemFields say which fields each level reads; the same key can mean different
 // things at each level ("指标" is the list at the top and a name inside an item).
 var (
 	draftFields = map[field]bool{fTitle: true, fHospital: true, fCheckupDate: true, fReportYear: true, fIndicators: true}
-	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true, fPrintedFlag: true}
+	itemFields  = map[field]bool{fItemName: true, fItemGroup: true, fValueNum: true, fValueText: true, fValue: true, fUnit: true, fRefLow: true, fRefHigh: true, fRefRange: true, fIndicators: true, fPrintedFlag: true, fInRange: true, fOutRange: true}
 )
 
 type aliasRank struct {
@@ -219,6 +299,26 @@ func keyUnit(key string) string {
 	}
 	return u
 }
+
+// statusFlagWords are the flags a status column prints after its value, apart from it (105 H,
+// 3.2 Low, 250 (High)), compared case-insensitively; marks (↑, *) are read as anywhere else.
+var statusFlagWords = []struct {
+	word string
+	flag schema.Flag
+}{
+	{"H", schema.FlagHigh}, {"HH", schema.FlagHigh}, {"High", schema.FlagHigh}, {"L", schema.FlagLow}, {"LL", schema.FlagLow}, {"Low", schema.FlagLow},
+	{"A", schema.FlagAbnormal}, {"Abn", schema.FlagAbnormal}, {"Abnormal", schema.FlagAbnormal},
+}
+
+// A table written as an object: its header under one of tableHeaderKeys, its rows under one of
+// tableRowKeys ({"headers": [...], "rows": [[...]]}, {"columns": …, "data": …}, {"header": …,
+// "body": …}); a header cell that is an object names its column under one of columnNameKeys.
+// Compared after normKey.
+var (
+	tableHeaderKeys = []string{"headers", "header", "columns", "cols", "columnnames", "columnheaders", "headerrow", "head", "表头", "列名", "列", "标题行", "表头行"}
+	tableRowKeys    = []string{"rows", "body", "data", "records", "values", "tablerows", "datarows", "行", "数据", "表体", "数据行"}
+	columnNameKeys  = []string{"name", "title", "label", "header", "text", "key", "field", "名称", "列名"}
+)
 
 // nullWords are strings that mean "no value" in any field (compared case-insensitively, trimmed).
 var nullWords = []string{"", "null", "none", "n/a", "nan", "nil", "undefined"}
@@ -389,7 +489,7 @@ var placeholderTable, placeholderMax = func() (map[string]bool, int) {
 	}
 	for _, a := range aliases {
 		switch a.field {
-		case fIndicators, fRefLow, fRefHigh, fValueText, fValueNum, fPrintedFlag: // a flag word (abnormal, 提示) is a mark, not a template
+		case fIndicators, fRefLow, fRefHigh, fValueText, fValueNum, fPrintedFlag, fInRange, fOutRange: // a flag or status word (abnormal, 提示, normal) is a result or a mark, not a template
 			continue
 		}
 		for _, k := range a.keys {

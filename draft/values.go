@@ -380,6 +380,10 @@ func isUnit(s string) bool {
 	if s == "" || len(s) > 30 || isNullWord(s) {
 		return false
 	}
+	if n := powerOfTen(s); n > 0 { // 10^9/L, 10*9/L, 10E12/L, 10⁹/L: a unit that starts with its power
+		rest := s[n:]
+		return rest == "" || rest[0] == '/' && isUnit(rest) || isUnit(rest) && !isDigit(rest[0])
+	}
 	r, _ := utf8.DecodeRuneInString(s)
 	if r == '/' && len(s) > 1 { // per something: /HP, /μL; but not 120/80
 		r2, _ := utf8.DecodeRuneInString(s[1:])
@@ -399,6 +403,46 @@ func isUnit(s string) bool {
 		}
 	}
 	return true
+}
+
+// powerOfTen is the length of a power of ten at the start of a unit — 10^9, 10*9, 10**9, 10E9,
+// 10e12, 10⁹ — or 0. The sign between 10 and its power must be there (109 is a number), and a
+// tilde is none: 10~9/L is a misread, left as written for the checks to flag.
+func powerOfTen(s string) int {
+	if !strings.HasPrefix(s, "10") {
+		return 0
+	}
+	i := 2
+	switch {
+	case strings.HasPrefix(s[i:], "**"):
+		i += 2
+	case i < len(s) && (s[i] == '^' || s[i] == '*' || s[i] == 'e' || s[i] == 'E'):
+		i++
+	default:
+		j := i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !strings.ContainsRune("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", r) {
+				break
+			}
+			j += size
+		}
+		if j == i {
+			return 0
+		}
+		return j
+	}
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j == i || j-i > 2 {
+		return 0
+	}
+	return j
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -513,7 +557,7 @@ func readRangeText(s string, a *arena) (b bounds, num *schema.Decimal, ok bool) 
 // "5.86 mmol/L 参考 3.1-5.2", "5.86 mmol/L 3.1-5.2". head is the result and rng the range as
 // written; the range must read as one, so that nothing is split at a guess.
 func splitRange(s string, a *arena) (head, rng string, ok bool) {
-	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–至到<>≤≥＜＞") {
+	if len(s) > 120 || !strings.ContainsAny(s, "-~～—–―‒‐‑﹘〜∼﹣－至到<>≤≥＜＞") {
 		return "", "", false
 	}
 	t := lexicon.Narrow(s)
@@ -647,10 +691,28 @@ func dateTrouble(raw parse.Value) string {
 		return "placeholder"
 	case yearPrefix.MatchString(cnDigits(s)), func() bool { _, ok := monthYear(s); return ok }():
 		return "no_day"
+	case minguoDate.MatchString(s):
+		return "minguo"
 	case ambiguousDate.MatchString(s), shortYearMonthDate(s):
 		return "ambiguous"
 	}
 	return "not_date"
+}
+
+// minguoDate is a date whose year has three digits, 100 to 199 (115年03月05日, 115/03/05): a
+// Minguo year (民國115年 is 2026) written without 民國, or a year misread. It is not read.
+var minguoDate = regexp.MustCompile(`^(1\d{2})\s*(?:年\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号號]?|[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,2})(?:\D|$)`)
+
+// minguoYear is the Gregorian year a date's three-digit year would be in the Minguo calendar,
+// for the warning that says it is not read as one.
+func minguoYear(raw parse.Value) string {
+	s, _, _ := dateString(raw)
+	m := minguoDate.FindStringSubmatch(s)
+	if m == nil {
+		return ""
+	}
+	y, _ := strconv.Atoi(m[1])
+	return strconv.Itoa(1911 + y)
 }
 
 // cnDigits writes a date's Chinese numerals as digits — 二〇二六年三月五日 and 二零二六年三月十五日
@@ -1025,7 +1087,7 @@ func clean(s string) string {
 
 // sameUnit compares units as written loosely: case, spaces, a leading multiplication sign,
 // micro signs and superscript digits do not matter (×10^9/L is 10⁹/L).
-func sameUnit(a, b string) bool { return unitKey(a) == unitKey(b) }
+func sameUnit(a, b string) bool { return unitKey(a) == unitKey(b) || lexicon.SameUnit(a, b) }
 
 var unitFold = strings.NewReplacer(" ", "", "^", "", "μ", "u", "µ", "u",
 	"⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9")
@@ -1035,8 +1097,9 @@ func unitKey(u string) string {
 	return strings.TrimLeft(u, "×x*")
 }
 
-// multiplier is a power of ten written before a unit: ×10^3, x10^9, *10^12, ×10³.
-var multiplier = regexp.MustCompile(`^[×xX*]\s*10(\^?[-+]?\d+|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)$`)
+// multiplier is a power of ten written before a unit: ×10^3, x10^9, *10^12, ×10³, and without
+// the sign 10^3, 10*3, 10E3, 10³ (never 103).
+var multiplier = regexp.MustCompile(`^(?:[×xX*]\s*10(?:\^|\*\*?|[eE])?[-+]?\d+|[×xX*]?\s*10(?:\^|\*\*?|[eE])[-+]?\d+|[×xX*]?\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)$`)
 
 func isMultiplier(u string) bool { return multiplier.MatchString(strings.TrimSpace(u)) }
 

@@ -254,6 +254,19 @@ func normUnit(k *key, s string) {
 	}
 }
 
+// SameUnit reports whether two printed units are one unit written two ways, as the lexicon
+// matches units: ×10^9/L, 10*9/L, 10E9/L and 10⁹/L are one; μmol/L and umol/l are one. A unit too
+// long to normalise is the same only as itself.
+func SameUnit(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var ka, kb key
+	normUnit(&ka, a)
+	normUnit(&kb, b)
+	return !ka.over && !kb.over && bytes.Equal(ka.bytes(), kb.bytes())
+}
+
 func hasPrefix(u []rune, p string) bool {
 	i := 0
 	for _, r := range p {

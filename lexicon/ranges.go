@@ -15,7 +15,10 @@ import (
 // rangeSeparators stand between the two bounds of a span: 3.9-6.1, 3.9～6.1, 3.9 至 6.1, 4 to 10.
 // "--" is read only when "-" would make the upper bound negative (3.5--5.5), so that -3--1 stays
 // -3 to -1.
-var rangeSeparators = []string{"-", "--", "~", "–", "—", "―", "‒", "〜", "∼", "至", "到", "to", "TO", "To"}
+// The dashes are every one a reply was seen to print: hyphen ‐ and non-breaking hyphen ‑, figure
+// dash ‒, en dash –, em dash — (doubled as a Chinese dash ——), horizontal bar ―, the small em dash
+// ﹘ and the wave dash 〜; full-width －, ～ and the small hyphen-minus ﹣ are folded first (Narrow).
+var rangeSeparators = []string{"-", "--", "~", "–", "——", "—", "―", "‒", "‐", "‑", "﹘", "〜", "∼", "至", "到", "to", "TO", "To"}
 
 // comparator is a word that bounds a span on one side: high says it gives the upper bound,
 // open that the bound itself is outside (< rather than ≤). after marks a word printed after the
@@ -28,6 +31,9 @@ type comparator struct {
 
 // rangeComparators are the one-sided notations: <5.2 gives the upper bound only, ≥1.04 the lower.
 var rangeComparators = []comparator{
+	// Quest Diagnostics prints ≤ and ≥ as "< OR =" and "> OR =" (> OR = 40).
+	{word: "< or =", high: true, word2: true}, {word: "<or=", high: true, word2: true},
+	{word: "> or =", high: false, word2: true}, {word: ">or=", high: false, word2: true},
 	{word: "<=", high: true}, {word: "≤", high: true}, {word: "≦", high: true}, {word: "⩽", high: true},
 	{word: "小于等于", high: true}, {word: "小于或等于", high: true}, {word: "不超过", high: true}, {word: "不高于", high: true},
 	{word: "<", high: true, open: true}, {word: "小于", high: true, open: true}, {word: "低于", high: true, open: true},

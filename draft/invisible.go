@@ -1,0 +1,102 @@
+package draft
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ocrdraft/ocrdraft/parse"
+)
+
+// Invisible characters — the zero-width space, non-joiner and joiner (U+200B–U+200D), the word
+// joiner (U+2060), a byte-order mark inside the text (U+FEFF), the soft hyphen (U+00AD), bidi
+// marks and every other format character (Unicode's Cf), and the combining grapheme joiner
+// (U+034F) — print as nothing, and a model copies them from a PDF's text layer or adds them
+// itself. Left in, they make a number text (5.6​ is not 5.6), a date no date, a key no key. They
+// are removed once, from every key and string of the reply, before anything is read (Build):
+// what is read is what a person sees.
+
+// isInvisible reports whether r prints as nothing.
+func isInvisible(r rune) bool {
+	return r == 0x034F || r >= 0x00AD && unicode.Is(unicode.Cf, r)
+}
+
+// hasInvisible reports whether s holds an invisible character. ASCII holds none, and only a few
+// lead bytes start one, so most text is passed over byte by byte without decoding.
+func hasInvisible(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 0xC2, 0xCD, 0xD8, 0xD9, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3:
+			if r, _ := utf8.DecodeRuneInString(s[i:]); isInvisible(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropInvisible returns s without its invisible characters.
+func dropInvisible(s string) string {
+	if !hasInvisible(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isInvisible(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// visible returns v with the invisible characters removed from every key and string. The
+// reply's value is shared with the caller and never written: a container is copied only when
+// something in it changes, so a clean reply costs one pass and no allocation.
+func visible(v parse.Value) parse.Value {
+	switch v.Kind {
+	case parse.String:
+		v.Text = dropInvisible(v.Text)
+	case parse.Array:
+		var out []parse.Value
+		for i, e := range v.Elems {
+			f := visible(e)
+			if out == nil && !sameValue(f, e) {
+				out = append(make([]parse.Value, 0, len(v.Elems)), v.Elems[:i]...)
+			}
+			if out != nil {
+				out = append(out, f)
+			}
+		}
+		if out != nil {
+			v.Elems = out
+		}
+	case parse.Object:
+		var out []parse.Member
+		for i, m := range v.Members {
+			f := parse.Member{Key: dropInvisible(m.Key), Value: visible(m.Value)}
+			if out == nil && (f.Key != m.Key || !sameValue(f.Value, m.Value)) {
+				out = append(make([]parse.Member, 0, len(v.Members)), v.Members[:i]...)
+			}
+			if out != nil {
+				out = append(out, f)
+			}
+		}
+		if out != nil {
+			v.Members = out
+		}
+	}
+	return v
+}
+
+// sameValue reports whether visible left a value as it was: the same text, or the same
+// backing list.
+func sameValue(a, b parse.Value) bool {
+	switch a.Kind {
+	case parse.String:
+		return a.Text == b.Text
+	case parse.Array:
+		return len(a.Elems) == len(b.Elems) && (len(a.Elems) == 0 || &a.Elems[0] == &b.Elems[0])
+	case parse.Object:
+		return len(a.Members) == len(b.Members) && (len(a.Members) == 0 || &a.Members[0] == &b.Members[0])
+	}
+	return true
+}
