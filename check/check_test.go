@@ -97,6 +97,14 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "haemoglobin 1.42 g/L", rows: []schema.OcrIndicator{in("Hb", "g/L", "1.42", "", "")}, want: []string{"value_implausible indicators[0].valueNum"}},
 		{name: "urea 0.05 with no unit: beyond its limits in every unit", rows: []schema.OcrIndicator{in("尿素", "", "0.05", "2.6", "9.5")}, want: []string{"value_implausible indicators[0].valueNum"}},
 		{name: "the analyte key set by the reader is used", rows: []schema.OcrIndicator{in("Chol (total)", "mmol/L", "612", "", "", analyte("total_cholesterol"))}, want: []string{"value_implausible indicators[0].valueNum"}},
+		{name: "MCH 304 beside a misread unit (PE for pg): outside its limits in every unit", rows: []schema.OcrIndicator{in("MCH", "PE", "304", "27", "34")}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "MCV 917 beside 任 for fL", rows: []schema.OcrIndicator{in("平均红细胞体积", "任", "917", "82", "100", group("血常规"))}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "RBC 45 beside 10~12/L", rows: []schema.OcrIndicator{in("RBC", "10~12/L", "45", "4.3", "5.8")}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "MCH 304 in a unit of another analyte (g/L)", rows: []schema.OcrIndicator{in("MCH", "g/L", "304", "27", "34")}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "creatinine 78 beside mmol/L: it fits μmol/L", rows: []schema.OcrIndicator{in("CREA", "mmol/L", "78", "", "")}, want: []string{"value_implausible indicators[0].valueNum"}},
+		// Near misses: a misread unit beside a value some unit of the item allows.
+		{name: "MCH 30.4 beside PE", rows: []schema.OcrIndicator{in("MCH", "PE", "30.4", "27", "34")}},
+		{name: "a scale the lexicon lacks, value and range alike", rows: []schema.OcrIndicator{in("Neutrophils#", "/L", "7800000000", "2000000000", "7500000000", flag(schema.FlagHigh))}},
 		// Real patients.
 		{name: "ALT 2000 in acute hepatitis", rows: []schema.OcrIndicator{in("ALT", "U/L", "2000", "9", "50", flag(schema.FlagHigh))}},
 		{name: "CRP 180 in sepsis", rows: []schema.OcrIndicator{in("CRP", "mg/L", "180", "0", "10", flag(schema.FlagHigh))}},

@@ -151,7 +151,9 @@ func rangeImplausible(s *state) {
 // unitUnexpected (unit_unexpected): a number with a printed unit that the analyte is not
 // measured in, under any of the spellings the lexicon folds (μ/u, ×10^9/L or 10*9/L), and that
 // is a unit the lexicon knows for some other analyte (g/L beside cholesterol, mmol/L beside
-// ALT): a spelling the lexicon lacks (sec, 次/分钟) is not the person's problem. The name is first
+// ALT): a spelling the lexicon lacks (sec, 次/分钟) is not the person's problem, unless the value
+// fits none of the analyte's units either (MCH 304 "PE": a misread unit beside a misread value,
+// which value_implausible also says). The name is first
 // tried in every section (row.load), so that T in ℃ is a temperature and not a testosterone in
 // the wrong unit. A unit with no letter or digit (-, /) is no unit.
 func unitUnexpected(s *state) {
@@ -160,8 +162,10 @@ func unitUnexpected(s *state) {
 			return
 		}
 		r := &s.rows[i]
-		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) ||
-			!s.knownUnit(*r.ind.Unit) {
+		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) {
+			continue
+		}
+		if !s.knownUnit(*r.ind.Unit) && !outsideAny(r) {
 			continue
 		}
 		if s.unlisted() {
@@ -171,6 +175,23 @@ func unitUnexpected(s *state) {
 		p["expectedUnit"] = unitNames(r.a)
 		s.warn(i, "unit", "unknown", p)
 	}
+}
+
+// outsideAny reports whether the row's value lies outside the analyte's limits in every unit it
+// has: then its unit, whatever it is, cannot be right with it (MCH 304 beside "PE").
+// A range printed beside it beyond the limits on the same side (Neutrophils 7.8E+09 "/L" beside
+// 2.0E+09~7.5E+09) says the row is in a scale the lexicon lacks, value and range alike: then
+// nothing was lost from the value.
+func outsideAny(r *row) bool {
+	ll, lh, ok := anyLimits(r.a)
+	if !ok || r.v >= ll && r.v <= lh {
+		return false
+	}
+	lo, hi, hasLo, hasHi := r.bounds()
+	if r.v > lh {
+		return !(hasHi && hi > lh || hasLo && lo > lh)
+	}
+	return !(hasLo && lo < ll || hasHi && hi > 0 && hi < ll)
 }
 
 // knownUnit reports whether some analyte of the lexicon is measured in u. It walks the whole
@@ -204,13 +225,20 @@ func (s *state) knownUnit(u string) bool {
 const maxTenfoldSpread = 30
 
 // valueImplausible (value_implausible), for a known analyte's number:
-//   - outside the lexicon's physiological limits in its unit (cholesterol 586 mmol/L); with no
-//     unit printed, outside the limits in every unit the analyte has. A urine specific gravity
-//     of 1020 (1,020 read with a thousands comma) is such a value, and the message says so;
+//   - outside the lexicon's physiological limits in its unit (cholesterol 586 mmol/L). When the
+//     value fits another unit of the analyte (creatinine 78 beside mmol/L is 78 μmol/L), the
+//     message says so (other_unit); an integer of four digits or more whose thousandth fits
+//     (a urine specific gravity of 1020, 1,020 read with a thousands comma) was printed with a
+//     decimal comma (decimal_comma), and the message suggests that figure; else limits;
+//   - with no unit printed, or one the analyte is not measured in (a misread "PE" for pg, "任"
+//     for fL): outside the limits in every unit the analyte has (MCH 304: no patient's MCH is
+//     above 60 pg). A unit misread never turns this check off;
 //   - 10× or more above the printed upper bound, or at most a tenth of the printed lower bound,
 //     for an analyte whose own variation is narrower than that (maxTenfoldSpread): a lost or
 //     added decimal point (586 beside 3.1–5.2 with no unit). Not when the range itself was
 //     found wrong (range_implausible), which would say the same thing twice.
+//
+// A row it warns about is marked judged, so that flagMismatch does not say it again.
 func valueImplausible(s *state) {
 	for i := range s.rows {
 		if s.stop() {
@@ -221,20 +249,29 @@ func valueImplausible(s *state) {
 			continue
 		}
 		var ll, lh float64
-		ok := false
+		ok, anyUnit := false, false
 		if r.u != nil {
 			ll, lh, ok = r.u.Limits()
-		} else if !isUnit(str(r.ind.Unit)) {
+		} else {
 			ll, lh, ok = anyLimits(r.a)
+			anyUnit = isUnit(str(r.ind.Unit))
 		}
-		if ok && (r.v < ll || r.v > lh) {
+		if ok && (r.v < ll || r.v > lh) && (!anyUnit || outsideAny(r)) {
+			r.judged = true
 			if s.unlisted() {
 				continue
 			}
 			p := facts(r.ind)
 			p["limitLow"], p["limitHigh"] = format(ll), format(lh)
 			reason := "limits"
-			if r.v == math.Trunc(r.v) && lh < 10 && r.v/1000 >= ll && r.v/1000 <= lh {
+			switch w := otherUnit(r); {
+			case anyUnit:
+				reason = "any_unit"
+				p["expectedUnit"] = unitNames(r.a)
+			case w != nil:
+				reason = "other_unit"
+				p["expectedUnit"] = w.Name
+			case decimalComma(r.v, ll, lh):
 				reason = "decimal_comma"
 				p["suggested"] = strconv.FormatFloat(r.v/1000, 'f', 3, 64)
 			}
@@ -261,12 +298,53 @@ func valueImplausible(s *state) {
 				times = lo / r.v
 			}
 		}
-		if times > 0 && !s.unlisted() {
+		if times > 0 {
+			r.judged = true
+			if s.unlisted() {
+				continue
+			}
 			p := facts(r.ind)
 			p["times"] = format(math.Floor(math.Min(times, 1e6)))
 			s.warn(i, "valueNum", "tenfold", p)
 		}
 	}
+}
+
+// decimalComma reports whether v, outside [ll, hh], is a number printed with a decimal comma
+// and read with a thousands one (1,020 read as 1020): an integer of at least four digits whose
+// thousandth lies within the limits.
+func decimalComma(v, ll, lh float64) bool {
+	return v >= 1000 && v == math.Trunc(v) && v/1000 >= ll && v/1000 <= lh
+}
+
+// otherUnit returns another unit of the row's analyte, with a factor, within whose limits the
+// row's value lies (creatinine 78 beside mmol/L lies within μmol/L's): the one whose reference
+// range the value is nearest to, else the first; nil when none.
+func otherUnit(r *row) *lexicon.Unit {
+	if r.u == nil || r.u.Factor == 0 {
+		return nil
+	}
+	var best *lexicon.Unit
+	bestD := math.Inf(1)
+	for k := range r.a.Units {
+		w := &r.a.Units[k]
+		if w == r.u || w.Factor == 0 || near(w.Factor/r.u.Factor, 1, 0.01) {
+			continue
+		}
+		wl, wh, ok := w.Limits()
+		if !ok || r.v < wl || r.v > wh {
+			continue
+		}
+		d := math.MaxFloat64
+		if rl, rh, ok := w.Ref(); ok && r.v > 0 {
+			mid := math.Sqrt(math.Max(rl, rh/10) * rh)
+			d = math.Abs(math.Log(r.v / mid))
+		}
+		if best == nil || d < bestD {
+			best, bestD = w, d
+		}
+	}
+	return best
 }
 
 // flagMismatch (flag_mismatch): a printed ↑ beside a value below the upper bound (or, with a
