@@ -319,10 +319,18 @@ func decimalComma(v, ll, lh float64) bool {
 
 // otherUnit returns another unit of the row's analyte, with a factor, within whose limits the
 // row's value lies (creatinine 78 beside mmol/L lies within μmol/L's): the one whose reference
-// range the value is nearest to, else the first; nil when none.
+// range the value is nearest to, else the first; nil when none, or when the row's printed range
+// lies within its unit's limits (586 beside 3.1–5.2 mmol/L: the unit is the range's, and the
+// value lost its decimal point).
 func otherUnit(r *row) *lexicon.Unit {
 	if r.u == nil || r.u.Factor == 0 {
 		return nil
+	}
+	if ll, lh, ok := r.u.Limits(); ok && !r.rangeBad {
+		lo, hi, hasLo, hasHi := r.bounds()
+		if hasLo && lo >= ll && lo <= lh || hasHi && hi > 0 && hi >= ll && hi <= lh {
+			return nil
+		}
 	}
 	var best *lexicon.Unit
 	bestD := math.Inf(1)
@@ -352,14 +360,39 @@ func otherUnit(r *row) *lexicon.Unit {
 // upper bound only). A value equal to the bound is not a mismatch: labs flag on the unrounded
 // value, and the printed one rounds to the bound. A mark with no direction (*, 异常) is not
 // judged: reports use it for footnotes too.
+//
+// And the other way round (unmarked_high, unmarked_low): a value far outside its printed range
+// with no mark at all, on a page that marks other results outside theirs (a ↑ or ↓ beside a
+// value beyond its bound in that direction). A lab's system marks every result outside its
+// range, so a value printed without one, far beyond it, was misread (TG 142 beside 0.56–1.70 for
+// 1.42, Hb 13.8 g/L beside 130–175 for 138), or its mark was lost. Far is unmarkedNarrow times
+// beyond the bound for an analyte whose living values lie within maxTenfoldSpread of its range on
+// that side (the lexicon's limits and range), unmarkedWide times for the others (enzymes,
+// markers, hormones: ALT 2000 in hepatitis). A true extreme (creatinine 412 in CKD, AFP 1200)
+// carries its mark and stays silent. Only quantitative analytes of the lexicon (a semi result is
+// printed against a cut-off, often with a word for its mark), and not a row value_implausible
+// warned about.
 func flagMismatch(s *state) {
+	var marked pageSet
+	for i := range s.rows {
+		r := &s.rows[i]
+		if f := r.ind.PrintedFlag; f != nil && r.hasV && !r.rangeBad && beyond(r, *f) {
+			marked.add(r.ind.Page)
+		}
+	}
 	for i := range s.rows {
 		if s.stop() {
 			return
 		}
 		r := &s.rows[i]
 		f := r.ind.PrintedFlag
-		if f == nil || !r.hasV || r.rangeBad {
+		if !r.hasV || r.rangeBad {
+			continue
+		}
+		if f == nil {
+			if marked.has(r.ind.Page) {
+				unmarked(s, i)
+			}
 			continue
 		}
 		lo, hi, hasLo, hasHi := r.bounds()
@@ -376,6 +409,81 @@ func flagMismatch(s *state) {
 			s.warn(i, "valueNum", string(*f), p)
 		}
 	}
+}
+
+// How far beyond its printed range an unmarked value must lie for flagMismatch to ask about
+// it: for analytes of narrow spread (electrolytes, proteins, the blood count's indices), and for
+// the others.
+const (
+	unmarkedNarrow = 3
+	unmarkedWide   = 10
+)
+
+// unmarked warns about row i, which has no mark, when its value lies far beyond its range.
+func unmarked(s *state, i int) {
+	r := &s.rows[i]
+	if r.a == nil || r.a.Kind != lexicon.Quant || r.judged {
+		return
+	}
+	lo, hi, hasLo, hasHi := r.bounds()
+	cl, ch, _ := r.a.Canonical().Limits()
+	rl, rh, okR := r.a.Canonical().Ref()
+	reason, times := "", 0.0
+	switch {
+	case hasHi && hi > 0 && r.v > hi:
+		k := float64(unmarkedWide)
+		if okR && rh > 0 && ch/rh <= maxTenfoldSpread {
+			k = unmarkedNarrow
+		}
+		if r.v >= k*hi {
+			reason, times = "unmarked_high", r.v/hi
+		}
+	case hasLo && lo > 0 && r.v >= 0 && r.v < lo:
+		k := float64(unmarkedWide)
+		if okR && cl > 0 && rl/cl <= maxTenfoldSpread {
+			k = unmarkedNarrow
+		}
+		if r.v*k <= lo {
+			reason, times = "unmarked_low", math.Inf(1)
+			if r.v > 0 {
+				times = lo / r.v
+			}
+		}
+	}
+	if reason == "" || s.unlisted() {
+		return
+	}
+	p := facts(r.ind)
+	p["times"] = format(math.Floor(math.Min(times, 1e6)*10) / 10)
+	s.warn(i, "valueNum", reason, p)
+}
+
+// beyond reports whether row r's value lies beyond its bound in the direction of mark f: a
+// mark that agrees with the value, as a lab's system prints it.
+func beyond(r *row, f schema.Flag) bool {
+	lo, hi, hasLo, hasHi := r.bounds()
+	switch f {
+	case schema.FlagHigh:
+		return hasHi && r.v > hi
+	case schema.FlagLow:
+		return hasLo && r.v < lo
+	}
+	return false
+}
+
+// pageSet is a set of pages (nil is page 0); pages past 63 are one member, all of them.
+type pageSet uint64
+
+func (p *pageSet) add(page *int) { *p |= pageBit(page) }
+
+func (p pageSet) has(page *int) bool { return p&pageBit(page) != 0 }
+
+func pageBit(page *int) pageSet {
+	n := 0
+	if page != nil {
+		n = min(max(*page, 0), 63)
+	}
+	return 1 << n
 }
 
 // timeSeries are group words of tests that print one item at several times (OGTT, insulin

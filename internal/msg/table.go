@@ -145,6 +145,13 @@ var Rows = []Row{
 		"{itemName}: the report marks {value} as low, but it is not below the range {range}. Check the value, the range and the mark.",
 		"{itemName}：报告在 {value} 旁标为偏低，但它并未低于参考范围 {range}。请核对原报告上的数值、参考范围和箭头标记。"},
 
+	{schema.FlagMismatch, "unmarked_high",
+		"{itemName}: {value} is {times} times the upper bound of its range {range}, yet the report prints no mark beside it, as it does beside other results outside their ranges. Check the value (a decimal point lost or added) and the mark.",
+		"{itemName}：数值 {value} 是参考范围 {range} 上限的 {times} 倍，但报告未在其旁标出偏高，而报告对其他超出范围的结果有标记，可能漏读或多读了小数点。请核对原报告上的数值和标记。"},
+	{schema.FlagMismatch, "unmarked_low",
+		"{itemName}: {value} lies {times} times below the lower bound of its range {range}, yet the report prints no mark beside it, as it does beside other results outside their ranges. Check the value (a decimal point lost or added) and the mark.",
+		"{itemName}：数值 {value} 只有参考范围 {range} 下限的 {times} 分之一，但报告未在其旁标出偏低，而报告对其他超出范围的结果有标记，可能漏读或多读了小数点。请核对原报告上的数值和标记。"},
+
 	{schema.ValueImplausible, "limits",
 		"{itemName}: {value}[ {unit}] is outside anything a patient's sample can show ({limitLow}–{limitHigh}[ {unit}]). Check the value (a decimal point lost or added) and the unit.",
 		"{itemName}：数值 {value}[ {unit}] 超出该单位下可能的范围（{limitLow}–{limitHigh}[ {unit}]），可能漏读或多读了小数点。请核对原报告上的数值和单位。"},
