@@ -76,6 +76,7 @@ var Rules = []Rule{
 	{schema.FlagMismatch, flagMismatch},
 	{schema.DuplicateRow, duplicateRow},
 	{schema.InconsistentValues, inconsistentValues},
+	{schema.NameUnknown, nameUnknown},
 }
 
 // Run checks d with lex and returns the warnings for the person confirming it, in the order of

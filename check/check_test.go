@@ -202,6 +202,16 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "CK-MB above CK (macro-CK)", rows: []schema.OcrIndicator{in("CK", "U/L", "40", "", ""), in("CK-MB", "U/L", "45", "", "")}},
 		{name: "HDL printed twice: which is meant cannot be told", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.8", "", ""), in("HDL-C", "mmol/L", "6.1", "", ""), in("HDL-C", "mmol/L", "1.1", "", "", page(2))}},
 	},
+	schema.NameUnknown: {
+		{name: "a garbled name with an abbreviation one letter off", rows: []schema.OcrIndicator{in("(白CEP）=26", "mg/L", "26", "0", "10")}, want: []string{"name_unknown indicators[0].itemName"}},
+		{name: "a known abbreviation inside a garbled name", rows: []schema.OcrIndicator{in("CRP=26", "mg/L", "26", "", "")}, want: []string{"name_unknown indicators[0].itemName"}},
+		{name: "a Chinese name one character off", rows: []schema.OcrIndicator{in("谷丙转氨梅", "U/L", "32", "9", "50")}, want: []string{"name_unknown indicators[0].itemName"}},
+		// Near misses.
+		{name: "an item the lexicon lacks, near nothing", rows: []schema.OcrIndicator{in("某某指数", "", "12", "", ""), in("Osmolality", "mOsm/kg", "290", "275", "295")}},
+		{name: "a subclass", rows: []schema.OcrIndicator{in("IgG4", "g/L", "1.2", "0.03", "2.0"), in("IgG1", "g/L", "6.1", "", "")}},
+		{name: "a unit none of the near items has", rows: []schema.OcrIndicator{in("CEP", "s", "26", "", "")}},
+		{name: "a word result", rows: []schema.OcrIndicator{in("Apo E", "", "E3/E3", "", "")}},
+	},
 	schema.RangeConditionSpecific: {
 		{name: "a range per phase", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("FSH", "IU/L", "6.2", "", "", ref("卵泡期 3.5-12.5 黄体期 1.7-7.7"))}, want: []string{"range_condition_specific indicators[0].refText"},
 			after: wantBounds("", "")},

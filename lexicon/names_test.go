@@ -1,6 +1,9 @@
 package lexicon
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // englishLabs are names as UK (NHS), Australian (RCPA), US, Singapore and Hong Kong labs print
 // them, long and short, with their commas ("Glucose, Fasting"), and the short names of a
@@ -129,6 +132,37 @@ func TestEnglishLabs(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("Match(%q, %q, %q) = %q, want %q", c.group, c.name, c.unit, got, c.want)
+		}
+	}
+}
+
+// TestNear: names Match does not know, and the analytes Near finds them close to.
+func TestNear(t *testing.T) {
+	l := Default()
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"CRP=26", []string{"crp"}},                        // a known abbreviation inside
+		{"(白CEP）=26", []string{"cea", "c_peptide", "crp"}}, // one letter off three of them
+		{"谷丙转氨梅", []string{"alt"}},
+		{"MCVV", []string{"mcv"}},
+		{"尿微量白旦白", []string{"urine_microalbumin"}},
+		// Near nothing.
+		{"某某指数", nil},
+		{"IgG4", nil}, // a subclass, not a misreading
+		{"Osmolality", nil},
+		{"XY", nil},
+	} {
+		if _, ok := l.Lookup(c.name); ok {
+			t.Errorf("%q is known: Near is for names that are not", c.name)
+		}
+		var got []string
+		for _, a := range l.Near(c.name) {
+			got = append(got, a.Key)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("Near(%q) = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -124,6 +124,9 @@ const (
 	// RangeConditionSpecific: the printed range differs by a condition (age, pregnancy, cycle
 	// phase, fasting) or is printed for one; the caller cannot state the condition.
 	RangeConditionSpecific WarningCode = "range_condition_specific"
+	// NameUnknown: the item's name is none the checks know, but is close to one's: it may be
+	// misread, and then that item's checks did not run.
+	NameUnknown WarningCode = "name_unknown"
 	// The text-layer check (check.OnPage): a number the page's text does not print.
 	ValueNotOnPage WarningCode = "value_not_on_page"
 )
@@ -152,6 +155,7 @@ var WarningCodes = []struct {
 	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
 	{RangeSexSpecific, "The printed range differs for men and women, or is printed for one sex only: with the patient's sex, the bounds printed for it were taken (params.sex), or set to null when the range is only the other sex's; without the sex they were set to null. The range is kept as printed: check the sex and the bounds."},
 	{RangeConditionSpecific, "The printed range is for a condition (an age group, a pregnancy, a cycle phase, fasting: params.condition) or differs by age, which the caller cannot state: its bounds were set to null and the range kept as printed. Check which range applies."},
+	{NameUnknown, "An item's name is none the service knows, but is close to a known item's name (params.nearName): the name may have been misread, and then that item's checks were not made. Check the name on the report."},
 	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed on its page of the PDF, whose text layer holds every printed digit, or a value is printed there only off its row's line, which holds other numbers (another row's value): check it against the page."},
 }
 

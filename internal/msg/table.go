@@ -231,6 +231,10 @@ var Rows = []Row{
 		"{itemName}: the range {refText} gives different ranges by condition or age, and the bounds {range} are none of them. Check the bounds.",
 		"{itemName}：参考范围 {refText} 按不同情况给出不同范围，而上下限 {range} 与其中任何一个都不符。请核对上下限。"},
 
+	{schema.NameUnknown, "near",
+		"{itemName}: this name is none the checks know, but it is close to {nearName}; if it is that item, misread, its checks were not made. Check the name on the report.",
+		"{itemName}：该名称不是已知的检验项目，但与 {nearName} 相近；如果它其实是该项目（名称读错），该项目的核查未能进行。请核对原报告上的项目名称。"},
+
 	{schema.ValueNotOnPage, "missing",
 		"{itemName}: {value}, as the model read it, is not printed on page {page} of the PDF. Check it against the page.",
 		"{itemName}：模型读出的 {value} 在 PDF 第 {page} 页上找不到。请对照该页核对。"},
