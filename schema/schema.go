@@ -148,7 +148,7 @@ var WarningCodes = []struct {
 	{OutputInterrupted, "The model stopped for a reason other than the end of its answer or the token limit (the endpoint's content filter, a tool call); what it wrote was kept, but items may be missing."},
 	{ReplyTooLong, "The model's reply was longer than the service reads; only its start was read, and the items after that point are missing."},
 	{FlagMismatch, "The abnormality mark printed beside a result (↑, ↓) disagrees with the value and the range, or a value far outside its range has no mark on a page that marks other results outside theirs: check the value, the range and the mark on the report."},
-	{ValueImplausible, "A value cannot be right for this item in its unit (beyond what any patient's sample shows, or ten times beyond its range: a lost or added decimal point): check the value and the unit."},
+	{ValueImplausible, "A value cannot be right for this item in its unit (beyond what any patient's sample shows, or ten times beyond its range: a lost or added decimal point), or in any unit it is measured in when the unit printed is not one of them: check the value and the unit."},
 	{RangeImplausible, "A reference range is in another unit than the value (printed with that unit, or fitting it and not the value's): its bounds were set to null and the range kept as printed; or a range is beyond anything possible in its unit. Check the range and the unit."},
 	{UnitUnexpected, "A unit that this item is not measured in: check the unit, or whether the item's name was read right."},
 	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
