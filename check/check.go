@@ -76,6 +76,7 @@ var Rules = []Rule{
 	{schema.FlagMismatch, flagMismatch},
 	{schema.DuplicateRow, duplicateRow},
 	{schema.InconsistentValues, inconsistentValues},
+	{schema.NameUnknown, nameUnknown},
 }
 
 // Run checks d with lex and returns the warnings for the person confirming it, in the order of
@@ -222,6 +223,8 @@ type row struct {
 	hasV bool
 	// rangeBad: range_implausible found the bounds wrong; later rules do not judge by them.
 	rangeBad bool
+	// judged: value_implausible warned about the value; flag_mismatch does not say it again.
+	judged bool
 	// The bounds as floats, read once (loadBounds again after a rule changes them).
 	lo, hi       float64
 	hasLo, hasHi bool

@@ -76,7 +76,15 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "↑ with only a lower bound, value below it", rows: []schema.OcrIndicator{in("HDL-C", "mmol/L", "0.86", "1.04", "", flag(schema.FlagHigh))}, want: []string{"flag_mismatch indicators[0].valueNum"}},
 		{name: "↓ with only an upper bound, value above it", rows: []schema.OcrIndicator{in("LDL-C", "mmol/L", "4.1", "", "3.4", flag(schema.FlagLow))}, want: []string{"flag_mismatch indicators[0].valueNum"}},
 		{name: "an unknown item is judged by its own range", rows: []schema.OcrIndicator{in("某某指数", "", "12", "20", "40", flag(schema.FlagLow)), in("某某指数2", "", "30", "20", "40", flag(schema.FlagHigh))}, want: []string{"flag_mismatch indicators[1].valueNum"}},
+		{name: "TG 142 beside 0.56–1.70 with no mark, on a report that marks", rows: []schema.OcrIndicator{in("总胆固醇", "mmol/L", "6.20", "3.1", "5.2", flag(schema.FlagHigh)), in("甘油三酯", "mmol/L", "142", "0.56", "1.70")}, want: []string{"flag_mismatch indicators[1].valueNum"}},
+		{name: "Hb 13.8 g/L with no mark, 9.4× below its range", rows: []schema.OcrIndicator{in("WBC", "10^9/L", "11.2", "3.5", "9.5", flag(schema.FlagHigh)), in("HGB", "g/L", "13.8", "130", "175")}, want: []string{"flag_mismatch indicators[1].valueNum"}},
+		{name: "glucose 31 with no mark, the ↓ of another row", rows: []schema.OcrIndicator{in("HDL-C", "mmol/L", "0.86", "1.04", "", flag(schema.FlagLow)), in("GLU", "mmol/L", "31.0", "3.9", "6.1")}, want: []string{"flag_mismatch indicators[1].valueNum"}},
 		// Near misses.
+		{name: "unmarked extremes on a report that marks nothing", rows: []schema.OcrIndicator{in("甘油三酯", "mmol/L", "142", "0.56", "1.70"), in("HGB", "g/L", "13.8", "130", "175")}},
+		{name: "a marked true extreme beside an unmarked one not far out", rows: []schema.OcrIndicator{in("肌酐", "μmol/L", "412", "57", "111", flag(schema.FlagHigh)), in("尿素", "mmol/L", "16.2", "3.1", "9.5"), in("ALT", "U/L", "300", "9", "50")}},
+		{name: "an unmarked extreme on another page than the marks", rows: []schema.OcrIndicator{in("TC", "mmol/L", "6.2", "3.1", "5.2", flag(schema.FlagHigh), page(1)), in("TG", "mmol/L", "14.2", "0.56", "1.70", page(2))}},
+		{name: "marks that disagree with their values do not show a marking report", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.2", "3.1", "5.2", flag(schema.FlagHigh)), in("TG", "mmol/L", "14.2", "0.56", "1.70")}, want: []string{"flag_mismatch indicators[0].valueNum"}},
+		{name: "a semi-quantitative result against its cut-off", rows: []schema.OcrIndicator{in("ALT", "U/L", "80", "9", "50", flag(schema.FlagHigh)), in("HBsAg", "IU/mL", "250", "0", "0.05")}},
 		{name: "↑ beside a value that rounds to the bound", rows: []schema.OcrIndicator{in("TC", "mmol/L", "5.20", "3.1", "5.2", flag(schema.FlagHigh))}},
 		{name: "↑ above, ↓ below", rows: []schema.OcrIndicator{in("TG", "mmol/L", "2.35", "0", "1.7", flag(schema.FlagHigh)), in("HGB", "g/L", "102", "130", "175", flag(schema.FlagLow))}},
 		{name: "a mark with no direction is not judged", rows: []schema.OcrIndicator{in("尿酸", "μmol/L", "300", "208", "428", flag(schema.FlagAbnormal))}},
@@ -97,6 +105,14 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "haemoglobin 1.42 g/L", rows: []schema.OcrIndicator{in("Hb", "g/L", "1.42", "", "")}, want: []string{"value_implausible indicators[0].valueNum"}},
 		{name: "urea 0.05 with no unit: beyond its limits in every unit", rows: []schema.OcrIndicator{in("尿素", "", "0.05", "2.6", "9.5")}, want: []string{"value_implausible indicators[0].valueNum"}},
 		{name: "the analyte key set by the reader is used", rows: []schema.OcrIndicator{in("Chol (total)", "mmol/L", "612", "", "", analyte("total_cholesterol"))}, want: []string{"value_implausible indicators[0].valueNum"}},
+		{name: "MCH 304 beside a misread unit (PE for pg): outside its limits in every unit", rows: []schema.OcrIndicator{in("MCH", "PE", "304", "27", "34")}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "MCV 917 beside 任 for fL", rows: []schema.OcrIndicator{in("平均红细胞体积", "任", "917", "82", "100", group("血常规"))}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "RBC 45 beside 10~12/L", rows: []schema.OcrIndicator{in("RBC", "10~12/L", "45", "4.3", "5.8")}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "MCH 304 in a unit of another analyte (g/L)", rows: []schema.OcrIndicator{in("MCH", "g/L", "304", "27", "34")}, want: []string{"unit_unexpected indicators[0].unit", "value_implausible indicators[0].valueNum"}},
+		{name: "creatinine 78 beside mmol/L: it fits μmol/L", rows: []schema.OcrIndicator{in("CREA", "mmol/L", "78", "", "")}, want: []string{"value_implausible indicators[0].valueNum"}},
+		// Near misses: a misread unit beside a value some unit of the item allows.
+		{name: "MCH 30.4 beside PE", rows: []schema.OcrIndicator{in("MCH", "PE", "30.4", "27", "34")}},
+		{name: "a scale the lexicon lacks, value and range alike", rows: []schema.OcrIndicator{in("Neutrophils#", "/L", "7800000000", "2000000000", "7500000000", flag(schema.FlagHigh))}},
 		// Real patients.
 		{name: "ALT 2000 in acute hepatitis", rows: []schema.OcrIndicator{in("ALT", "U/L", "2000", "9", "50", flag(schema.FlagHigh))}},
 		{name: "CRP 180 in sepsis", rows: []schema.OcrIndicator{in("CRP", "mg/L", "180", "0", "10", flag(schema.FlagHigh))}},
@@ -185,6 +201,16 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "A/G rounded to one place", rows: []schema.OcrIndicator{in("ALB", "g/L", "45.2", "", ""), in("GLB", "g/L", "27.1", "", ""), in("A/G", "", "1.7", "", "")}},
 		{name: "CK-MB above CK (macro-CK)", rows: []schema.OcrIndicator{in("CK", "U/L", "40", "", ""), in("CK-MB", "U/L", "45", "", "")}},
 		{name: "HDL printed twice: which is meant cannot be told", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.8", "", ""), in("HDL-C", "mmol/L", "6.1", "", ""), in("HDL-C", "mmol/L", "1.1", "", "", page(2))}},
+	},
+	schema.NameUnknown: {
+		{name: "a garbled name with an abbreviation one letter off", rows: []schema.OcrIndicator{in("(白CEP）=26", "mg/L", "26", "0", "10")}, want: []string{"name_unknown indicators[0].itemName"}},
+		{name: "a known abbreviation inside a garbled name", rows: []schema.OcrIndicator{in("CRP=26", "mg/L", "26", "", "")}, want: []string{"name_unknown indicators[0].itemName"}},
+		{name: "a Chinese name one character off", rows: []schema.OcrIndicator{in("谷丙转氨梅", "U/L", "32", "9", "50")}, want: []string{"name_unknown indicators[0].itemName"}},
+		// Near misses.
+		{name: "an item the lexicon lacks, near nothing", rows: []schema.OcrIndicator{in("某某指数", "", "12", "", ""), in("Osmolality", "mOsm/kg", "290", "275", "295")}},
+		{name: "a subclass", rows: []schema.OcrIndicator{in("IgG4", "g/L", "1.2", "0.03", "2.0"), in("IgG1", "g/L", "6.1", "", "")}},
+		{name: "a unit none of the near items has", rows: []schema.OcrIndicator{in("CEP", "s", "26", "", "")}},
+		{name: "a word result", rows: []schema.OcrIndicator{in("Apo E", "", "E3/E3", "", "")}},
 	},
 	schema.RangeConditionSpecific: {
 		{name: "a range per phase", ctx: Context{Sex: Female}, rows: []schema.OcrIndicator{in("FSH", "IU/L", "6.2", "", "", ref("卵泡期 3.5-12.5 黄体期 1.7-7.7"))}, want: []string{"range_condition_specific indicators[0].refText"},

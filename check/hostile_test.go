@@ -60,6 +60,9 @@ var shapes = []struct {
 	}},
 }
 
+// maxName is the most characters of an item's name (schema: max=200).
+const maxName = 200
+
 func gen(n int, f func(int) schema.OcrIndicator) []schema.OcrIndicator {
 	out := make([]schema.OcrIndicator, n)
 	for i := range out {
@@ -97,8 +100,9 @@ func TestHostileWork(t *testing.T) {
 			}
 			// 12 a row: loading it, each rule's look, the duplicate table's probes, the relations'
 			// index; the pairs and walks of a short draft, at most walkUpTo²/2 and 80 walkUpTo;
-			// and at most 8 walks of the lexicon for units (the shapes print 7).
-			if limit := 12*n + walkUpTo*walkUpTo/2 + 80*walkUpTo + 8*len(lexicon.Default().Analytes()); work > limit {
+			// and at most 8 walks of the lexicon for units (the shapes print 7); the near names of
+			// at most walkUpTo unknown names, each of at most maxName characters.
+			if limit := 12*n + walkUpTo*walkUpTo/2 + 80*walkUpTo + 8*len(lexicon.Default().Analytes()) + walkUpTo*2*maxName; work > limit {
 				t.Errorf("%s/%d rows: work %d, over %d", sh.name, n, work, limit)
 			}
 		}

@@ -151,7 +151,9 @@ func rangeImplausible(s *state) {
 // unitUnexpected (unit_unexpected): a number with a printed unit that the analyte is not
 // measured in, under any of the spellings the lexicon folds (μ/u, ×10^9/L or 10*9/L), and that
 // is a unit the lexicon knows for some other analyte (g/L beside cholesterol, mmol/L beside
-// ALT): a spelling the lexicon lacks (sec, 次/分钟) is not the person's problem. The name is first
+// ALT): a spelling the lexicon lacks (sec, 次/分钟) is not the person's problem, unless the value
+// fits none of the analyte's units either (MCH 304 "PE": a misread unit beside a misread value,
+// which value_implausible also says). The name is first
 // tried in every section (row.load), so that T in ℃ is a temperature and not a testosterone in
 // the wrong unit. A unit with no letter or digit (-, /) is no unit.
 func unitUnexpected(s *state) {
@@ -160,8 +162,10 @@ func unitUnexpected(s *state) {
 			return
 		}
 		r := &s.rows[i]
-		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) ||
-			!s.knownUnit(*r.ind.Unit) {
+		if r.a == nil || r.u != nil || !r.hasV || r.a.Kind == lexicon.Qual || len(r.a.Units) == 0 || !isUnit(str(r.ind.Unit)) {
+			continue
+		}
+		if !s.knownUnit(*r.ind.Unit) && !outsideAny(r) {
 			continue
 		}
 		if s.unlisted() {
@@ -171,6 +175,23 @@ func unitUnexpected(s *state) {
 		p["expectedUnit"] = unitNames(r.a)
 		s.warn(i, "unit", "unknown", p)
 	}
+}
+
+// outsideAny reports whether the row's value lies outside the analyte's limits in every unit it
+// has: then its unit, whatever it is, cannot be right with it (MCH 304 beside "PE").
+// A range printed beside it beyond the limits on the same side (Neutrophils 7.8E+09 "/L" beside
+// 2.0E+09~7.5E+09) says the row is in a scale the lexicon lacks, value and range alike: then
+// nothing was lost from the value.
+func outsideAny(r *row) bool {
+	ll, lh, ok := anyLimits(r.a)
+	if !ok || r.v >= ll && r.v <= lh {
+		return false
+	}
+	lo, hi, hasLo, hasHi := r.bounds()
+	if r.v > lh {
+		return !(hasHi && hi > lh || hasLo && lo > lh)
+	}
+	return !(hasLo && lo < ll || hasHi && hi > 0 && hi < ll)
 }
 
 // knownUnit reports whether some analyte of the lexicon is measured in u. It walks the whole
@@ -204,13 +225,20 @@ func (s *state) knownUnit(u string) bool {
 const maxTenfoldSpread = 30
 
 // valueImplausible (value_implausible), for a known analyte's number:
-//   - outside the lexicon's physiological limits in its unit (cholesterol 586 mmol/L); with no
-//     unit printed, outside the limits in every unit the analyte has. A urine specific gravity
-//     of 1020 (1,020 read with a thousands comma) is such a value, and the message says so;
+//   - outside the lexicon's physiological limits in its unit (cholesterol 586 mmol/L). When the
+//     value fits another unit of the analyte (creatinine 78 beside mmol/L is 78 μmol/L), the
+//     message says so (other_unit); an integer of four digits or more whose thousandth fits
+//     (a urine specific gravity of 1020, 1,020 read with a thousands comma) was printed with a
+//     decimal comma (decimal_comma), and the message suggests that figure; else limits;
+//   - with no unit printed, or one the analyte is not measured in (a misread "PE" for pg, "任"
+//     for fL): outside the limits in every unit the analyte has (MCH 304: no patient's MCH is
+//     above 60 pg). A unit misread never turns this check off;
 //   - 10× or more above the printed upper bound, or at most a tenth of the printed lower bound,
 //     for an analyte whose own variation is narrower than that (maxTenfoldSpread): a lost or
 //     added decimal point (586 beside 3.1–5.2 with no unit). Not when the range itself was
 //     found wrong (range_implausible), which would say the same thing twice.
+//
+// A row it warns about is marked judged, so that flagMismatch does not say it again.
 func valueImplausible(s *state) {
 	for i := range s.rows {
 		if s.stop() {
@@ -221,20 +249,29 @@ func valueImplausible(s *state) {
 			continue
 		}
 		var ll, lh float64
-		ok := false
+		ok, anyUnit := false, false
 		if r.u != nil {
 			ll, lh, ok = r.u.Limits()
-		} else if !isUnit(str(r.ind.Unit)) {
+		} else {
 			ll, lh, ok = anyLimits(r.a)
+			anyUnit = isUnit(str(r.ind.Unit))
 		}
-		if ok && (r.v < ll || r.v > lh) {
+		if ok && (r.v < ll || r.v > lh) && (!anyUnit || outsideAny(r)) {
+			r.judged = true
 			if s.unlisted() {
 				continue
 			}
 			p := facts(r.ind)
 			p["limitLow"], p["limitHigh"] = format(ll), format(lh)
 			reason := "limits"
-			if r.v == math.Trunc(r.v) && lh < 10 && r.v/1000 >= ll && r.v/1000 <= lh {
+			switch w := otherUnit(r); {
+			case anyUnit:
+				reason = "any_unit"
+				p["expectedUnit"] = unitNames(r.a)
+			case w != nil:
+				reason = "other_unit"
+				p["expectedUnit"] = w.Name
+			case decimalComma(r.v, ll, lh):
 				reason = "decimal_comma"
 				p["suggested"] = strconv.FormatFloat(r.v/1000, 'f', 3, 64)
 			}
@@ -261,7 +298,11 @@ func valueImplausible(s *state) {
 				times = lo / r.v
 			}
 		}
-		if times > 0 && !s.unlisted() {
+		if times > 0 {
+			r.judged = true
+			if s.unlisted() {
+				continue
+			}
 			p := facts(r.ind)
 			p["times"] = format(math.Floor(math.Min(times, 1e6)))
 			s.warn(i, "valueNum", "tenfold", p)
@@ -269,19 +310,89 @@ func valueImplausible(s *state) {
 	}
 }
 
+// decimalComma reports whether v, outside [ll, hh], is a number printed with a decimal comma
+// and read with a thousands one (1,020 read as 1020): an integer of at least four digits whose
+// thousandth lies within the limits.
+func decimalComma(v, ll, lh float64) bool {
+	return v >= 1000 && v == math.Trunc(v) && v/1000 >= ll && v/1000 <= lh
+}
+
+// otherUnit returns another unit of the row's analyte, with a factor, within whose limits the
+// row's value lies (creatinine 78 beside mmol/L lies within μmol/L's): the one whose reference
+// range the value is nearest to, else the first; nil when none, or when the row's printed range
+// lies within its unit's limits (586 beside 3.1–5.2 mmol/L: the unit is the range's, and the
+// value lost its decimal point).
+func otherUnit(r *row) *lexicon.Unit {
+	if r.u == nil || r.u.Factor == 0 {
+		return nil
+	}
+	if ll, lh, ok := r.u.Limits(); ok && !r.rangeBad {
+		lo, hi, hasLo, hasHi := r.bounds()
+		if hasLo && lo >= ll && lo <= lh || hasHi && hi > 0 && hi >= ll && hi <= lh {
+			return nil
+		}
+	}
+	var best *lexicon.Unit
+	bestD := math.Inf(1)
+	for k := range r.a.Units {
+		w := &r.a.Units[k]
+		if w == r.u || w.Factor == 0 || near(w.Factor/r.u.Factor, 1, 0.01) {
+			continue
+		}
+		wl, wh, ok := w.Limits()
+		if !ok || r.v < wl || r.v > wh {
+			continue
+		}
+		d := math.MaxFloat64
+		if rl, rh, ok := w.Ref(); ok && r.v > 0 {
+			mid := math.Sqrt(math.Max(rl, rh/10) * rh)
+			d = math.Abs(math.Log(r.v / mid))
+		}
+		if best == nil || d < bestD {
+			best, bestD = w, d
+		}
+	}
+	return best
+}
+
 // flagMismatch (flag_mismatch): a printed ↑ beside a value below the upper bound (or, with a
 // lower bound only, below it), a printed ↓ beside a value above the lower bound (or above the
 // upper bound only). A value equal to the bound is not a mismatch: labs flag on the unrounded
 // value, and the printed one rounds to the bound. A mark with no direction (*, 异常) is not
 // judged: reports use it for footnotes too.
+//
+// And the other way round (unmarked_high, unmarked_low): a value far outside its printed range
+// with no mark at all, on a page that marks other results outside theirs (a ↑ or ↓ beside a
+// value beyond its bound in that direction). A lab's system marks every result outside its
+// range, so a value printed without one, far beyond it, was misread (TG 142 beside 0.56–1.70 for
+// 1.42, Hb 13.8 g/L beside 130–175 for 138), or its mark was lost. Far is unmarkedNarrow times
+// beyond the bound for an analyte whose living values lie within maxTenfoldSpread of its range on
+// that side (the lexicon's limits and range), unmarkedWide times for the others (enzymes,
+// markers, hormones: ALT 2000 in hepatitis). A true extreme (creatinine 412 in CKD, AFP 1200)
+// carries its mark and stays silent. Only quantitative analytes of the lexicon (a semi result is
+// printed against a cut-off, often with a word for its mark), and not a row value_implausible
+// warned about.
 func flagMismatch(s *state) {
+	var marked pageSet
+	for i := range s.rows {
+		r := &s.rows[i]
+		if f := r.ind.PrintedFlag; f != nil && r.hasV && !r.rangeBad && beyond(r, *f) {
+			marked.add(r.ind.Page)
+		}
+	}
 	for i := range s.rows {
 		if s.stop() {
 			return
 		}
 		r := &s.rows[i]
 		f := r.ind.PrintedFlag
-		if f == nil || !r.hasV || r.rangeBad {
+		if !r.hasV || r.rangeBad {
+			continue
+		}
+		if f == nil {
+			if marked.has(r.ind.Page) {
+				unmarked(s, i)
+			}
 			continue
 		}
 		lo, hi, hasLo, hasHi := r.bounds()
@@ -298,6 +409,81 @@ func flagMismatch(s *state) {
 			s.warn(i, "valueNum", string(*f), p)
 		}
 	}
+}
+
+// How far beyond its printed range an unmarked value must lie for flagMismatch to ask about
+// it: for analytes of narrow spread (electrolytes, proteins, the blood count's indices), and for
+// the others.
+const (
+	unmarkedNarrow = 3
+	unmarkedWide   = 10
+)
+
+// unmarked warns about row i, which has no mark, when its value lies far beyond its range.
+func unmarked(s *state, i int) {
+	r := &s.rows[i]
+	if r.a == nil || r.a.Kind != lexicon.Quant || r.judged {
+		return
+	}
+	lo, hi, hasLo, hasHi := r.bounds()
+	cl, ch, _ := r.a.Canonical().Limits()
+	rl, rh, okR := r.a.Canonical().Ref()
+	reason, times := "", 0.0
+	switch {
+	case hasHi && hi > 0 && r.v > hi:
+		k := float64(unmarkedWide)
+		if okR && rh > 0 && ch/rh <= maxTenfoldSpread {
+			k = unmarkedNarrow
+		}
+		if r.v >= k*hi {
+			reason, times = "unmarked_high", r.v/hi
+		}
+	case hasLo && lo > 0 && r.v >= 0 && r.v < lo:
+		k := float64(unmarkedWide)
+		if okR && cl > 0 && rl/cl <= maxTenfoldSpread {
+			k = unmarkedNarrow
+		}
+		if r.v*k <= lo {
+			reason, times = "unmarked_low", math.Inf(1)
+			if r.v > 0 {
+				times = lo / r.v
+			}
+		}
+	}
+	if reason == "" || s.unlisted() {
+		return
+	}
+	p := facts(r.ind)
+	p["times"] = format(math.Floor(math.Min(times, 1e6)*10) / 10)
+	s.warn(i, "valueNum", reason, p)
+}
+
+// beyond reports whether row r's value lies beyond its bound in the direction of mark f: a
+// mark that agrees with the value, as a lab's system prints it.
+func beyond(r *row, f schema.Flag) bool {
+	lo, hi, hasLo, hasHi := r.bounds()
+	switch f {
+	case schema.FlagHigh:
+		return hasHi && r.v > hi
+	case schema.FlagLow:
+		return hasLo && r.v < lo
+	}
+	return false
+}
+
+// pageSet is a set of pages (nil is page 0); pages past 63 are one member, all of them.
+type pageSet uint64
+
+func (p *pageSet) add(page *int) { *p |= pageBit(page) }
+
+func (p pageSet) has(page *int) bool { return p&pageBit(page) != 0 }
+
+func pageBit(page *int) pageSet {
+	n := 0
+	if page != nil {
+		n = min(max(*page, 0), 63)
+	}
+	return 1 << n
 }
 
 // timeSeries are group words of tests that print one item at several times (OGTT, insulin
@@ -755,4 +941,64 @@ func samePage(a, b *int) bool {
 
 func sameUnit(a, b *string) bool {
 	return strings.EqualFold(strings.TrimSpace(str(a)), strings.TrimSpace(str(b)))
+}
+
+// nameUnknown (name_unknown): a row whose name the lexicon does not know, but close to a known
+// one (lexicon.Near: a known abbreviation inside it, CRP in "CRP=26", or one edit from a known
+// name, 谷丙转氨梅 or CEP in "(白CEP）=26"): a name misread past recognition gets no check, and
+// must not get no word either. With a unit printed that some of the near items are measured in,
+// only those are named (CEP beside mg/L is CRP, not CEA); when none is, the row is not about
+// them, and nothing is said. Only rows with a number, which the checks would have judged. Only the
+// first walkUpTo unknown names are looked at: a report prints a few, and a draft of thousands
+// (a looping model's) is told nothing more by a hint on each.
+func nameUnknown(s *state) {
+	asked := 0
+	for i := range s.rows {
+		if s.stop() {
+			return
+		}
+		r := &s.rows[i]
+		if r.a != nil || !r.hasV || r.name == "" {
+			continue
+		}
+		if asked++; asked > walkUpTo {
+			return
+		}
+		near := s.lex.Near(r.name)
+		s.work += 2 * utf8.RuneCountInString(r.name) // Near's look-ups: one per character, per run
+		if unit := str(r.ind.Unit); isUnit(unit) && len(near) > 0 {
+			kept := near[:0:0]
+			for _, a := range near {
+				if _, ok := a.Unit(unit); ok {
+					kept = append(kept, a)
+				}
+			}
+			near = kept
+		}
+		if len(near) == 0 || s.unlisted() {
+			continue
+		}
+		p := facts(r.ind)
+		var b strings.Builder
+		for k, a := range near {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(label(a))
+		}
+		p["nearName"] = b.String()
+		s.warn(i, "itemName", "near", p)
+	}
+}
+
+// label names an analyte for a person: its first name, and its first abbreviation beside it
+// (C反应蛋白 (CRP)).
+func label(a *lexicon.Analyte) string {
+	for _, n := range a.Names[1:] {
+		if len(n) >= 2 && len(n) <= 8 && n == strings.ToUpper(n) && strings.IndexFunc(n, func(r rune) bool { return r >= 'A' && r <= 'Z' }) >= 0 &&
+			strings.IndexFunc(n, func(r rune) bool { return r >= utf8.RuneSelf }) < 0 {
+			return a.Names[0] + " (" + n + ")"
+		}
+	}
+	return a.Names[0]
 }

@@ -147,6 +147,7 @@ type Lexicon struct {
 	secRaw    map[string]int // group name as written in the table → section index
 	secIdx    map[string]int // section key → index
 	withLocal []int          // sections that have names of their own
+	nearIndex                // Near's, built on its first call
 }
 
 var (

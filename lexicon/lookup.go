@@ -148,6 +148,31 @@ type split struct {
 	word    key
 	wordHan bool
 	runHan  bool
+	// cut is where outside is cut to be read qualifier first: at its one comma ("Glucose,
+	// Fasting" → fasting|glucose), else at its last space ("Bilirubin Direct" → direct|bilirubin);
+	// 0 for none.
+	cut, commas, lastSpace int
+	sw                     key // outside swapped at cut
+}
+
+// swapped writes outside with its two sides of cut exchanged into k, or reports false when
+// it has no cut.
+func (p *split) swapped(k *key) bool {
+	cut := p.lastSpace
+	switch {
+	case p.commas == 1:
+		cut = p.cut
+	case p.commas > 1:
+		return false
+	}
+	o := p.outside.bytes()
+	if p.outside.over || cut <= 0 || cut >= len(o) {
+		return false
+	}
+	k.n, k.over = 0, false
+	k.addBytes(o[cut:])
+	k.addBytes(o[:cut])
+	return !k.over
 }
 
 // endWord adds the word just read to the current run, or starts a new run when its script
@@ -177,6 +202,7 @@ func isHan(r rune) bool {
 func (p *split) read(s string) {
 	p.whole.n, p.whole.over, p.outside.n, p.outside.over = 0, false, 0, false
 	p.nin, p.bracket, p.space = 0, false, false
+	p.cut, p.commas, p.lastSpace = 0, 0, 0
 	p.nrun, p.word.n, p.word.over, p.wordHan = 0, 0, false, false
 	depth := 0
 	for i := 0; i < len(s); {
@@ -205,7 +231,11 @@ func (p *split) read(s string) {
 			p.space = true
 			if depth == 0 {
 				p.endWord()
+				p.lastSpace = p.outside.n
 			}
+		case (r == ',' || r == '，') && depth == 0:
+			p.commas++
+			p.cut = p.outside.n
 		}
 		f := fold(r)
 		if f < 0 {
@@ -258,7 +288,7 @@ func (l *Lexicon) full(sec int, name string, u *lazyUnit) (*Analyte, bool) {
 	if a := l.find(sec, &p.whole, u); a != nil {
 		return a, true
 	}
-	if !p.bracket && !p.space {
+	if !p.bracket && !p.space && p.commas == 0 {
 		return nil, false
 	}
 	var best *Analyte
@@ -280,6 +310,11 @@ func (l *Lexicon) full(sec int, name string, u *lazyUnit) (*Analyte, bool) {
 		for i := 0; i < p.nrun; i++ {
 			try(&p.runs[i])
 		}
+	}
+	// "Name, Qualifier" and "Name Qualifier", as US and UK reports print them: the qualifier
+	// first is how the table writes them (Glucose, Fasting is Fasting glucose).
+	if p.swapped(&p.sw) {
+		try(&p.sw)
 	}
 	return best, best != nil
 }
@@ -492,13 +527,16 @@ func (l *Lexicon) sectionIndex(group string) int {
 			return i
 		}
 	}
-	// Urine and stool panels go by many names (尿液分析, 尿沉渣定量, 粪便常规+潜血); a group that
-	// names the specimen and not blood is that panel.
+	// Urine and stool panels go by many names (尿液分析, 尿沉渣定量, 粪便常规+潜血, Urine
+	// Dipstick Screen, Faecal occult blood); a group that names the specimen and not blood is
+	// that panel.
 	b := k.bytes()
 	switch {
-	case bytes.Contains(b, []byte("尿")) && !bytes.Contains(b, []byte("血")) && !bytes.Contains(b, []byte("肾")):
+	case bytes.Contains(b, []byte("尿")) && !bytes.Contains(b, []byte("血")) && !bytes.Contains(b, []byte("肾")),
+		bytes.Contains(b, []byte("urin")) && !bytes.Contains(b, []byte("blood")):
 		return l.secIdx["urine"]
-	case bytes.Contains(b, []byte("粪")) || bytes.Contains(b, []byte("大便")):
+	case bytes.Contains(b, []byte("粪")) || bytes.Contains(b, []byte("大便")),
+		bytes.Contains(b, []byte("stool")) || bytes.Contains(b, []byte("faec")) || bytes.Contains(b, []byte("fecal")):
 		return l.secIdx["stool"]
 	}
 	return -1

@@ -124,6 +124,9 @@ const (
 	// RangeConditionSpecific: the printed range differs by a condition (age, pregnancy, cycle
 	// phase, fasting) or is printed for one; the caller cannot state the condition.
 	RangeConditionSpecific WarningCode = "range_condition_specific"
+	// NameUnknown: the item's name is none the checks know, but is close to one's: it may be
+	// misread, and then that item's checks did not run.
+	NameUnknown WarningCode = "name_unknown"
 	// The text-layer check (check.OnPage): a number the page's text does not print.
 	ValueNotOnPage WarningCode = "value_not_on_page"
 )
@@ -144,14 +147,15 @@ var WarningCodes = []struct {
 	{UnitConflict, "A value was written with a unit other than the item's unit; the item's unit was kept: check which is right."},
 	{OutputInterrupted, "The model stopped for a reason other than the end of its answer or the token limit (the endpoint's content filter, a tool call); what it wrote was kept, but items may be missing."},
 	{ReplyTooLong, "The model's reply was longer than the service reads; only its start was read, and the items after that point are missing."},
-	{FlagMismatch, "The abnormality mark printed beside a result (↑, ↓) disagrees with the value and the range: check the value, the range and the mark on the report."},
-	{ValueImplausible, "A value cannot be right for this item in its unit (beyond what any patient's sample shows, or ten times beyond its range: a lost or added decimal point): check the value and the unit."},
+	{FlagMismatch, "The abnormality mark printed beside a result (↑, ↓) disagrees with the value and the range, or a value far outside its range has no mark on a page that marks other results outside theirs: check the value, the range and the mark on the report."},
+	{ValueImplausible, "A value cannot be right for this item in its unit (beyond what any patient's sample shows, or ten times beyond its range: a lost or added decimal point), or in any unit it is measured in when the unit printed is not one of them: check the value and the unit."},
 	{RangeImplausible, "A reference range is in another unit than the value (printed with that unit, or fitting it and not the value's): its bounds were set to null and the range kept as printed; or a range is beyond anything possible in its unit. Check the range and the unit."},
 	{UnitUnexpected, "A unit that this item is not measured in: check the unit, or whether the item's name was read right."},
 	{DuplicateRow, "The same item appears twice in one section of one page with different values: check which row is right, or whether a neighbouring row was read twice."},
 	{InconsistentValues, "Related values cannot all be right (a part above its total, a ratio far from its parts, a differential far from 100 %): check the values named."},
 	{RangeSexSpecific, "The printed range differs for men and women, or is printed for one sex only: with the patient's sex, the bounds printed for it were taken (params.sex), or set to null when the range is only the other sex's; without the sex they were set to null. The range is kept as printed: check the sex and the bounds."},
 	{RangeConditionSpecific, "The printed range is for a condition (an age group, a pregnancy, a cycle phase, fasting: params.condition) or differs by age, which the caller cannot state: its bounds were set to null and the range kept as printed. Check which range applies."},
+	{NameUnknown, "An item's name is none the service knows, but is close to a known item's name (params.nearName): the name may have been misread, and then that item's checks were not made. Check the name on the report."},
 	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed on its page of the PDF, whose text layer holds every printed digit, or a value is printed there only off its row's line, which holds other numbers (another row's value): check it against the page."},
 }
 

@@ -1,0 +1,168 @@
+package lexicon
+
+import (
+	"strings"
+	"testing"
+)
+
+// englishLabs are names as UK (NHS), Australian (RCPA), US, Singapore and Hong Kong labs print
+// them, long and short, with their commas ("Glucose, Fasting"), and the short names of a
+// urine table; each must find its analyte.
+var englishLabs = []struct{ group, name, unit, want string }{
+	// UK, Australia, Hong Kong, Singapore: full blood count.
+	{"Full Blood Count", "White cell count", "x10^9/L", "wbc"},
+	{"FBC", "WCC", "10^9/L", "wbc"},
+	{"", "Total white cell count", "", "wbc"},
+	{"", "Total white count", "", "wbc"},
+	{"", "Leucocytes", "×10^9/L", "wbc"},
+	{"Full Blood Count", "Red cell count", "x10^12/L", "rbc"},
+	{"", "RCC", "", "rbc"},
+	{"", "Haemoglobin", "g/L", "hgb"},
+	{"", "Packed cell volume", "L/L", "hct"},
+	{"", "Haematocrit (PCV)", "", "hct"},
+	{"", "Mean cell volume", "fL", "mcv"},
+	{"", "Mean cell haemoglobin", "pg", "mch"},
+	{"", "Mean corpuscular haemoglobin", "pg", "mch"},
+	{"", "Mean cell haemoglobin concentration", "g/L", "mchc"},
+	{"", "Mean corpuscular haemoglobin concentration", "g/dL", "mchc"},
+	{"", "Platelet count", "x10^9/L", "plt"},
+	{"", "Platelets", "", "plt"},
+	{"", "Red cell distribution width", "%", "rdw_cv"},
+	{"", "Neutrophils", "x10^9/L", "neut_abs"},
+	{"", "Neutrophils", "%", "neut_pct"},
+	{"", "Absolute neutrophils", "", "neut_abs"},
+	{"", "Neutrophils, Absolute", "", "neut_abs"},
+	{"", "Lymphocytes", "x10^9/L", "lymph_abs"},
+	{"", "Lymphocytes, Absolute", "", "lymph_abs"},
+	{"", "Monocytes, Absolute", "", "mono_abs"},
+	{"", "Eosinophils, Absolute", "", "eo_abs"},
+	{"", "Basophils, Absolute", "", "baso_abs"},
+	{"", "Reticulocyte count", "", "ret_abs"},
+	{"", "Erythrocyte sedimentation rate", "mm/hr", "esr"},
+	{"", "Sed rate", "mm/h", "esr"},
+	// Liver, kidney, lipids, glucose.
+	{"Liver Function Tests", "Bilirubin", "umol/L", "tbil"},
+	{"LFT", "Alk Phos", "U/L", "alp"},
+	{"", "Alk Phos", "", "alp"},
+	{"", "Alkaline phosphatase", "IU/L", "alp"},
+	{"", "Gamma GT", "U/L", "ggt"},
+	{"", "Gamma glutamyltransferase", "", "ggt"},
+	{"", "Alanine transaminase", "", "alt"},
+	{"", "Aspartate transaminase", "", "ast"},
+	{"", "Bilirubin, Total", "mg/dL", "tbil"},
+	{"", "Bilirubin, Direct", "mg/dL", "dbil"},
+	{"", "Bilirubin, Indirect", "", "ibil"},
+	{"", "Bilirubin Direct", "", "dbil"},
+	{"", "Protein, Total", "g/dL", "tp"},
+	{"", "Globulin", "g/L", "glb"},
+	{"", "A:G ratio", "", "ag_ratio"},
+	{"", "Albumin/Globulin Ratio", "", "ag_ratio"},
+	{"", "Urate", "mmol/L", "uric_acid"},
+	{"", "BUN", "mg/dL", "bun"},
+	{"", "Urea Nitrogen, Blood", "mg/dL", "bun"},
+	{"", "Creatinine, Serum", "mg/dL", "creatinine"},
+	{"", "Cholesterol, Total", "mg/dL", "total_cholesterol"},
+	{"", "Cholesterol, HDL", "mg/dL", "hdl_c"},
+	{"", "Cholesterol, LDL (calculated)", "mg/dL", "ldl_c"},
+	{"", "Triglycerides, Fasting", "", "triglycerides"},
+	{"", "Glucose, Fasting", "mg/dL", "glucose"},
+	{"", "Glucose Fasting", "mmol/L", "glucose"},
+	{"", "Glucose, Random", "", "glucose"},
+	{"", "Fasting blood sugar", "", "glucose"},
+	{"", "Haemoglobin A1c", "%", "hba1c"},
+	{"", "Glycated haemoglobin", "", "hba1c"},
+	// Electrolytes, thyroid, iron, others.
+	{"", "Calcium, Ionized", "", "ionized_calcium"},
+	{"", "Phosphate", "mmol/L", "phosphorus"},
+	{"", "Thyroxine, Free", "", "ft4"},
+	{"", "T4, Free", "", "ft4"},
+	{"", "Thyroid peroxidase antibodies", "IU/mL", "tpoab"},
+	{"", "Iron, Serum", "", "serum_iron"},
+	{"", "Iron saturation", "%", "tsat"},
+	{"", "Vitamin D, 25-Hydroxy", "ng/mL", "vitd25"},
+	{"", "25-OH Vitamin D", "nmol/L", "vitd25"},
+	{"", "Luteinising hormone", "IU/L", "lh"},
+	{"", "Oestradiol", "pmol/L", "estradiol"},
+	{"", "PSA, Total", "", "tpsa"},
+	{"", "PSA, Free", "", "fpsa"},
+	{"", "CK, Total", "U/L", "ck"},
+	{"", "High sensitivity troponin T", "ng/L", "ctnt"},
+	{"", "High sensitivity C-reactive protein", "mg/L", "hscrp"},
+	{"", "ASO titre", "IU/mL", "aso"},
+	{"", "Systolic BP", "mmHg", "sbp"},
+	{"", "Pulse rate", "/min", "heart_rate"},
+	// A urine table's short names, under the group an English report prints.
+	{"Urinalysis", "SG", "", "urine_sg"},
+	{"URINE DIPSTICK", "PH", "", "urine_ph"},
+	{"Urine Dipstick", "PRO", "", "urine_protein"},
+	{"Urine Routine", "GLU", "", "urine_glucose"},
+	{"Urine Chemistry", "BLD", "", "urine_bld"},
+	{"Urine Microscopy", "LEU", "", "urine_leu"},
+	{"Urinalysis", "Leucocytes", "", "urine_leu"},
+	{"Urinalysis", "Blood", "", "urine_bld"},
+	{"Urinalysis", "Protein", "", "urine_protein"},
+	{"Urinalysis", "Glucose", "", "urine_glucose"},
+	{"Urine Microscopy", "RBC", "/HPF", "urine_rbc"},
+	{"Urine Dipstick Screen", "SG", "", "urine_sg"},
+	{"Routine urine examination", "PH", "", "urine_ph"},
+	{"Faecal examination", "RBC", "", "stool_rbc"},
+	// Chinese analysers' own codes (Roche cobas, Mindray, Sysmex) as LIS printouts copy them.
+	{"生化", "ALTL", "U/L", "alt"},
+	{"生化", "ASTL", "U/L", "ast"},
+	{"生化", "CREJ2", "μmol/L", "creatinine"},
+	{"生化", "GLUC3", "mmol/L", "glucose"},
+	{"生化", "TRIGL", "mmol/L", "triglycerides"},
+	{"生化", "HDLC3", "mmol/L", "hdl_c"},
+	{"生化", "LDLC3", "mmol/L", "ldl_c"},
+	{"生化", "UREAL", "mmol/L", "urea"},
+	{"生化", "BILT3", "μmol/L", "tbil"},
+	{"生化", "BILD2", "μmol/L", "dbil"},
+	{"血常规", "Gran#", "10^9/L", "neut_abs"},
+	{"尿常规", "MA", "mg/L", "urine_microalbumin"},
+	{"尿常规", "CRE", "mmol/L", "urine_creatinine"},
+}
+
+func TestEnglishLabs(t *testing.T) {
+	l := Default()
+	for _, c := range englishLabs {
+		a, ok := l.Match(c.group, c.name, c.unit)
+		got := ""
+		if ok {
+			got = a.Key
+		}
+		if got != c.want {
+			t.Errorf("Match(%q, %q, %q) = %q, want %q", c.group, c.name, c.unit, got, c.want)
+		}
+	}
+}
+
+// TestNear: names Match does not know, and the analytes Near finds them close to.
+func TestNear(t *testing.T) {
+	l := Default()
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"CRP=26", []string{"crp"}},                        // a known abbreviation inside
+		{"(白CEP）=26", []string{"cea", "c_peptide", "crp"}}, // one letter off three of them
+		{"谷丙转氨梅", []string{"alt"}},
+		{"MCVV", []string{"mcv"}},
+		{"尿微量白旦白", []string{"urine_microalbumin"}},
+		// Near nothing.
+		{"某某指数", nil},
+		{"IgG4", nil}, // a subclass, not a misreading
+		{"Osmolality", nil},
+		{"XY", nil},
+	} {
+		if _, ok := l.Lookup(c.name); ok {
+			t.Errorf("%q is known: Near is for names that are not", c.name)
+		}
+		var got []string
+		for _, a := range l.Near(c.name) {
+			got = append(got, a.Key)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("Near(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
