@@ -179,75 +179,96 @@ func (r *Relation) Eval(in []Band, sex schema.Sex) (b Band, ok bool) {
 		}
 		return b, true
 	case Formula:
-		return r.fn.eval(in, r.params, sex)
+		// Called by name, not through a func value, so that in does not escape: a check's
+		// bands stay on its stack.
+		switch r.fn.id {
+		case fINR:
+			return inr(in, r.params)
+		case fEGFR:
+			return egfr(in, r.params, sex)
+		case fPH:
+			return ph(in, r.params)
+		}
 	}
 	return Band{}, false
 }
 
-// formula is a named function a relation row may use: its inputs, its parameters (bands the row
-// gives), and its evaluation over bands. Each one's source is beside it.
+// formula is a named function a relation row may use: its inputs and its parameters (bands the
+// row gives); its evaluation over bands is the function of its id below, its source beside it.
 type formula struct {
+	id     int
 	inputs int
 	params []string
-	eval   func(in, p []Band, sex schema.Sex) (Band, bool)
 }
 
+const (
+	fINR = iota
+	fEGFR
+	fPH
+)
+
 var formulas = map[string]*formula{
-	// INR = (PT / MNPT)^ISI: WHO Expert Committee on Biological Standardization, Guidelines for
-	// thromboplastins and plasma used to control oral anticoagulant therapy (WHO TRS 889, 1999,
-	// Annex 3). The report rarely prints the reagent's ISI and the lab's mean normal PT (MNPT):
-	// the row gives the bands they span. (PT/MNPT)^ISI is monotone in each on r > 0, so its
-	// band is at the corners.
-	"inr": {inputs: 1, params: []string{"isi", "mnpt"}, eval: func(in, p []Band, _ schema.Sex) (Band, bool) {
-		pt, isi, mnpt := in[0], p[0], p[1]
-		if !pt.positive() || !mnpt.positive() {
-			return Band{}, false
+	"inr":  {id: fINR, inputs: 1, params: []string{"isi", "mnpt"}},
+	"egfr": {id: fEGFR, inputs: 1, params: []string{"age"}},
+	"ph":   {id: fPH, inputs: 2, params: []string{"pka", "s"}},
+}
+
+// INR = (PT / MNPT)^ISI: WHO Expert Committee on Biological Standardization, Guidelines for
+// thromboplastins and plasma used to control oral anticoagulant therapy (WHO TRS 889, 1999,
+// Annex 3). The report rarely prints the reagent's ISI and the lab's mean normal PT (MNPT):
+// the row gives the bands they span. (PT/MNPT)^ISI is monotone in each on r > 0, so its
+// band is at the corners.
+func inr(in, p []Band) (Band, bool) {
+	pt, isi, mnpt := in[0], p[0], p[1]
+	if !pt.positive() || !mnpt.positive() {
+		return Band{}, false
+	}
+	r := Band{pt.Lo / mnpt.Hi, pt.Hi / mnpt.Lo}
+	b := Band{math.Inf(1), math.Inf(-1)}
+	for _, x := range [2]float64{r.Lo, r.Hi} {
+		for _, e := range [2]float64{isi.Lo, isi.Hi} {
+			v := math.Pow(x, e)
+			b = Band{min(b.Lo, v), max(b.Hi, v)}
 		}
-		r := Band{pt.Lo / mnpt.Hi, pt.Hi / mnpt.Lo}
-		b := Band{math.Inf(1), math.Inf(-1)}
-		for _, x := range [2]float64{r.Lo, r.Hi} {
-			for _, e := range [2]float64{isi.Lo, isi.Hi} {
-				v := math.Pow(x, e)
-				b = Band{min(b.Lo, v), max(b.Hi, v)}
-			}
+	}
+	return b, true
+}
+
+// eGFR from serum creatinine (μmol/L here, mg/dL in the equations: ÷ 88.4) over the adult
+// ages of p[0] and the sexes (the caller's, else both), as a lab may print it: CKD-EPI 2021
+// (race-free; Inker LA et al., N Engl J Med 2021;385:1737–49), CKD-EPI 2009 with its race
+// coefficient (Levey AS et al., Ann Intern Med 2009;150:604–12), the IDMS-traceable MDRD
+// study equation (Levey AS et al., Clin Chem 2007;53:766–72) and its Chinese modification
+// (Ma YC et al., J Am Soc Nephrol 2006;17:2937–44). Each falls with creatinine and age, so
+// the band is each at its corners, joined.
+func egfr(in, p []Band, sex schema.Sex) (Band, bool) {
+	scr, age := Band{in[0].Lo / 88.4, in[0].Hi / 88.4}, p[0]
+	if !scr.positive() || !age.positive() {
+		return Band{}, false
+	}
+	b := Band{math.Inf(1), math.Inf(-1)}
+	for _, female := range [2]bool{false, true} {
+		if sex == schema.SexMale && female || sex == schema.SexFemale && !female {
+			continue
 		}
-		return b, true
-	}},
-	// eGFR from serum creatinine (μmol/L here, mg/dL in the equations: ÷ 88.4) over the adult
-	// ages of p[0] and the sexes (the caller's, else both), as a lab may print it: CKD-EPI 2021
-	// (race-free; Inker LA et al., N Engl J Med 2021;385:1737–49), CKD-EPI 2009 with its race
-	// coefficient (Levey AS et al., Ann Intern Med 2009;150:604–12), the IDMS-traceable MDRD
-	// study equation (Levey AS et al., Clin Chem 2007;53:766–72) and its Chinese modification
-	// (Ma YC et al., J Am Soc Nephrol 2006;17:2937–44). Each falls with creatinine and age, so
-	// the band is each at its corners, joined.
-	"egfr": {inputs: 1, params: []string{"age"}, eval: func(in, p []Band, sex schema.Sex) (Band, bool) {
-		scr, age := Band{in[0].Lo / 88.4, in[0].Hi / 88.4}, p[0]
-		if !scr.positive() || !age.positive() {
-			return Band{}, false
+		for _, eq := range egfrEquations {
+			lo, hi := eq(scr.Hi, age.Hi, female, false), eq(scr.Lo, age.Lo, female, true)
+			b = Band{min(b.Lo, lo), max(b.Hi, hi)}
 		}
-		b := Band{math.Inf(1), math.Inf(-1)}
-		for _, female := range [2]bool{false, true} {
-			if sex == schema.SexMale && female || sex == schema.SexFemale && !female {
-				continue
-			}
-			for _, eq := range egfrEquations {
-				lo, hi := eq(scr.Hi, age.Hi, female, false), eq(scr.Lo, age.Lo, female, true)
-				b = Band{min(b.Lo, lo), max(b.Hi, hi)}
-			}
-		}
-		return b, true
-	}},
-	// Blood-gas pH = pKa + log10(HCO3⁻ / (S × pCO2)) (Henderson–Hasselbalch; pKa 6.1 and CO2
-	// solubility S 0.0307 mmol/L per mmHg at 37 °C: CLSI C46-A2, Blood Gas and pH Analysis,
-	// 2009, which analysers use to compute HCO3⁻ from the measured pH and pCO2, with pKa 6.095).
-	// pCO2 in mmHg (kPa converts). Rises with HCO3⁻, falls with pCO2.
-	"ph": {inputs: 2, params: []string{"pka", "s"}, eval: func(in, p []Band, _ schema.Sex) (Band, bool) {
-		hco3, pco2, pka, s := in[0], in[1], p[0], p[1]
-		if !hco3.positive() || !pco2.positive() || !s.positive() {
-			return Band{}, false
-		}
-		return Band{pka.Lo + math.Log10(hco3.Lo/(s.Hi*pco2.Hi)), pka.Hi + math.Log10(hco3.Hi/(s.Lo*pco2.Lo))}, true
-	}},
+	}
+	return b, true
+}
+
+// Blood-gas pH = pKa + log10(HCO3⁻ / (S × pCO2)) (Henderson–Hasselbalch; pKa 6.1 and CO2
+// solubility S 0.0307 mmol/L per mmHg at 37 °C: CLSI C46-A2, Blood Gas and pH Analysis,
+// 2009, which analysers use to compute HCO3⁻ from the measured pH and pCO2, with pKa 6.095).
+// pCO2 in mmHg (kPa converts). Rises with HCO3⁻, falls with pCO2.
+func ph(in, p []Band) (Band, bool) {
+	hco3, pco2, pka, s := in[0], in[1], p[0], p[1]
+	if !hco3.positive() || !pco2.positive() || !s.positive() {
+		return Band{}, false
+	}
+	return Band{pka.Lo + math.Log10(hco3.Lo/(s.Hi*pco2.Hi)), pka.Hi + math.Log10(hco3.Hi/(s.Lo*pco2.Lo))}, true
 }
 
 // egfrEquations are the creatinine equations of formulas["egfr"]: eGFR in mL/min/1.73 m² from

@@ -2,6 +2,8 @@ package lexicon
 
 import (
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -116,5 +118,18 @@ func TestRelIndex(t *testing.T) {
 	}
 	if a, _ := l.Analyte("tsh"); a.RelIndex() != -1 {
 		t.Error("tsh is in no relation")
+	}
+}
+
+// TestRelationsDocumented: docs/errors.md lists every relation with its formula.
+func TestRelationsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Default().Relations() {
+		if !strings.Contains(string(b), "| `"+r.Key+"` | "+r.Formula+" |") {
+			t.Errorf("docs/errors.md does not list relation %s (%s)", r.Key, r.Formula)
+		}
 	}
 }
