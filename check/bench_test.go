@@ -141,3 +141,29 @@ func parseCheckReply() string {
 	s.WriteString("]}")
 	return s.String()
 }
+
+// BenchmarkRunRelations checks a 40-row draft with nothing to warn about whose rows take part in
+// as many relations as 40 rows hold: every formula relation (calculated LDL-C, anion gap, INR,
+// eGFR, blood-gas pH, HbA1c in both units, TSAT from transferrin, ACR), the protein sums and
+// ratios (ck-clean-true-extremes), and a blood count's white cell sum and red cell indices. Issue
+// 20's target: at most 15 µs. go test ./check -run '^$' -bench RunRelations -benchmem -cpu 1
+func BenchmarkRunRelations(b *testing.B) {
+	var td testDraft
+	raw, err := os.ReadFile("testdata/ck-clean-true-extremes.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &td); err != nil {
+		b.Fatal(err)
+	}
+	rows := td.Draft.Indicators
+	cbc := group("血常规")
+	rows = append(rows, in("WBC", "10^9/L", "6.52", "", "", cbc), in("NEUT#", "10^9/L", "3.80", "", "", cbc), in("LYMPH#", "10^9/L", "2.09", "", "", cbc),
+		in("MONO#", "10^9/L", "0.42", "", "", cbc), in("EO#", "10^9/L", "0.17", "", "", cbc), in("BASO#", "10^9/L", "0.04", "", "", cbc),
+		in("HGB", "g/L", "148", "", "", cbc), in("RBC", "10^12/L", "4.92", "", "", cbc), in("HCT", "%", "44.1", "", "", cbc),
+		in("MCV", "fL", "89.6", "", "", cbc))
+	if len(rows) != 40 {
+		b.Fatalf("%d rows", len(rows))
+	}
+	benchRun(b, rows)
+}

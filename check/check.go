@@ -174,7 +174,7 @@ func (s *state) release() {
 	}
 	clear(units)
 	s.d, s.ctx, s.stopAt, s.err, s.lex, s.rows, s.code, s.out, s.seen, s.spans = nil, Context{}, nil, nil, nil, nil, "", nil, 0, nil
-	s.listed, s.over, s.work, s.look, s.byA, s.units = 0, 0, 0, 0, nil, units
+	s.listed, s.over, s.work, s.look, s.units = 0, 0, 0, 0, units
 	states.Put(s)
 }
 
@@ -195,8 +195,6 @@ type state struct {
 	// walked. The tests hold it to a constant times the rows, whatever the draft.
 	work int
 	look int // the work at which stop looks at stopAt next
-	// byA indexes a long draft's rows by analyte for the relations (findIndexed).
-	byA map[*lexicon.Analyte]int
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
 	buf   [32]row

@@ -180,15 +180,16 @@ var cases = map[schema.WarningCode][]testCase{
 		{name: "words", rows: []schema.OcrIndicator{in("白细胞", "", "阴性", "", "", group("尿常规")), in("白细胞", "", "2", "", "", group("尿常规"))}},
 	},
 	schema.InconsistentValues: {
-		{name: "HDL-C above total cholesterol", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.8", "", ""), in("HDL-C", "mmol/L", "6.1", "", "")}, want: []string{"inconsistent_values indicators[1].valueNum"}},
-		{name: "LDL-C above total cholesterol", rows: []schema.OcrIndicator{in("总胆固醇", "mmol/L", "4.50", "", ""), in("低密度脂蛋白胆固醇", "mmol/L", "5.90", "", "")}, want: []string{"inconsistent_values indicators[1].valueNum"}},
-		{name: "HDL in mmol/L above TC in mg/dL", rows: []schema.OcrIndicator{in("Cholesterol", "mg/dL", "193", "", ""), in("HDL", "mmol/L", "5.5", "", "")}, want: []string{"inconsistent_values indicators[1].valueNum"}},
-		{name: "DBIL above TBIL, and the sum", rows: []schema.OcrIndicator{in("总胆红素", "μmol/L", "12.0", "", ""), in("直接胆红素", "μmol/L", "18.0", "", ""), in("间接胆红素", "μmol/L", "8.0", "", "")}, want: []string{"inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[0].valueNum"}},
+		{name: "HDL-C above total cholesterol", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.8", "", ""), in("HDL-C", "mmol/L", "6.1", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum"}},
+		{name: "LDL-C above total cholesterol", rows: []schema.OcrIndicator{in("总胆固醇", "mmol/L", "4.50", "", ""), in("低密度脂蛋白胆固醇", "mmol/L", "5.90", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum"}},
+		{name: "HDL in mmol/L above TC in mg/dL", rows: []schema.OcrIndicator{in("Cholesterol", "mg/dL", "193", "", ""), in("HDL", "mmol/L", "5.5", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum"}},
+		{name: "DBIL above TBIL, and the sum", rows: []schema.OcrIndicator{in("总胆红素", "μmol/L", "12.0", "", ""), in("直接胆红素", "μmol/L", "18.0", "", ""), in("间接胆红素", "μmol/L", "8.0", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[2].valueNum"}},
 		{name: "ALB above TP", rows: []schema.OcrIndicator{in("TP", "g/L", "68", "", ""), in("ALB", "g/L", "72", "", "")}, want: []string{"inconsistent_values indicators[1].valueNum"}},
-		{name: "TP not ALB + GLB (27.3 read for 72.3)", rows: []schema.OcrIndicator{in("总蛋白", "g/L", "27.3", "", ""), in("白蛋白", "g/L", "45.1", "", ""), in("球蛋白", "g/L", "27.2", "", "")}, want: []string{"inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[0].valueNum"}},
-		{name: "A/G far from ALB/GLB", rows: []schema.OcrIndicator{in("白蛋白", "g/L", "45", "", ""), in("球蛋白", "g/L", "20", "", ""), in("白球比", "", "1.5", "", "")}, want: []string{"inconsistent_values indicators[2].valueNum"}},
-		{name: "a differential far from 100", rows: []schema.OcrIndicator{in("NEUT%", "%", "75.0", "", ""), in("LYMPH%", "%", "30.0", "", ""), in("MONO%", "%", "8.0", "", ""), in("EO%", "%", "3.0", "", ""), in("BASO%", "%", "1.0", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum"}},
-		{name: "MCH far from HGB/RBC", rows: []schema.OcrIndicator{in("HGB", "g/L", "150", "", ""), in("RBC", "10^12/L", "5.00", "", ""), in("MCH", "pg", "20.0", "", "")}, want: []string{"inconsistent_values indicators[2].valueNum"}},
+		{name: "TP not ALB + GLB (27.3 read for 72.3)", rows: []schema.OcrIndicator{in("总蛋白", "g/L", "27.3", "", ""), in("白蛋白", "g/L", "45.1", "", ""), in("球蛋白", "g/L", "27.2", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[2].valueNum"}},
+		{name: "A/G far from ALB/GLB", rows: []schema.OcrIndicator{in("白蛋白", "g/L", "45", "", ""), in("球蛋白", "g/L", "20", "", ""), in("白球比", "", "1.5", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[2].valueNum"}},
+		{name: "a differential far from 100", rows: []schema.OcrIndicator{in("NEUT%", "%", "75.0", "", ""), in("LYMPH%", "%", "30.0", "", ""), in("MONO%", "%", "8.0", "", ""), in("EO%", "%", "3.0", "", ""), in("BASO%", "%", "1.0", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[2].valueNum", "inconsistent_values indicators[3].valueNum", "inconsistent_values indicators[4].valueNum"}},
+		{name: "MCH far from HGB/RBC", rows: []schema.OcrIndicator{in("HGB", "g/L", "150", "", ""), in("RBC", "10^12/L", "5.00", "", ""), in("MCH", "pg", "20.0", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum", "inconsistent_values indicators[2].valueNum"}},
+		{name: "CK-MB activity above CK", rows: []schema.OcrIndicator{in("CK", "U/L", "40", "", ""), in("CK-MB", "U/L", "45", "", "")}, want: []string{"inconsistent_values indicators[0].valueNum", "inconsistent_values indicators[1].valueNum"}},
 		// Near misses.
 		{name: "a clean panel", rows: []schema.OcrIndicator{
 			in("TC", "mmol/L", "5.01", "", ""), in("HDL-C", "mmol/L", "1.32", "", ""), in("LDL-C", "mmol/L", "3.12", "", ""),
@@ -199,7 +200,7 @@ var cases = map[schema.WarningCode][]testCase{
 			in("HGB", "g/L", "148", "", ""), in("RBC", "10^12/L", "4.92", "", ""), in("HCT", "%", "44.1", "", ""), in("MCV", "fL", "89.6", "", ""), in("MCH", "pg", "30.1", "", ""), in("MCHC", "g/L", "336", "", ""),
 		}},
 		{name: "A/G rounded to one place", rows: []schema.OcrIndicator{in("ALB", "g/L", "45.2", "", ""), in("GLB", "g/L", "27.1", "", ""), in("A/G", "", "1.7", "", "")}},
-		{name: "CK-MB above CK (macro-CK)", rows: []schema.OcrIndicator{in("CK", "U/L", "40", "", ""), in("CK-MB", "U/L", "45", "", "")}},
+		{name: "CK-MB mass in ng/mL above CK in U/L: not compared", rows: []schema.OcrIndicator{in("CK", "U/L", "40", "", ""), in("CK-MB", "ng/mL", "45", "", "")}},
 		{name: "HDL printed twice: which is meant cannot be told", rows: []schema.OcrIndicator{in("TC", "mmol/L", "4.8", "", ""), in("HDL-C", "mmol/L", "6.1", "", ""), in("HDL-C", "mmol/L", "1.1", "", "", page(2))}},
 	},
 	schema.NameUnknown: {

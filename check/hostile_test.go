@@ -230,8 +230,8 @@ func TestRunStops(t *testing.T) {
 	}
 }
 
-// TestFindIndexed holds the relations' index of a long draft to the walk of its rows that a
-// short one does, on random drafts of the relations' analytes.
+// TestFindIndexed holds the relations' index of the rows (one pass, whatever their number) to a
+// walk of the rows for each analyte, on random drafts of the relations' analytes.
 func TestFindIndexed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	items := [][2]string{{"TC", "mmol/L"}, {"TC", "mg/dL"}, {"HDL-C", "mmol/L"}, {"ALB", "g/L"}, {"GLB", "g/L"}, {"TP", "g/L"}, {"WBC", "10^9/L"}, {"WBC", ""}, {"某某", "U/L"}}
@@ -241,15 +241,12 @@ func TestFindIndexed(t *testing.T) {
 			it := items[rng.IntN(len(items))]
 			return in(it[0], it[1], values[rng.IntN(len(values))], "", "")
 		})
-		s := &state{d: &schema.OcrDraft{Indicators: rows}, rows: make([]row, len(rows))}
+		s := &state{d: &schema.OcrDraft{Indicators: rows}, rows: make([]row, len(rows)), lex: lexicon.Default()}
 		for i := range rows {
 			s.rows[i].load(lexicon.Default(), &rows[i])
 		}
 		for _, rel := range lexicon.Default().Relations() {
-			for _, a := range append(rel.Parts, rel.Whole) {
-				if a == nil {
-					continue
-				}
+			for _, a := range rel.Analytes() {
 				whole := -1 // the walk, over all the rows
 				for i := range s.rows {
 					r := &s.rows[i]

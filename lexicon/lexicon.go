@@ -12,7 +12,8 @@
 //
 // A check asks Default().Find(group, name, unit) for the analyte and its unit as printed, then
 // Unit.Limits, Unit.Ref and Unit.ToCanonical for what to compare; Relations lists the parts,
-// sums and ratios to hold values against each other. Lookups do not allocate, and answers are
+// sums, ratios and formulas (Friedewald, INR, eGFR, Henderson–Hasselbalch …) to hold values
+// against each other, each with its source. Lookups do not allocate, and answers are
 // remembered in a bounded memo.
 package lexicon
 
@@ -66,6 +67,7 @@ type Analyte struct {
 	low, high       float64 // physiologically possible, canonical unit
 	refLow, refHigh float64 // typical adult reference range, canonical unit
 	hasRef          bool
+	rel             int16 // RelIndex + 1; 0: in no relation
 }
 
 // Unit is a unit known for an analyte.
@@ -137,6 +139,7 @@ type Section struct {
 type Lexicon struct {
 	analytes  []*Analyte
 	relations []Relation
+	relCount  int             // analytes the relations name (RelAnalytes)
 	memo      *memo           // nil: every Match computes
 	arena     strings.Builder // interned normalised names and units
 	sections  []Section

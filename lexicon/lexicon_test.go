@@ -68,9 +68,14 @@ func TestParseRejects(t *testing.T) {
 		{"bad factor", sec + "a\tx\tquant\tmmol/L,mg/dL=x\t0..1\t\tFoo\t\n", "bad factor"},
 		{"limits reversed", sec + "a\tx\tquant\tmmol/L\t5..1\t\tFoo\t\n", "not lo..hi"},
 		{"short row", sec + "a\tx\tquant\n", "fields"},
-		{"relation to nothing", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tpart\ta\tb\n", "unknown analyte"},
-		{"ratio of three", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tratio\ta\ta/a/a\n", "want 2"},
-		{"percent with a whole", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tpercent\ta\ta+a\n", "no whole"},
+		{"relation to nothing", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tpart\ta\tb\t-\t0\ta ≥ b\tsome source\n", "unknown analyte"},
+		{"relation of the old format", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tpart\ta\ta\n", "want 9"},
+		{"percent with a whole", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tpercent\ta\ta+a\t-\t5\ta+a\tsome source\n", "no whole"},
+		{"relation without a source", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tproduct\ta\ta/a\t-\t0\ta = a/a\t\n", "source"},
+		{"a formula's parameter missing", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tinr\ta\ta;isi=1..2\t-\t0\tinr\tsome source\n", "mnpt missing"},
+		{"a unit the analyte lacks", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tlinear\ta\t2*a@mmol/L+1\t-\t0\ta\tsome source\n", "no unit"},
+		{"a bad tolerance", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tpart\ta\ta\t-\tsome\ta\tsome source\n", "tolerance"},
+		{"a condition on no term", sec + "a\tx\tquant\tg/L\t0..1\t\tFoo\t\nrelation\tr\tpart\ta\ta\tbelow:b<3\t0\ta\tsome source\n", "not a term"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.table))
@@ -278,53 +283,42 @@ func hasHan(s string) bool {
 // Every relation holds, within a factor of 1.6, for the middles of the typical ranges: a wrong
 // scale or a swapped part would not.
 func TestRelationsHoldForTypicalValues(t *testing.T) {
-	mid := func(a *Analyte) (float64, bool) {
-		lo, hi, ok := a.Ref(a.Units[0].Name)
+	mid := func(tm Term) (float64, bool) {
+		if tm.Unit != "" && tm.Unit != tm.Analytes[0].Units[0].Name {
+			return 0, false
+		}
+		lo, hi, ok := tm.Analytes[0].Ref(tm.Analytes[0].Units[0].Name)
 		return (lo + hi) / 2, ok
 	}
 	near := func(got, want float64) bool { return got <= want*1.6 && got >= want/1.6 }
 	l := Default()
 	checked := 0
 	for _, r := range l.Relations() {
-		var vals []float64
+		var in []Band
 		ok := true
-		for _, a := range append([]*Analyte{r.Whole}, r.Parts...) {
-			if a == nil {
-				continue
-			}
-			v, has := mid(a)
+		for _, tm := range r.Terms {
+			v, has := mid(tm)
 			ok = ok && has
-			vals = append(vals, v)
+			in = append(in, Band{v, v})
+		}
+		whole := 100.0
+		if r.Kind != Percent {
+			var has bool
+			whole, has = mid(r.Whole)
+			ok = ok && has
 		}
 		if !ok {
 			continue
 		}
 		checked++
-		switch r.Kind {
-		case Part:
-			if vals[1] > vals[0] {
-				t.Errorf("%s %s > %s: %g > %g", r.Kind, r.Parts[0].Key, r.Whole.Key, vals[1], vals[0])
-			}
-		case Sum:
-			s := 0.0
-			for _, v := range vals[1:] {
-				s += v
-			}
-			if !near(s, vals[0]) {
-				t.Errorf("sum for %s: %g, whole %g", r.Whole.Key, s, vals[0])
-			}
-		case Ratio:
-			if got := r.Scale * vals[1] / vals[2]; !near(got, vals[0]) {
-				t.Errorf("ratio %s: %g, want about %g", r.Whole.Key, got, vals[0])
-			}
-		case Percent:
-			s := 0.0
-			for _, v := range vals {
-				s += v
-			}
-			if !near(s, 100) {
-				t.Errorf("percent: %g", s)
-			}
+		got, ok := r.Eval(in, "")
+		switch {
+		case !ok:
+			t.Errorf("%s: no value for typical ones", r.Key)
+		case r.Kind == Part && got.Hi > whole:
+			t.Errorf("%s: %g > %g", r.Key, got.Hi, whole)
+		case r.Kind != Part && !near(got.Mid(), whole):
+			t.Errorf("%s: %g, want about %g", r.Key, got.Mid(), whole)
 		}
 	}
 	if checked < 8 {
