@@ -50,6 +50,16 @@ type Candidate struct {
 	Offset, Len int
 	// Joined reports a list made of the flat objects before it, written one per line or fence.
 	Joined bool
+	// Inner are the JSON values held in this value's strings, read as a reply is: an API body's
+	// content (choices[0].message.content), a tool call's arguments. Each has its Path; Offset
+	// and Len are those of the value that holds it. See inner.
+	Inner []Candidate
+	// Path is where an Inner value was found in the value that holds it, as a warning's path is
+	// written (choices[0].message.content, [0].arguments); "" for a value of the reply's text.
+	Path string
+	// depth counts the strings decoded again to reach the value (a double-encoded reply, a
+	// string holding JSON): at most maxUnwrap.
+	depth int
 }
 
 // Limits that bound the work one reply can cost, whatever its shape.
@@ -106,12 +116,17 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		}
 		text = text[:n]
 	}
+	r.n = len(text)
 	cands := r.candidates(text, 0)
+	for i := range cands {
+		r.inner(&cands[i])
+	}
 	if lines := lineItems(cands); lines != nil {
 		cands = append(cands, *lines)
+		r.kept++
 	}
 	rd.Candidates, rd.Unread, rd.Work = cands, r.unread, r.work
-	rd.Work.Candidates = len(cands)
+	rd.Work.Candidates = r.kept
 	if r.err != nil {
 		return rd, fmt.Errorf("parse: reading the reply: %w", r.err)
 	}
@@ -210,15 +225,24 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 	// Stage 1: the whole reply is JSON.
 	if v, ok := r.decode(text); ok {
 		if v.Kind == String {
-			if depth < maxUnwrap {
+			if depth < maxUnwrap && r.reread(len(v.Text)) {
 				return r.candidates(trim(v.Text), depth+1)
 			}
 			return nil
 		}
 		if v.IsContainer() {
-			return []Candidate{{Value: v, Stage: Strict, Len: len(text)}}
+			r.kept++
+			return []Candidate{{Value: v, Stage: Strict, Len: len(text), depth: depth}}
 		}
 		return nil // a bare number or literal is not a draft
+	}
+	if depth < maxUnwrap {
+		if u, ok := r.overEscaped(text); ok {
+			// {\"title\": …}: every quote escaped once too often. Read unescaped, it is JSON.
+			if cands := r.candidates(trim(u), depth+1); len(cands) > 0 {
+				return cands
+			}
+		}
 	}
 
 	// Stage 2 and 3: fences and balanced spans, each decoded strictly or else repaired.
@@ -240,7 +264,7 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		if r.err != nil {
 			return
 		}
-		if len(out) >= maxCandidates {
+		if r.kept >= maxCandidates {
 			r.unread++
 			return
 		}
@@ -249,11 +273,11 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		}
 		if v, ok := r.decode(body); ok {
 			if v.Kind == String && depth < maxUnwrap {
+				if !r.reread(len(v.Text)) {
+					r.unread++
+					return
+				}
 				for _, c := range r.candidates(trim(v.Text), depth+1) {
-					if len(out) >= maxCandidates {
-						r.unread++
-						continue
-					}
 					c.Offset, c.Len = p.offset, len(p.text)
 					if c.Stage == Strict {
 						c.Stage = stage
@@ -264,7 +288,8 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 			}
 			if v.IsContainer() && !(isEmpty(v) && hasEmpty) {
 				hasEmpty = hasEmpty || isEmpty(v) // one {} says the reply held JSON; more say nothing
-				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text)})
+				r.kept++
+				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text), depth: depth})
 			}
 			return
 		}
@@ -274,7 +299,8 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		v, truncated, ok := r.repair(body)
 		switch {
 		case ok && v.IsContainer():
-			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text)})
+			r.kept++
+			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text), depth: depth})
 		case !ok && r.halted():
 			r.unread++
 		}
