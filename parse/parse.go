@@ -131,8 +131,8 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		return rd, fmt.Errorf("parse: reading the reply: %w", r.err)
 	}
 	if len(cands) == 0 {
-		if unfinished {
-			return rd, Unparseable(reply, "the model stopped inside its reasoning (an unclosed <think>) and never answered; only its unfinished thinking holds data")
+		if unfinished != "" {
+			return rd, Unparseable(reply, unfinished)
 		}
 		if r.spent {
 			return rd, Unparseable(reply, "the model's reply is too broken to repair within the work one reply may cost")
@@ -140,40 +140,6 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		return rd, unparseable(reply)
 	}
 	return rd, nil
-}
-
-// reasoningTags are the pairs reasoning models wrap their thinking in (DeepSeek-R1, Qwen3 and
-// QwQ, GLM-4.1V-Thinking <think>; Kimi-VL ◁think▷; others <thinking>, <reasoning>).
-var reasoningTags = [][2]string{
-	{"<think>", "</think>"}, {"<thinking>", "</thinking>"}, {"◁think▷", "◁/think▷"},
-	{"<reasoning>", "</reasoning>"}, {"<|begin_of_thought|>", "<|end_of_thought|>"},
-}
-
-// answer drops what reasoning models write before their answer: the thinking in <think>…</think>
-// (which may hold a draft the model then corrects), and keeps only an <answer>…</answer> when
-// there is one. The answer is only ever what stands outside the reasoning: after its closing tag,
-// or — when the model stopped inside its reasoning (no closing tag: its token limit, or it never
-// closed it) — before its opening tag, and unfinished is true. A draft the model was still
-// doubting is never its answer.
-func answer(reply string) (text string, unfinished bool) {
-	if !strings.Contains(reply, "think") && !strings.Contains(reply, "reasoning>") && !strings.Contains(reply, "_of_thought") && !strings.Contains(reply, "<answer>") {
-		return reply, false // the common case, found by the fast forward search
-	}
-	for _, t := range reasoningTags {
-		if i := strings.LastIndex(reply, t[1]); i >= 0 {
-			reply = reply[i+len(t[1]):]
-		}
-		if i := strings.Index(reply, t[0]); i >= 0 {
-			reply, unfinished = reply[:i], true
-		}
-	}
-	if _, after, ok := strings.Cut(reply, "<answer>"); ok {
-		inner, _, _ := strings.Cut(after, "</answer>")
-		if strings.ContainsAny(inner, "{[") {
-			reply = inner
-		}
-	}
-	return reply, unfinished
 }
 
 // lineItems joins replies written one flat object per line ({"itemName": "TSH", …} then
@@ -240,6 +206,9 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		if u, ok := r.overEscaped(text); ok {
 			// {\"title\": …}: every quote escaped once too often. Read unescaped, it is JSON.
 			if cands := r.candidates(trim(u), depth+1); len(cands) > 0 {
+				for i := range cands {
+					cands[i].Stage = Repaired // the text was changed to be read
+				}
 				return cands
 			}
 		}
