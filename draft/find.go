@@ -22,15 +22,25 @@ import (
 // and theirs, a bounded number of levels), and at most parse.Bound's Walked values per reply,
 // counted in parse.Work.Walked; what lies past that is read as Build reads it, from the value found so far.
 
-// fit is how much a value looks like a draft: the rows it would give, then its report fields.
-type fit struct{ rows, fields int }
+// fit is how much a value looks like a draft: the rows it would give (with a name and a
+// result), then its report fields, then the items it would keep that have only a name and
+// fields without a value ({"itemName": "x", "unit": null}).
+type fit struct{ rows, fields, named int }
 
 func (a fit) better(b fit) bool {
-	if a.rows != b.rows {
+	switch {
+	case a.rows != b.rows:
 		return a.rows > b.rows
+	case a.fields != b.fields:
+		return a.fields > b.fields
 	}
-	return a.fields > b.fields
+	return a.named > b.named
 }
+
+// count is the rows of a list, and its items with a name only.
+type count struct{ rows, named int }
+
+func (c *count) add(d count) { c.rows, c.named = c.rows+d.rows, c.named+d.named }
 
 // finder is the state of finding the draft in one reply.
 type finder struct {
@@ -74,7 +84,7 @@ func (fd *finder) candidate(c parse.Candidate) []scored {
 			continue
 		}
 		var group []scored
-		gf := fit{-1, -1}
+		gf := fit{-1, -1, -1}
 		for _, ic := range c.Inner[i:j] {
 			for _, s := range fd.candidate(ic) {
 				if s.fit.better(gf) {
@@ -192,15 +202,20 @@ func flat(v parse.Value) bool {
 func fitOf(v parse.Value) fit {
 	switch v.Kind {
 	case parse.Array:
-		f := fit{rows: listRows(v.Elems, 0)}
+		n := listRows(v.Elems, 0)
+		f := fit{rows: n.rows, named: n.named}
 		if len(v.Elems) > 0 && v.Elems[0].Kind == parse.Object {
 			f.fields = reportFields(v.Elems[0].Members)
 		}
 		return f
 	case parse.Object:
 		var f fit
-		if rowLike(v) {
-			f.rows = 1
+		var n count
+		switch {
+		case rowLike(v):
+			n.rows = 1
+		case named(v):
+			n.named = 1
 		}
 		f.fields = reportFields(v.Members)
 		side := 0
@@ -208,18 +223,19 @@ func fitOf(v parse.Value) fit {
 			k := fieldOf(m.Key, 0)
 			switch {
 			case m.Value.Kind == parse.Array && (k == fIndicators || k == noField && !isPersonKey(m.Key)):
-				f.rows += listRows(m.Value.Elems, 0)
+				n.add(listRows(m.Value.Elems, 0))
 				if k == noField && len(m.Value.Elems) > 0 && m.Value.Elems[0].Kind == parse.Object {
 					side = max(side, reportFields(m.Value.Elems[0].Members)) // {"pages": [{"title": …}, …]}
 				}
 			case m.Value.Kind == parse.Object && k == fIndicators:
-				f.rows += keyedRows(m.Value.Members)
+				n.rows += keyedRows(m.Value.Members)
 			case m.Value.Kind == parse.Object && k == noField && isPageKey(m.Key):
-				f.rows += pageRows(m.Value) // {"page1": {…}, "page2": {…}}
+				n.add(pageRows(m.Value)) // {"page1": {…}, "page2": {…}}
 			case m.Value.Kind == parse.Object && k == noField && !isPersonKey(m.Key):
 				side = max(side, reportFields(m.Value.Members))
 			}
 		}
+		f.rows, f.named = n.rows, n.named
 		if f.rows > 0 {
 			f.fields = max(f.fields, side)
 		}
@@ -229,11 +245,11 @@ func fitOf(v parse.Value) fit {
 }
 
 // pageRows counts the rows of one page's draft keyed by its number: those of its lists.
-func pageRows(v parse.Value) int {
-	n := 0
+func pageRows(v parse.Value) count {
+	var n count
 	for _, m := range v.Members {
 		if k := fieldOf(m.Key, 0); m.Value.Kind == parse.Array && (k == fIndicators || k == noField && !isPersonKey(m.Key)) {
-			n += listRows(m.Value.Elems, 0)
+			n.add(listRows(m.Value.Elems, 0))
 		}
 	}
 	return n
@@ -268,17 +284,37 @@ func rowLike(v parse.Value) bool {
 	return name && result
 }
 
+// named reports an object Build keeps as an item without a result: a name and an item field
+// beside it, even null ({"itemName": "x", "refRange": null}). A tool call's {"name": …,
+// "arguments": …} is not one.
+func named(v parse.Value) bool {
+	name, other := false, false
+	for _, m := range v.Members {
+		switch k := fieldOf(m.Key, 1); {
+		case k == fItemName:
+			name = name || m.Value.Kind == parse.String && strings.TrimSpace(m.Value.Text) != ""
+		case k != noField && k != fIndicators:
+			other = true
+		}
+	}
+	return name && other
+}
+
 // listRows counts the rows a list gives: its row objects, a table's rows under its header, and
 // the rows of groups in it ({"group": …, "items": [...]}, a report's own list), maxGroupDepth
 // levels deep.
-func listRows(elems []parse.Value, depth int) int {
-	n := 0
+func listRows(elems []parse.Value, depth int) count {
+	var n count
 	for _, e := range tableRows(elems) {
 		if e.Kind != parse.Object {
 			continue
 		}
 		if rowLike(e) {
-			n++
+			n.rows++
+			continue
+		}
+		if named(e) {
+			n.named++
 			continue
 		}
 		if depth >= maxGroupDepth {
@@ -287,9 +323,9 @@ func listRows(elems []parse.Value, depth int) int {
 		for _, m := range e.Members {
 			switch k := fieldOf(m.Key, 1); {
 			case m.Value.Kind == parse.Array && (k == fIndicators || k == fValue || k == fItemName):
-				n += listRows(m.Value.Elems, depth+1)
+				n.add(listRows(m.Value.Elems, depth+1))
 			case m.Value.Kind == parse.Object && k == fIndicators:
-				n += keyedRows(m.Value.Members)
+				n.rows += keyedRows(m.Value.Members)
 			}
 		}
 	}
@@ -320,21 +356,21 @@ func keyedRows(members []parse.Member) int {
 				}
 			}
 		case parse.Array:
-			n += listRows(m.Value.Elems, 1)
+			n += listRows(m.Value.Elems, 1).rows
 		}
 	}
 	return n
 }
 
 // asPages reads a list of two or more whole reports (each an object with report fields and
-// rows) as a reply's pages ({"pages": [...]}), so that they merge as pages do: each keeps its
+// lists of rows, not a row itself) as a reply's pages ({"pages": [...]}), so that they merge as pages do: each keeps its
 // fields, a differing one is a page_conflict, never null.
 func asPages(v parse.Value) parse.Value {
 	if v.Kind != parse.Array || len(v.Elems) < 2 {
 		return v
 	}
 	for _, e := range v.Elems {
-		if e.Kind != parse.Object || reportFields(e.Members) == 0 || fitOf(e).rows == 0 {
+		if e.Kind != parse.Object || reportFields(e.Members) == 0 || rowLike(e) || fitOf(e).rows == 0 {
 			return v
 		}
 	}

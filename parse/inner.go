@@ -51,11 +51,21 @@ func (r *reader) inner(c *Candidate) {
 				return
 			}
 			at := JoinPath(path...)
-			for _, ic := range r.candidates(trim(v.Text), c.depth+1) {
-				ic.Path, ic.Offset, ic.Len = at, c.Offset, c.Len
-				r.inner(&ic)
-				c.Inner = append(c.Inner, ic)
+			text, unfinished := answer(v.Text) // a body's content may reason too
+			if unfinished != "" {
+				return
 			}
+			cands := r.candidates(trim(text), c.depth+1)
+			for i := range cands {
+				cands[i].Path = at
+				r.inner(&cands[i])
+			}
+			if lines := lineItems(cands); lines != nil { // rows one per line or fence, as in a reply
+				r.kept++
+				lines.Path, lines.depth = at, c.depth+1
+				cands = append(cands, *lines)
+			}
+			c.Inner = append(c.Inner, cands...)
 		}
 	}
 	walk(c.Value)
@@ -71,26 +81,34 @@ func (r *reader) reread(m int) bool {
 	return true
 }
 
-// holdsJSON reports whether a string may hold a JSON object or list: it starts with one (a
-// quote, or a bracket, after the first bracket), or holds one after prose ({" anywhere), or a
-// fence. A unit in brackets ([mmol/L]), a mark ({H}) or a range does not.
+// holdsJSON reports whether a string may hold a JSON object or list: an object's bracket
+// followed by a quote ({" or {', full-width too: ｛“), a list's by a list, an object or a quote
+// ([[, [{, ["), or a fence, anywhere in it. A unit in brackets ([mmol/L]), a mark ({H}) or a
+// range ([3.5-5.5]) does not.
 func holdsJSON(s string) bool {
 	if len(s) < minInner {
 		return false
 	}
-	t := strings.TrimLeft(s, " \t\r\n")
-	if t != "" && t[0] == '[' {
-		if u := strings.TrimLeft(t[1:], " \t\r\n"); u != "" && (u[0] == '{' || u[0] == '[' || u[0] == '"') {
+	for i := 0; i < len(s); i++ {
+		var list bool
+		switch {
+		case s[i] == '{':
+		case s[i] == '[':
+			list = true
+		case s[i] == 0xEF && strings.HasPrefix(s[i:], "｛"):
+			i += len("｛") - 1
+		case s[i] == 0xEF && strings.HasPrefix(s[i:], "［"):
+			i += len("［") - 1
+			list = true
+		default:
+			continue
+		}
+		u := strings.TrimLeft(s[i+1:], " \t\r\n")
+		switch {
+		case u == "":
+		case u[0] == '"' || u[0] == '\'' || strings.HasPrefix(u, "“"):
 			return true
-		}
-	}
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '{')
-		if j < 0 {
-			break
-		}
-		i += j + 1
-		if u := strings.TrimLeft(s[i:], " \t\r\n"); u != "" && (u[0] == '"' || u[0] == '\'') {
+		case list && (u[0] == '{' || u[0] == '[' || strings.HasPrefix(u, "｛")):
 			return true
 		}
 	}

@@ -51,8 +51,8 @@ type Candidate struct {
 	// Joined reports a list made of the flat objects before it, written one per line or fence.
 	Joined bool
 	// Inner are the JSON values held in this value's strings, read as a reply is: an API body's
-	// content (choices[0].message.content), a tool call's arguments. Each has its Path; Offset
-	// and Len are those of the value that holds it. See inner.
+	// content (choices[0].message.content), a tool call's arguments. Each has its Path; its
+	// Offset and Len are in the string that holds it. See inner.go.
 	Inner []Candidate
 	// Path is where an Inner value was found in the value that holds it, as a warning's path is
 	// written (choices[0].message.content, [0].arguments); "" for a value of the reply's text.
@@ -107,6 +107,11 @@ func Reply(reply string) ([]Candidate, error) {
 func Read(ctx context.Context, reply string) (Reading, error) {
 	r := &reader{ctx: ctx}
 	text, unfinished := answer(reply)
+	if (unfinished != "" || len(text) != len(reply)) && len(reply) <= MaxReply && r.valid(trim(reply)) {
+		// The reply is JSON, and the tags or markers are in its strings (an API body whose
+		// content reasons): the strings are read as replies are, reasoning dropped (inner.go).
+		text, unfinished = reply, ""
+	}
 	text = trim(text)
 	rd := Reading{TooLong: len(text) > MaxReply}
 	if rd.TooLong {
