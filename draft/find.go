@@ -63,7 +63,7 @@ func (fd *finder) expand(cands []parse.Candidate) []parse.Candidate {
 			out = append(out, c)
 			continue
 		}
-		for _, s := range fd.candidate(c) {
+		for _, s := range fd.candidate(c, false) {
 			out = append(out, s.cand)
 		}
 	}
@@ -71,7 +71,12 @@ func (fd *finder) expand(cands []parse.Candidate) []parse.Candidate {
 }
 
 // candidate finds the best fit in c, its own values first, then the strings that hold JSON.
-func (fd *finder) candidate(c parse.Candidate) []scored {
+// Its fit is only scored when needed (to weigh the values of one string against another
+// value's): a draft of the reply's own, with nothing in its strings, is just read.
+func (fd *finder) candidate(c parse.Candidate, needFit bool) []scored {
+	if !needFit && len(c.Inner) == 0 && whole(c.Value) {
+		return []scored{{cand: c}}
+	}
 	v, path, best, parts := fd.best(c.Value)
 	var inner []scored
 	for i := 0; i < len(c.Inner); {
@@ -86,7 +91,7 @@ func (fd *finder) candidate(c parse.Candidate) []scored {
 		var group []scored
 		gf := fit{-1, -1, -1}
 		for _, ic := range c.Inner[i:j] {
-			for _, s := range fd.candidate(ic) {
+			for _, s := range fd.candidate(ic, true) {
 				if s.fit.better(gf) {
 					gf = s.fit
 				}
@@ -124,7 +129,26 @@ func (fd *finder) best(v parse.Value) (found parse.Value, at string, f fit, part
 	if whole(v) {
 		return found, "", f, []string{""}
 	}
-	var steps []string
+	// The steps to the value walked, rendered as a path only where one is kept.
+	type step struct {
+		key string
+		i   int // an element's index, when key is ""
+	}
+	var steps []step
+	path := func() string {
+		ss := make([]string, len(steps))
+		for i, st := range steps {
+			switch st.key {
+			case "":
+				ss[i] = parse.IndexStep(st.i)
+			case "\x00":
+				ss[i] = parse.KeyStep("")
+			default:
+				ss[i] = parse.KeyStep(st.key)
+			}
+		}
+		return parse.JoinPath(ss...)
+	}
 	var walk func(v parse.Value)
 	walk = func(v parse.Value) {
 		fd.walked++
@@ -133,26 +157,29 @@ func (fd *finder) best(v parse.Value) (found parse.Value, at string, f fit, part
 				return
 			}
 			var e parse.Value
-			var step string
+			st := step{i: i}
 			if v.Kind == parse.Object {
-				e, step = v.Members[i].Value, parse.KeyStep(v.Members[i].Key)
+				e, st.key = v.Members[i].Value, v.Members[i].Key
+				if st.key == "" {
+					st.key = "\x00" // rendered [""]
+				}
 			} else {
-				e, step = v.Elems[i], parse.IndexStep(i)
+				e = v.Elems[i]
 			}
 			if !e.IsContainer() {
 				continue
 			}
-			steps = append(steps, step)
+			steps = append(steps, st)
 			switch {
 			case f.rows > 0 && flat(e):
 				fd.walked++ // a row, or a list of text: it cannot fit better than a draft with rows
 			default:
 				if g := fitOf(e); g.better(f) {
-					found, at, f = e, parse.JoinPath(steps...), g
+					found, at, f = e, path(), g
 				}
 				if whole(e) {
 					fd.walked++
-					parts = append(parts, parse.JoinPath(steps...))
+					parts = append(parts, path())
 				} else {
 					walk(e)
 				}

@@ -117,8 +117,11 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		switch {
 		case rd.TooLong:
 			why = fmt.Sprintf("the model's reply is longer than the %d KB the service reads, and holds no complete item before that", parse.MaxReply>>10)
-		case best.Truncated:
+		case cut:
 			why = "the model's reply was cut off before any complete item"
+		case best.Truncated:
+			// The text alone cannot tell a reply cut off from one broken: say what it shows.
+			why = "the model's reply holds no complete item: its JSON is left open (cut off, or broken)"
 		case template:
 			why = "the model's reply holds only a format template with placeholders (such as <医院名称> or YYYY-MM-DD), no report data: it did not read the page"
 		case rd.Unread > 0:

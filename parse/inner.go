@@ -24,20 +24,20 @@ func (r *reader) inner(c *Candidate) {
 	if c.depth >= maxUnwrap || !c.Value.IsContainer() {
 		return
 	}
-	var path []string // the steps to the value walked: "key" or "[i]"
+	var path []Member // the steps to the value walked: a key, or an element's index as a number
 	var walk func(v Value)
 	walk = func(v Value) {
 		switch v.Kind {
 		case Object:
 			for _, m := range v.Members {
-				path = append(path, KeyStep(m.Key))
+				path = append(path, Member{Key: m.Key})
 				walk(m.Value)
 				path = path[:len(path)-1]
 			}
 		case Array:
 			for i, e := range v.Elems {
 				if e.Kind == Object || e.Kind == Array || e.Kind == String && len(e.Text) >= minInner {
-					path = append(path, IndexStep(i))
+					path = append(path, Member{Value: Value{Kind: Number, Text: strconv.Itoa(i)}})
 					walk(e)
 					path = path[:len(path)-1]
 				}
@@ -50,7 +50,7 @@ func (r *reader) inner(c *Candidate) {
 				r.unread++
 				return
 			}
-			at := JoinPath(path...)
+			at := stepsPath(path)
 			text, unfinished := answer(v.Text) // a body's content may reason too
 			if unfinished != "" {
 				return
@@ -69,6 +69,19 @@ func (r *reader) inner(c *Candidate) {
 		}
 	}
 	walk(c.Value)
+}
+
+// stepsPath writes the steps inner walked as a path.
+func stepsPath(path []Member) string {
+	ss := make([]string, len(path))
+	for i, st := range path {
+		if st.Value.Kind == Number {
+			ss[i] = "[" + st.Value.Text + "]"
+		} else {
+			ss[i] = KeyStep(st.Key)
+		}
+	}
+	return JoinPath(ss...)
 }
 
 // reread charges m bytes read again against what the reply allows, or reports that they
