@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // problem document for a reply that fails.
 type golden struct {
 	Stage   schema.ParseStage `json:"stage"`
+	Found   string            `json:"found,omitempty"`
 	Result  *schema.Result    `json:"result,omitempty"`
 	Problem *problem.Document `json:"problem,omitempty"`
 }
@@ -61,7 +62,7 @@ func readGolden(b *Builder, file string) ([]byte, error) {
 	}
 	cut := strings.HasSuffix(file, ".length.txt") || strings.HasSuffix(file, ".length")
 	out, err := b.FromReply(string(reply), cut)
-	g := golden{Stage: out.Stage}
+	g := golden{Stage: out.Stage, Found: out.Found}
 	if err != nil {
 		doc := problem.From(err)
 		g.Problem = &doc

@@ -20,6 +20,9 @@ type Outcome struct {
 	Truncated bool              // the model's reply was cut off by the model (warning output_truncated)
 	TooLong   bool              // the reply was longer than parse.MaxReply; only its start was read (reply_too_long)
 	Work      parse.Work        // what reading the reply cost, for tests and fuzzers
+	// Found is where in the reply's JSON the draft was found (choices[0].message.content,
+	// [0].arguments), "" when the reply itself was the draft; see find.go.
+	Found string
 }
 
 // FromReply is FromReplyContext without a deadline.
@@ -53,7 +56,9 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	if err != nil {
 		return Outcome{Stage: parse.Failed, TooLong: rd.TooLong, Work: rd.Work}, err
 	}
-	cands := rd.Candidates
+	fd := finder{limit: parse.Bound(len(reply)).Walked}
+	cands := fd.expand(rd.Candidates)
+	rd.Work.Walked = fd.walked
 	build := func(v parse.Value) schema.Result {
 		res := b.Build(v)
 		scrub(&res)
@@ -86,7 +91,7 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		}
 		score := [4]int{len(res.Draft.Indicators), fieldCount(res.Draft), boolInt(!c.Truncated), c.Offset}
 		if i == 0 || better(score, bestScore) {
-			best = Outcome{Result: res, Stage: c.Stage, Truncated: c.Truncated}
+			best = Outcome{Result: res, Stage: c.Stage, Truncated: c.Truncated, Found: c.Path}
 			bestScore = score
 		}
 		if joined == nil && len(cands) > 1 && c.Value.Kind == parse.Object && fieldCount(res.Draft) > 0 && slices.ContainsFunc(res.Draft.Indicators, hasValue) {
@@ -112,8 +117,11 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		switch {
 		case rd.TooLong:
 			why = fmt.Sprintf("the model's reply is longer than the %d KB the service reads, and holds no complete item before that", parse.MaxReply>>10)
-		case best.Truncated:
+		case cut:
 			why = "the model's reply was cut off before any complete item"
+		case best.Truncated:
+			// The text alone cannot tell a reply cut off from one broken: say what it shows.
+			why = "the model's reply holds no complete item: its JSON is left open (cut off, or broken)"
 		case template:
 			why = "the model's reply holds only a format template with placeholders (such as <医院名称> or YYYY-MM-DD), no report data: it did not read the page"
 		case rd.Unread > 0:
@@ -206,7 +214,7 @@ func pageDrafts(drafts []pageDraft, best Outcome) Outcome {
 		}
 		if merged, err := Merge(pages); err == nil {
 			truncated := slices.ContainsFunc(drafts, func(d pageDraft) bool { return d.cand.Truncated })
-			return Outcome{Result: merged, Stage: drafts[0].cand.Stage, Truncated: truncated}
+			return Outcome{Result: merged, Stage: drafts[0].cand.Stage, Truncated: truncated, Found: drafts[0].cand.Path}
 		}
 	}
 	return withMissing(best, drafts)
@@ -284,7 +292,7 @@ func chunks(parts []pageDraft, best Outcome) Outcome {
 		out.Warnings = append(out.Warnings, p.res.Warnings...)
 	}
 	truncated := slices.ContainsFunc(parts, func(d pageDraft) bool { return d.cand.Truncated })
-	return Outcome{Result: out, Stage: parts[0].cand.Stage, Truncated: truncated}
+	return Outcome{Result: out, Stage: parts[0].cand.Stage, Truncated: truncated, Found: parts[0].cand.Path}
 }
 
 // reportKeys reports an object with any of a report's own keys, null or not.

@@ -627,7 +627,7 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 		cut := fr == "length"
 		odd := !cut && fr != "stop" // content_filter, tool_calls …: the answer did not end as answers do
 		out, err := s.cfg.Builder.FromReplyContext(ctx, reply.Text, cut)
-		meta.Stage, meta.Truncated, meta.TooLong = out.Stage, out.Truncated, out.TooLong
+		meta.Stage, meta.Found, meta.Truncated, meta.TooLong = out.Stage, out.Found, out.Truncated, out.TooLong
 		if err != nil && ctx.Err() != nil {
 			// The request ended while the reply was read (the read checks between pieces).
 			err = problem.FromContext(ctx, "before this page was read")

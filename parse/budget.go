@@ -47,6 +47,8 @@ type Work struct {
 	Repairs    int // calls of the repairer
 	Repaired   int // characters given to the repairer
 	Cost       int // the repairer's charged cost, at most repairBudget
+	Reread     int // bytes read again: strings holding JSON, a reply decoded or unescaped again
+	Walked     int // values the draft's finder looked at, to find the draft among them
 }
 
 // Bound is the most work reading a reply of n bytes may cost: the repairer's budget, and a
@@ -66,6 +68,8 @@ func Bound(n int) Work {
 		Repairs:    repairBudget / callCost,
 		Repaired:   repairBudget,
 		Cost:       repairBudget,
+		Reread:     maxUnwrap * n,
+		Walked:     (1 + maxUnwrap) * n / 2,
 	}
 }
 
@@ -81,6 +85,8 @@ func (w Work) Within(b Work) (string, bool) {
 		{"repairer calls", w.Repairs, b.Repairs},
 		{"repaired characters", w.Repaired, b.Repaired},
 		{"repair cost", w.Cost, b.Cost},
+		{"bytes read again", w.Reread, b.Reread},
+		{"values walked", w.Walked, b.Walked},
 	} {
 		if c.got > c.to {
 			return c.name, false
@@ -94,6 +100,8 @@ type reader struct {
 	ctx    context.Context
 	work   Work
 	unread int   // values and list items left unread because a limit was reached
+	n      int   // the length of the reply's text, which bounds what is read again
+	kept   int   // candidates kept, inner ones included: at most maxCandidates
 	spent  bool  // the repair budget ran out
 	err    error // the context's error, once seen
 	cheap  bool  // in a cheap pass: split and fix literals, never call the repairer

@@ -50,6 +50,16 @@ type Candidate struct {
 	Offset, Len int
 	// Joined reports a list made of the flat objects before it, written one per line or fence.
 	Joined bool
+	// Inner are the JSON values held in this value's strings, read as a reply is: an API body's
+	// content (choices[0].message.content), a tool call's arguments. Each has its Path; its
+	// Offset and Len are in the string that holds it. See inner.go.
+	Inner []Candidate
+	// Path is where an Inner value was found in the value that holds it, as a warning's path is
+	// written (choices[0].message.content, [0].arguments); "" for a value of the reply's text.
+	Path string
+	// depth counts the strings decoded again to reach the value (a double-encoded reply, a
+	// string holding JSON): at most maxUnwrap.
+	depth int
 }
 
 // Limits that bound the work one reply can cost, whatever its shape.
@@ -97,6 +107,11 @@ func Reply(reply string) ([]Candidate, error) {
 func Read(ctx context.Context, reply string) (Reading, error) {
 	r := &reader{ctx: ctx}
 	text, unfinished := answer(reply)
+	if (unfinished != "" || len(text) != len(reply)) && len(reply) <= MaxReply && r.valid(trim(reply)) {
+		// The reply is JSON, and the tags or markers are in its strings (an API body whose
+		// content reasons): the strings are read as replies are, reasoning dropped (inner.go).
+		text, unfinished = reply, ""
+	}
 	text = trim(text)
 	rd := Reading{TooLong: len(text) > MaxReply}
 	if rd.TooLong {
@@ -106,18 +121,23 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		}
 		text = text[:n]
 	}
+	r.n = len(text)
 	cands := r.candidates(text, 0)
+	for i := range cands {
+		r.inner(&cands[i])
+	}
 	if lines := lineItems(cands); lines != nil {
 		cands = append(cands, *lines)
+		r.kept++
 	}
 	rd.Candidates, rd.Unread, rd.Work = cands, r.unread, r.work
-	rd.Work.Candidates = len(cands)
+	rd.Work.Candidates = r.kept
 	if r.err != nil {
 		return rd, fmt.Errorf("parse: reading the reply: %w", r.err)
 	}
 	if len(cands) == 0 {
-		if unfinished {
-			return rd, Unparseable(reply, "the model stopped inside its reasoning (an unclosed <think>) and never answered; only its unfinished thinking holds data")
+		if unfinished != "" {
+			return rd, Unparseable(reply, unfinished)
 		}
 		if r.spent {
 			return rd, Unparseable(reply, "the model's reply is too broken to repair within the work one reply may cost")
@@ -125,40 +145,6 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		return rd, unparseable(reply)
 	}
 	return rd, nil
-}
-
-// reasoningTags are the pairs reasoning models wrap their thinking in (DeepSeek-R1, Qwen3 and
-// QwQ, GLM-4.1V-Thinking <think>; Kimi-VL ◁think▷; others <thinking>, <reasoning>).
-var reasoningTags = [][2]string{
-	{"<think>", "</think>"}, {"<thinking>", "</thinking>"}, {"◁think▷", "◁/think▷"},
-	{"<reasoning>", "</reasoning>"}, {"<|begin_of_thought|>", "<|end_of_thought|>"},
-}
-
-// answer drops what reasoning models write before their answer: the thinking in <think>…</think>
-// (which may hold a draft the model then corrects), and keeps only an <answer>…</answer> when
-// there is one. The answer is only ever what stands outside the reasoning: after its closing tag,
-// or — when the model stopped inside its reasoning (no closing tag: its token limit, or it never
-// closed it) — before its opening tag, and unfinished is true. A draft the model was still
-// doubting is never its answer.
-func answer(reply string) (text string, unfinished bool) {
-	if !strings.Contains(reply, "think") && !strings.Contains(reply, "reasoning>") && !strings.Contains(reply, "_of_thought") && !strings.Contains(reply, "<answer>") {
-		return reply, false // the common case, found by the fast forward search
-	}
-	for _, t := range reasoningTags {
-		if i := strings.LastIndex(reply, t[1]); i >= 0 {
-			reply = reply[i+len(t[1]):]
-		}
-		if i := strings.Index(reply, t[0]); i >= 0 {
-			reply, unfinished = reply[:i], true
-		}
-	}
-	if _, after, ok := strings.Cut(reply, "<answer>"); ok {
-		inner, _, _ := strings.Cut(after, "</answer>")
-		if strings.ContainsAny(inner, "{[") {
-			reply = inner
-		}
-	}
-	return reply, unfinished
 }
 
 // lineItems joins replies written one flat object per line ({"itemName": "TSH", …} then
@@ -210,15 +196,27 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 	// Stage 1: the whole reply is JSON.
 	if v, ok := r.decode(text); ok {
 		if v.Kind == String {
-			if depth < maxUnwrap {
+			if depth < maxUnwrap && r.reread(len(v.Text)) {
 				return r.candidates(trim(v.Text), depth+1)
 			}
 			return nil
 		}
 		if v.IsContainer() {
-			return []Candidate{{Value: v, Stage: Strict, Len: len(text)}}
+			r.kept++
+			return []Candidate{{Value: v, Stage: Strict, Len: len(text), depth: depth}}
 		}
 		return nil // a bare number or literal is not a draft
+	}
+	if depth < maxUnwrap {
+		if u, ok := r.overEscaped(text); ok {
+			// {\"title\": …}: every quote escaped once too often. Read unescaped, it is JSON.
+			if cands := r.candidates(trim(u), depth+1); len(cands) > 0 {
+				for i := range cands {
+					cands[i].Stage = Repaired // the text was changed to be read
+				}
+				return cands
+			}
+		}
 	}
 
 	// Stage 2 and 3: fences and balanced spans, each decoded strictly or else repaired.
@@ -240,7 +238,7 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		if r.err != nil {
 			return
 		}
-		if len(out) >= maxCandidates {
+		if r.kept >= maxCandidates {
 			r.unread++
 			return
 		}
@@ -249,11 +247,11 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		}
 		if v, ok := r.decode(body); ok {
 			if v.Kind == String && depth < maxUnwrap {
+				if !r.reread(len(v.Text)) {
+					r.unread++
+					return
+				}
 				for _, c := range r.candidates(trim(v.Text), depth+1) {
-					if len(out) >= maxCandidates {
-						r.unread++
-						continue
-					}
 					c.Offset, c.Len = p.offset, len(p.text)
 					if c.Stage == Strict {
 						c.Stage = stage
@@ -264,7 +262,8 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 			}
 			if v.IsContainer() && !(isEmpty(v) && hasEmpty) {
 				hasEmpty = hasEmpty || isEmpty(v) // one {} says the reply held JSON; more say nothing
-				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text)})
+				r.kept++
+				out = append(out, Candidate{Value: v, Stage: stage, Offset: p.offset, Len: len(p.text), depth: depth})
 			}
 			return
 		}
@@ -274,7 +273,8 @@ func (r *reader) candidates(text string, depth int) []Candidate {
 		v, truncated, ok := r.repair(body)
 		switch {
 		case ok && v.IsContainer():
-			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text)})
+			r.kept++
+			out = append(out, Candidate{Value: v, Stage: Repaired, Truncated: truncated || p.unclosed, Offset: p.offset, Len: len(p.text), depth: depth})
 		case !ok && r.halted():
 			r.unread++
 		}

@@ -37,6 +37,7 @@ type PageMeta struct {
 	BytesIn      int           `json:"bytesIn" desc:"Size of the uploaded image."`
 	BytesSent    int           `json:"bytesSent" desc:"Size of the image sent to the model, after orientation and downscaling."`
 	Stage        ParseStage    `json:"stage" desc:"How the reply was read: strict JSON, from a fence, extracted from chatter, repaired, or failed."`
+	Found        string        `json:"found,omitempty" desc:"Where in the reply's JSON the draft was found, for a reply that held it rather than being it: an API body's choices[0].message.content, a tool call's [0].arguments, a wrapper's data. Absent when the reply itself was the draft."`
 	Indicators   int           `json:"indicators" desc:"Indicators read from this page."`
 	Dropped      int           `json:"dropped" desc:"Items of the reply left out (see the indicator_dropped warnings)."`
 	Truncated    bool          `json:"truncated" desc:"The model cut its reply off (at the token limit, or mid-JSON)."`

@@ -263,6 +263,7 @@ type ParseRequest struct {
 // ParseMeta tells how a replayed reply was read.
 type ParseMeta struct {
 	Stage     schema.ParseStage `json:"stage"`
+	Found     string            `json:"found,omitempty" desc:"Where in the reply's JSON the draft was found (choices[0].message.content, [0].arguments); absent when the reply itself was the draft."`
 	Truncated bool              `json:"truncated" desc:"The model cut its reply off (finishReason length, or JSON left open)."`
 	TooLong   bool              `json:"tooLong" desc:"The reply was longer than the service reads (256 KiB); only its start was read."`
 }
@@ -320,7 +321,7 @@ func (s *Server) parse(c echo.Context) error {
 	c.Set(ctxIndicators, len(out.Draft.Indicators))
 	return c.JSON(http.StatusOK, ParseResponse{
 		Draft: out.Draft, Warnings: nonNil(s.localize(c, out.Warnings)),
-		Meta: ParseMeta{Stage: out.Stage, Truncated: out.Truncated, TooLong: out.TooLong},
+		Meta: ParseMeta{Stage: out.Stage, Found: out.Found, Truncated: out.Truncated, TooLong: out.TooLong},
 	})
 }
 

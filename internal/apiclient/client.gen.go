@@ -172,6 +172,9 @@ type PageMeta struct {
 	// FinishReason The model's finish reason for the last call; length means the reply was cut at the token limit; null when no reply came.
 	FinishReason *string `json:"finishReason"`
 
+	// Found Where in the reply's JSON the draft was found, for a reply that held it rather than being it: an API body's choices[0].message.content, a tool call's [0].arguments, a wrapper's data. Absent when the reply itself was the draft.
+	Found *string `json:"found,omitempty"`
+
 	// Indicators Indicators read from this page.
 	Indicators int `json:"indicators"`
 
@@ -188,6 +191,9 @@ type PageMeta struct {
 
 // ParseMeta defines model for ParseMeta.
 type ParseMeta struct {
+	// Found Where in the reply's JSON the draft was found (choices[0].message.content, [0].arguments); absent when the reply itself was the draft.
+	Found *string `json:"found,omitempty"`
+
 	// Stage A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 	Stage ParseStage `json:"stage"`
 
