@@ -152,6 +152,13 @@ func TestNear(t *testing.T) {
 		{"某某指数", nil},
 		{"IgG4", nil}, // a subclass, not a misreading
 		{"Osmolality", nil},
+		// Names of words that hold a known name are other items built on it (a ratio, a
+		// corrected or calculated value), not misreadings of it.
+		{"BUN/Creatinine Ratio", nil},
+		{"Adjusted calcium", nil},
+		{"Cholesterol/HDL Ratio", nil},
+		{"Est. average glucose", nil},
+		{"TC/HDL-C", nil},
 		{"XY", nil},
 	} {
 		if _, ok := l.Lookup(c.name); ok {

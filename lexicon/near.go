@@ -7,8 +7,9 @@ import (
 )
 
 // Near returns the analytes (at most maxNear, in table order) whose name a printed name that
-// Match does not know is close to: a run of its ASCII letters and digits is a known name of at
-// least three characters (CRP in "CRP=26"); else its normalised form or such a run is one edit
+// Match does not know is close to: in a garbled name (a value glued into it, Latin letters glued
+// onto Chinese), a run of its ASCII letters and digits is a known name of at least three
+// characters (CRP in "CRP=26"); else its normalised form or such a run is one edit
 // (a character added, dropped or changed) from one (谷丙转氨梅, CEP in "(白CEP）=26"), but not
 // a digit after it (IgG4 and LDH1 are subclasses, not misreadings). For a name that names
 // nothing (Find's false) only: a name the lexicon knows is never near another. It answers
@@ -53,20 +54,25 @@ func (l *Lexicon) Near(name string) []*Analyte {
 	if !k.over {
 		look(k.bytes())
 	}
-	// Runs of ASCII letters and digits: an abbreviation inside a garbled name.
-	var run key
-	for _, r := range name + " " {
-		if f := fold(r); f >= 'a' && f <= 'z' || f >= '0' && f <= '9' {
-			run.add(f)
-			continue
+	// Runs of ASCII letters and digits: an abbreviation inside a garbled name. Only a garbled
+	// one: a name of words (BUN/Creatinine Ratio, Adjusted calcium, LDL Cholesterol Calc) that
+	// holds a known name is another item built on it, a ratio or a corrected value, not a
+	// misreading of it, and naming the word inside would be a false alarm.
+	if garbled(name) {
+		var run key
+		for _, r := range name + " " {
+			if f := fold(r); f >= 'a' && f <= 'z' || f >= '0' && f <= '9' {
+				run.add(f)
+				continue
+			}
+			if r == '-' || r == '.' {
+				continue // folded away inside an abbreviation (CA19-9, S.G.)
+			}
+			if run.n > 0 && run.n < k.n {
+				look(run.bytes())
+			}
+			run.n, run.over = 0, false
 		}
-		if r == '-' || r == '.' {
-			continue // folded away inside an abbreviation (CA19-9, S.G.)
-		}
-		if run.n > 0 && run.n < k.n {
-			look(run.bytes())
-		}
-		run.n, run.over = 0, false
 	}
 	if len(exact) > 0 {
 		out = exact
@@ -83,6 +89,27 @@ func (l *Lexicon) Near(name string) []*Analyte {
 	}
 	return sorted
 }
+
+// garbled reports whether a name shows OCR debris rather than words: a value glued into it
+// (CRP=26), or Latin letters glued straight onto Chinese characters with no space or bracket
+// between (白CEP), which a printed name spells only for a short prefix or suffix (C反应蛋白,
+// 载脂蛋白A1), too short to be a run that Near looks at.
+func garbled(name string) bool {
+	prev := rune(0)
+	for _, r := range name {
+		switch {
+		case r == '=' || r == '＝':
+			return true
+		case isHan(prev) && isLatin(r), isLatin(prev) && isHan(r):
+			return true
+		}
+		prev = r
+	}
+	return false
+}
+
+func isLatin(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
 
 // maxNear bounds the analytes Near names; nearMin is the fewest characters a name must have to
 // be near another (two-letter abbreviations are one edit from dozens).
