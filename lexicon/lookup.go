@@ -9,7 +9,9 @@ import (
 // Qualifiers printed before or after a name that do not change the analyte. A specimen prefix
 // that does (尿, 粪) is in hintPrefixes instead.
 var (
-	prefixes = []string{"血清", "血浆", "全血", "血液", "静脉血", "外周血", "serum", "plasma", "血"}
+	prefixes = []string{"血清", "血浆", "全血", "血液", "静脉血", "外周血", "serum", "plasma", "血",
+		// US specimen qualifiers, read first from "pCO2, Arterial" and "Sodium, Whole Blood".
+		"wholeblood", "arterial", "venous", "capillary", "random"}
 	suffixes = []string{"测定", "检测", "检查", "定量", "定性", "半定量", "含量", "水平", "浓度", "值"}
 )
 
@@ -31,7 +33,7 @@ var qualFirst, qualLast = func() (f, l [256]bool) {
 // hintPrefixes name a specimen: what follows is looked up in that section only, so that 尿肌酐
 // never becomes serum creatinine.
 var hintPrefixes = []struct{ prefix, section string }{
-	{"尿液", "urine"}, {"尿", "urine"}, {"urine", "urine"}, {"u", "urine"},
+	{"尿液", "urine"}, {"尿", "urine"}, {"urine", "urine"}, {"randomurine", "urine"}, {"spoturine", "urine"}, {"u", "urine"},
 	{"粪便", "stool"}, {"大便", "stool"}, {"粪", "stool"}, {"stool", "stool"},
 }
 

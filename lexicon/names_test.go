@@ -120,6 +120,21 @@ var englishLabs = []struct{ group, name, unit, want string }{
 	{"血常规", "Gran#", "10^9/L", "neut_abs"},
 	{"尿常规", "MA", "mg/L", "urine_microalbumin"},
 	{"尿常规", "CRE", "mmol/L", "urine_creatinine"},
+	// Labcorp's CBC differential, and US specimen qualifiers after a comma.
+	{"", "Lymphs", "%", "lymph_pct"},
+	{"", "Lymphs (Absolute)", "x10E3/uL", "lymph_abs"},
+	{"", "Basos", "%", "baso_pct"},
+	{"", "Monos (Absolute)", "x10E3/uL", "mono_abs"},
+	{"", "pCO2, Arterial", "mmHg", "pco2"},
+	{"", "pO2, Arterial", "mmHg", "po2"},
+	{"", "Bicarbonate, Arterial", "mmol/L", "hco3"},
+	{"", "Sodium, Whole Blood", "mmol/L", "sodium"},
+	{"", "Creatinine, Random Urine", "mg/dL", "urine_creatinine"},
+	{"", "Albumin, Random Urine", "mg/dL", "urine_microalbumin"},
+	{"", "Albumin/Creatinine Ratio, Random Urine", "mg/g", "urine_acr"},
+	{"", "Ionised calcium", "mmol/L", "ionized_calcium"},
+	{"", "Carbon Dioxide, Total", "mmol/L", "co2"},
+	{"", "LDL Chol Calc (NIH)", "mg/dL", "ldl_c"},
 }
 
 func TestEnglishLabs(t *testing.T) {
