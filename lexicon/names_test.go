@@ -135,6 +135,13 @@ var englishLabs = []struct{ group, name, unit, want string }{
 	{"", "Ionised calcium", "mmol/L", "ionized_calcium"},
 	{"", "Carbon Dioxide, Total", "mmol/L", "co2"},
 	{"", "LDL Chol Calc (NIH)", "mg/dL", "ldl_c"},
+	{"", "Prostate Specific Ag, Serum", "ng/mL", "tpsa"},
+	{"", "% Free PSA", "%", "fpsa_tpsa"},
+	{"", "VLDL Cholesterol Cal", "mg/dL", "vldl_c"},
+	{"", "Thyroid Peroxidase (TPO) Ab", "IU/mL", "tpoab"},
+	{"", "Fibrinogen Activity", "mg/dL", "fib"},
+	{"Urinalysis", "Occult Blood", "", "urine_bld"}, // Quest's urinalysis: the urine's blood
+	{"Stool", "Occult Blood", "", "stool_ob"},
 }
 
 func TestEnglishLabs(t *testing.T) {
