@@ -264,7 +264,7 @@ func BenchmarkWorstDecode(b *testing.B) {
 			b.ReportMetric(float64(h.cost.mem)/(1<<20), "MiB")
 			start, ok := cpuTime()
 			for b.Loop() {
-				if _, err := decode(h.f, c.data); err != nil {
+				if _, err := decode(h, c.data); err != nil {
 					b.Fatal(err)
 				}
 			}

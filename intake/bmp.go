@@ -1,14 +1,52 @@
 package intake
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
+	"io"
+
+	"golang.org/x/image/bmp"
 
 	"github.com/ocrdraft/ocrdraft/problem"
 )
+
+// bmpFormat is BMP's row.
+var bmpFormat = format{kind: "bmp", mime: "image/bmp", what: "a BMP image", match: func(b []byte) bool {
+	// "BM" alone is too weak; the two reserved header words are zero in every real BMP.
+	return len(b) >= 14 && bytes.HasPrefix(b, []byte("BM")) && bytes.Equal(b[6:10], []byte{0, 0, 0, 0})
+}, read: readBMPPage}
+
+// readBMPPage is the BMP row's read: its headers, the features it uses that are not read here,
+// and its decoder: x/image/bmp, or decodeBMPRLE for run-length pixels, which that does not read.
+func readBMPPage(_ format, data []byte, i int, _ Limits) (header, error) {
+	if i != 0 {
+		return header{}, pastOnePage(i)
+	}
+	b, err := bmpSupported(data)
+	if err != nil {
+		return header{}, err
+	}
+	var cfg image.Config
+	dec := bmp.Decode
+	if b.rle() {
+		cfg, err = b.config(data)
+		dec = func(io.Reader) (image.Image, error) { return decodeBMPRLE(data, b) }
+	} else {
+		cfg, err = decodeConfig(bmp.DecodeConfig, bytes.NewReader(data))
+	}
+	if err != nil {
+		return header{}, err
+	}
+	return header{w: cfg.Width, h: cfg.Height, model: cfg.ColorModel, orient: 1,
+		price:  func() (cost, error) { return bmpCost(cfg), nil },
+		decode: func(context.Context, []byte) decoder { return dec },
+	}, nil
+}
 
 // bmpHeader is what intake reads from a BMP's file and info headers, beside what x/image/bmp
 // reads: enough to name what it will not decode, and to decode run-length pixels, which it
@@ -120,7 +158,7 @@ var bmpCompressions = map[int]string{
 func bmpSupported(data []byte) (bmpHeader, error) {
 	b, err := readBMP(data)
 	if err != nil {
-		return b, unreadable(lookup(data), err)
+		return b, err
 	}
 	for _, f := range bmpFeatures {
 		if name := f.feature(b); name != "" {

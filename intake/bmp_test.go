@@ -9,7 +9,6 @@ import (
 	"image/color/palette"
 	"image/draw"
 	"image/jpeg"
-	"io"
 	"strings"
 	"testing"
 
@@ -51,11 +50,11 @@ func TestBMPRLE(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := gen.RLEBMP(tt.src, tt.four)
-			h, err := p.inspect(data, 0)
-			if err != nil {
+			if _, err := p.inspect(data, 0); err != nil {
 				t.Fatal(err)
 			}
-			m, err := decodeBMPRLE(data, h.bmp)
+			b, _ := readBMP(data)
+			m, err := decodeBMPRLE(data, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,10 +207,7 @@ func TestBMPAllocation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dec := h.f.decode
-			if h.bmp.rle() {
-				dec = func(io.Reader) (image.Image, error) { return decodeBMPRLE(tt.data, h.bmp) }
-			}
+			dec := h.decode(t.Context(), tt.data)
 			got, err := allocated(func() error {
 				_, err := dec(bytes.NewReader(tt.data))
 				return err

@@ -302,7 +302,7 @@ func TestCostCoversAllocation(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err = decode(h.f, tt.data)
+			_, err = decode(h, tt.data)
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)

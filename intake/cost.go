@@ -3,7 +3,6 @@ package intake
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"image"
 	"image/color"
 )
@@ -143,7 +142,7 @@ func jpegCost(data []byte, cm color.Model) (cost, error) {
 // interlaced file as much again for its seven passes; plus two rows. It inflates only what the
 // header's rows need and refuses more ("too much pixel data"), so a zlib bomb costs the pixels
 // and no more.
-func pngCost(data []byte, _ color.Model) (cost, error) {
+func pngCost(data []byte, _ image.Config) (cost, error) {
 	if len(data) < 33 || string(data[12:16]) != "IHDR" {
 		return cost{}, errors.New("no IHDR")
 	}
@@ -181,8 +180,8 @@ func pngCost(data []byte, _ color.Model) (cost, error) {
 // gifCost: image/gif's Decode reads only up to the end of the first frame (the rest of the file
 // is never read), holds that frame at a byte per pixel of the logical screen at most, and once
 // more when it is interlaced. The LZW data of the frame is read to its end and no further.
-func gifCost(_ []byte, cfg image.Config) cost {
-	return cost{mem: 2 * int64(cfg.Width) * int64(cfg.Height), what: "GIF"}
+func gifCost(_ []byte, cfg image.Config) (cost, error) {
+	return cost{mem: 2 * int64(cfg.Width) * int64(cfg.Height), what: "GIF"}, nil
 }
 
 // vp8lGroups is the most x/image/vp8l holds in Huffman tables: it refuses more than 2600 groups of
@@ -197,7 +196,7 @@ const vp8lGroup = 5*(24+512) + 8*(2*2328-1+3*(2*256-1)+2*40-1)
 // NRGBA pixels twice over (the colour-indexing transform writes a new copy), a quarter more for
 // the transforms' own images, and the Huffman tables, min(2600, ⌈w/4⌉·⌈h/4⌉) groups. An ALPH
 // chunk keeps a byte of alpha per pixel.
-func webpCost(data []byte, cfg image.Config) cost {
+func webpCost(data []byte, cfg image.Config) (cost, error) {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	lossless := func(w, h int64) int64 {
 		return 9*w*h + min(2600, ((w+3)/4)*((h+3)/4))*vp8lGroup
@@ -214,11 +213,11 @@ func webpCost(data []byte, cfg image.Config) cost {
 		case "VP8 ": // its partitions are copied too
 			c.mem += ((w+15)/16)*((h+15)/16)*(384+8) + min(n, int64(len(data)))
 			c.what = "WebP"
-			return c
+			return c, nil
 		case "VP8L":
 			c.mem += lossless(w, h)
 			c.what = "lossless WebP"
-			return c
+			return c, nil
 		}
 		if n > int64(len(data)) {
 			break
@@ -226,26 +225,5 @@ func webpCost(data []byte, cfg image.Config) cost {
 		i += 8 + int(n) + int(n&1)
 	}
 	c.what = "WebP"
-	return c
-}
-
-// costOf dispatches on the kind; the cost functions belong to formats but need the header too.
-func costOf(h header, data []byte, cfg image.Config) (cost, error) {
-	switch f := h.f; f.kind {
-	case "jpeg":
-		return jpegCost(data, cfg.ColorModel)
-	case "png":
-		return pngCost(data, cfg.ColorModel)
-	case "gif":
-		return gifCost(data, cfg), nil
-	case "webp":
-		return webpCost(data, cfg), nil
-	case "tiff":
-		return tiffCost(h.ifd, cfg, len(data)), nil
-	case "bmp":
-		return bmpCost(cfg), nil
-	case "heic":
-		return heicCost(h.heif, len(data)), nil
-	}
-	return cost{}, fmt.Errorf("no cost for %s", h.f.kind)
+	return c, nil
 }

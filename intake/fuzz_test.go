@@ -114,7 +114,7 @@ func FuzzPrepare(f *testing.F) {
 				t.Fatalf("decoded %+v (header error %v), beyond the limits %+v", c, herr, l)
 			}
 			slack := uint64(len(data)) + 1<<20
-			if n, _, _ := tiffBlocks(h.ifd); h.f.kind == "tiff" {
+			if n := fuzzBlocks(data); h.f.kind == "tiff" {
 				// Each compressed block gets an inflater of its own (about 45 KB), garbage once
 				// the block is done: its cost is in the block's work charge, not held at once.
 				slack += uint64(n) * 48 << 10
@@ -127,7 +127,7 @@ func FuzzPrepare(f *testing.F) {
 			}
 			// A TIFF's reads: a block (strip or tile) is read in 4 KiB pieces at most, the
 			// directory in a few; the blocks read are no more than tiffWork charged for.
-			if n, _, _ := tiffBlocks(h.ifd); h.f.kind == "tiff" && reads.calls > n+reads.bytes/4096+64 {
+			if n := fuzzBlocks(data); h.f.kind == "tiff" && reads.calls > n+reads.bytes/4096+64 {
 				t.Fatalf("%d reads of %d bytes for a page of %d blocks", reads.calls, reads.bytes, n)
 			}
 		}
@@ -219,11 +219,11 @@ func FuzzStrip(f *testing.F) {
 			if err != nil || int64(cfg.Width)*int64(cfg.Height) > 1<<18 {
 				continue
 			}
-			in, err := decode(f, data)
+			in, err := decodeWith(f.decode, bytes.NewReader(data))
 			if err != nil {
 				continue
 			}
-			got, err := decode(f, out)
+			got, err := decodeWith(f.decode, bytes.NewReader(out))
 			if err != nil {
 				t.Fatalf("%s: decodes before stripping, not after: %v", kind, err)
 			}
@@ -268,7 +268,7 @@ func FuzzHEIC(f *testing.F) {
 			return
 		}
 		var w heicWork
-		h, herr := p.inspect(data, 0)
+		_, herr := p.inspect(data, 0)
 		pg, err := p.Prepare(withHEICWork(context.Background(), &w), data)
 		if n := w.pictures.Load(); n > 0 {
 			// What was decoded stays within what was charged: the pictures and pixels of the
@@ -276,9 +276,10 @@ func FuzzHEIC(f *testing.F) {
 			if herr != nil {
 				t.Fatalf("decoded %d pictures of a file refused from its header: %v", n, herr)
 			}
-			pics, px, _ := heicPlan(h.heif, false)
-			if h.heif.grid != nil && wholeOK(h.heif) {
-				wp, wpx, _ := heicPlan(h.heif, true)
+			_, hh, _ := heicConfig(data)
+			pics, px, _ := heicPlan(hh, false)
+			if hh.grid != nil && wholeOK(hh) {
+				wp, wpx, _ := heicPlan(hh, true)
 				pics, px = max(pics, wp), max(px, wpx)
 			}
 			if n > int64(pics) || w.px.Load() > px || px+heicPerPicture*int64(pics) > int64(p.l.MaxPixels) {
@@ -437,4 +438,14 @@ func FuzzGrid(f *testing.F) {
 			t.Fatalf("a tile's container reads as %+v, %v; want one %d×%d picture", th, err, g.tw, g.th)
 		}
 	})
+}
+
+// fuzzBlocks is the blocks of a TIFF's first page, 0 for any other file.
+func fuzzBlocks(data []byte) int64 {
+	pages, err := tiffPages(data)
+	if err != nil {
+		return 0
+	}
+	n, _, _ := tiffBlocks(pages[0])
+	return n
 }

@@ -24,6 +24,37 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
+// heicFormat is HEIC's row: the size from the container's boxes (heif.go), decoded by libheif.
+var heicFormat = format{kind: "heic", mime: "image/heic", what: "a HEIC/HEIF image", match: ftyp(heifBrands...),
+	read: readHEIC, failed: heicRefusal}
+
+// readHEIC is the HEIC row's read: the container's primary image, upright, the largest image any
+// of its items declares, and its decoder (decodeHEICFile, the module's memory capped).
+func readHEIC(_ format, data []byte, i int, l Limits) (header, error) {
+	if i != 0 {
+		return header{}, pastOnePage(i)
+	}
+	cfg, hh, err := heicConfig(data)
+	if err != nil {
+		return header{}, err
+	}
+	return header{w: cfg.Width, h: cfg.Height, model: cfg.ColorModel, orient: 1, lw: hh.lw, lh: hh.lh,
+		price: func() (cost, error) { return heicCost(hh, len(data)), nil },
+		decode: func(ctx context.Context, data []byte) decoder { // in its own bounded memory, without a copy of the file
+			return func(io.Reader) (image.Image, error) { return decodeHEICFile(ctx, data, hh, l.MaxDecodeBytes) }
+		},
+	}, nil
+}
+
+// heicRefusal is the refusal of a HEIC whose decode reached the module's memory bound.
+func heicRefusal(h header, err error) error {
+	if !errors.Is(err, errHEICMemory) {
+		return nil
+	}
+	return &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
+		"decoding this HEIC needs more than the %s of memory its headers allow for (its picture is larger than they say): export it as JPEG", mib(h.cost.mem))}
+}
+
 // heifModule is the compiled HEIC decoder, made on first use: compiling costs about a second,
 // once per process.
 var heifModule = sync.OnceValues(func() (*heifRuntime, error) {

@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"hash/maphash"
@@ -21,6 +22,17 @@ import (
 // counted) is parked: whoever needs decode memory that is not free closes parked documents
 // first, and their next page opens them again. A document is let go of when each of its pages
 // has been prepared, or when the context of its Split ends.
+
+// pdfFormat is PDF's row: a document whose pages are counted when it is opened and drawn in it.
+var pdfFormat = format{kind: "pdf", mime: "application/pdf", what: "a PDF document", match: func(b []byte) bool {
+	// PDF readers accept the header anywhere in the first 1024 bytes.
+	return bytes.Contains(b[:min(len(b), 1024)], []byte("%PDF-"))
+},
+	pages: func(_ format, p *Preparer, ctx context.Context, data []byte) (int, error) {
+		return p.pdfPages(ctx, data)
+	},
+	prepare: (*Preparer).preparePDF,
+}
 
 // pdfKey names an upload by its bytes' place in memory: Split and PreparePage are given the
 // same slice for one upload (two uploads of the same bytes are two documents). The place may

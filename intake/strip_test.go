@@ -360,3 +360,13 @@ func chunkTypes(t *testing.T, b []byte) []string {
 
 // samePixels reports whether two decodings are identical, colour model included.
 func samePixels(a, b image.Image) bool { return reflect.DeepEqual(a, b) }
+
+// strip is the strip of the row of kind, for the tests: ok is false for a kind without one.
+func strip(kind string, data []byte) ([]byte, bool) {
+	for _, f := range formats {
+		if f.kind == kind && f.strip != nil {
+			return f.strip(data)
+		}
+	}
+	return nil, false
+}

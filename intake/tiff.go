@@ -23,6 +23,66 @@ import (
 // more than this many small reads.
 const MaxTIFFPages = 1000
 
+// tiffFormat is TIFF's row: every page a directory, each read and costed from it.
+var tiffFormat = format{kind: "tiff", mime: "image/tiff", what: "a TIFF image", match: func(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*"))
+}, read: readTIFF, pages: tiffPageCount}
+
+// tiffPageCount is the TIFF row's pages: its directories, each page's work counted toward the
+// document's.
+func tiffPageCount(f format, p *Preparer, _ context.Context, data []byte) (int, error) {
+	pages, err := tiffPages(data)
+	if errors.Is(err, errTIFFPages) {
+		return 0, problem.Errorf(problem.TooManyPages, "the TIFF has more than %d pages; send at most that many per request", MaxTIFFPages)
+	}
+	if err != nil {
+		return 0, unreadable(f, err)
+	}
+	if err := tiffDocument(pages, p.l); err != nil {
+		return 0, err
+	}
+	return len(pages), nil
+}
+
+// readTIFF is the TIFF row's read of page i: its directory, the features it uses that are not
+// read here, its size and colours, and its decoder (tiffDecoder, through tiffReader's view).
+func readTIFF(_ format, data []byte, i int, l Limits) (header, error) {
+	pages, err := tiffPages(data)
+	if err != nil {
+		return header{}, err
+	}
+	if i >= len(pages) {
+		return header{}, pageError{fmt.Sprintf("intake: page %d of a TIFF of %d pages", i+1, len(pages))}
+	}
+	if err := tiffDocument(pages, l); err != nil {
+		return header{}, err
+	}
+	d := pages[i]
+	if err := tiffSupported(d, i); err != nil {
+		return header{}, err
+	}
+	// A tile larger than its page by more than a tile's padding is damage, and its size, from
+	// the file, would overflow the cost of decoding it.
+	if d.tileW > d.w+256 || d.tileH > d.h+256 || d.tileW < 0 || d.tileH < 0 {
+		return header{}, fmt.Errorf("tiff: %d×%d tiles on a %d×%d page", d.tileW, d.tileH, d.w, d.h)
+	}
+	open := func(data []byte) io.Reader { return tiffReader(data, d) }
+	var cfg image.Config
+	if d.compression == 7 { // x/image/tiff reads no YCbCr header
+		cfg = image.Config{Width: d.w, Height: d.h, ColorModel: color.RGBAModel}
+		if d.photometric < 2 {
+			cfg.ColorModel = color.GrayModel
+		}
+	} else if cfg, err = decodeConfig(tiff.DecodeConfig, open(data)); err != nil {
+		return header{}, err
+	}
+	return header{w: cfg.Width, h: cfg.Height, model: cfg.ColorModel, orient: d.orient, stretch: d.stretch,
+		price:  func() (cost, error) { return tiffCost(d, cfg, len(data)), nil },
+		open:   open,
+		decode: func(ctx context.Context, data []byte) decoder { return tiffDecoder(ctx, data, d) },
+	}, nil
+}
+
 // ifd is what intake reads from one TIFF image file directory, beside what x/image/tiff reads.
 type ifd struct {
 	at          int64 // offset of the directory

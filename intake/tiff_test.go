@@ -281,7 +281,7 @@ func TestTIFFAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := allocated(func() error {
-				_, err := tiffDecoder(t.Context(), tt.data, h.ifd)(h.open(tt.data))
+				_, err := h.decode(t.Context(), tt.data)(h.reader(tt.data))
 				return err
 			})
 			if err != nil {
@@ -350,7 +350,7 @@ func TestTIFFJPEG(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := decodeTIFFJPEG(t.Context(), tt.data, h.ifd)
+			m, err := h.decode(t.Context(), tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -462,7 +462,7 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := tiffDecoder(t.Context(), data, h.ifd)(h.open(data))
+			m, err := h.decode(t.Context(), data)(h.reader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -565,7 +565,7 @@ func TestTIFFCMYK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := tiffDecoder(t.Context(), tt.data, h.ifd)(h.open(tt.data))
+			m, err := h.decode(t.Context(), tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
