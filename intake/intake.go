@@ -54,10 +54,10 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/ocrdraft/ocrdraft/intake/internal/bmp"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 

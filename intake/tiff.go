@@ -614,11 +614,3 @@ func tiffDocument(pages []ifd, l Limits) error {
 	}
 	return nil
 }
-
-// bmpCost: x/image/bmp holds a paletted image at a byte per pixel and every other at four, and
-// reads one row at a time; decodeBMPRLE holds the same paletted image and reads the file in
-// place.
-func bmpCost(cfg image.Config) cost {
-	w, h := int64(cfg.Width), int64(cfg.Height)
-	return cost{mem: w*h*bytesPerPixel(cfg.ColorModel) + 4*w, what: "BMP"}
-}
