@@ -54,10 +54,10 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/image/tiff"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/bmp"
+	"github.com/ocrdraft/ocrdraft/intake/internal/tiff"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -203,17 +203,12 @@ type header struct {
 	stretch int
 
 	price  func() (cost, error)                  // the decode's cost, once the size has passed
-	open   func(data []byte) io.Reader           // the bytes as the decoder reads them; nil for data itself
 	decode func(context.Context, []byte) decoder // the page's decoder, for a decode under ctx
 }
 
-// reader returns the bytes of the page h describes, as its decoder reads them.
-func (h header) reader(data []byte) io.Reader {
-	if h.open != nil {
-		return h.open(data)
-	}
-	return bytes.NewReader(data)
-}
+// reader returns the bytes of the page h describes, as its decoder reads them (the decoders of
+// internal/ packages read data itself).
+func (h header) reader(data []byte) io.Reader { return bytes.NewReader(data) }
 
 // Prepare checks data and returns the page to send. Errors are *problem.Error with codes
 // payload_too_large, unsupported_media_type, image_too_large and image_unreadable, or overloaded
@@ -560,26 +555,7 @@ func (c *ctxReader) Read(b []byte) (int, error) {
 	return c.r.Read(b)
 }
 
-// ctxReaderAt is ctxReader for a decoder that reads through ReadAt (x/image/tiff), which it does
-// only when its reader has the method: without it the decoder would copy the whole file first.
-type ctxReaderAt struct {
-	ctxReader
-	ra io.ReaderAt
-}
-
-func (c *ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.ra.ReadAt(b, off)
-}
-
-func newCtxReader(ctx context.Context, r io.Reader) io.Reader {
-	if ra, ok := r.(*io.SectionReader); ok {
-		return &ctxReaderAt{ctxReader{ctx, r}, ra}
-	}
-	return &ctxReader{ctx, r}
-}
+func newCtxReader(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx, r} }
 
 // recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they
 // read bytes from strangers, and one bad upload must cost one request, not the process.
@@ -590,7 +566,15 @@ func recoverInto(err *error) {
 }
 
 // unreadable is the refusal of a file its decoder could not read; what the decoder calls valid
-// but unsupported is unsupported_media_type instead (features.go refuses most of it first).
+// but unsupported is unsupported_media_type instead.
+//
+// A valid file may use a feature that no decoder here reads: a G3 fax with fill bits, a TIFF in
+// the Lab colour space, a BMP of 16-bit pixels. Such a file is not damaged, and saying so would
+// send its sender to export it again the same way; it is refused as unsupported_media_type
+// instead, naming the feature and what to send in its place, from the headers and before any
+// pixel is decoded: each kind's table of features is in its decoder's package (internal/tiff,
+// internal/bmp), and its row words the refusal. What a decoder still calls unsupported
+// (tiff.UnsupportedError, bmp.ErrUnsupported) is refused here.
 func unreadable(f format, err error) error {
 	var tu tiff.UnsupportedError
 	if errors.As(err, &tu) || errors.Is(err, bmp.ErrUnsupported) {

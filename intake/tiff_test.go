@@ -217,35 +217,6 @@ func TestTIFFBlocks(t *testing.T) {
 	}
 }
 
-// TestTIFFJPEGTables: decodeTIFFJPEG puts JPEGTables before every block and reads both twice, so
-// a page's work counts the tables once a block: shared tables of 60 KB over 15,625 tiles are
-// refused (as 60 KB copied and parsed 15,625 times would take seconds), the same tiles with a
-// JPEG encoder's 600 bytes are not. The directory's count is what is charged.
-func TestTIFFJPEGTables(t *testing.T) {
-	data := gen.JPEGTIFF(gen.Photo(256, 256), 64, true, true)
-	pages, err := tiffPages(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bo, _, _ := tiffOrder(data)
-	_, tables, _ := tiffTag(data, bo, pages[0].at, 347)
-	if pages[0].tables != len(tables) || len(tables) < 100 {
-		t.Fatalf("JPEGTables of %d bytes read as %d", len(tables), pages[0].tables)
-	}
-	l := New(Limits{}).Limits()
-	page := ifd{w: 2000, h: 2000, tileW: 16, tileH: 16, compression: 7, bits: 8, samples: 3}
-	for _, tt := range []struct {
-		tables int
-		over   bool
-	}{{600, false}, {60_000, true}} {
-		page.tables = tt.tables
-		err := tiffOver(page, tiffWork(page), l)
-		if (err != nil) != tt.over {
-			t.Errorf("tables of %d bytes: %v (work %d million)", tt.tables, err, tiffWork(page)/1e6)
-		}
-	}
-}
-
 // TestTIFFAllocation holds tiffCost to what tiffDecoder (x/image/tiff, decodeTIFFJPEG) allocates,
 // page by page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {
@@ -293,27 +264,6 @@ func TestTIFFAllocation(t *testing.T) {
 			}
 			t.Logf("allocated %d bytes; the headers said %d", got, est)
 		})
-	}
-}
-
-// TestTIFFView: the view of page n reads as the file with the header pointing at n, byte for byte.
-func TestTIFFView(t *testing.T) {
-	data := gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 64)}, {Image: gen.Report(32, 32)}})
-	pages, err := tiffPages(data)
-	if err != nil || len(pages) != 2 {
-		t.Fatal(pages, err)
-	}
-	got, err := io.ReadAll(newTIFFView(data, pages[1].at))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := bytes.Clone(data)
-	binary.LittleEndian.PutUint32(want[4:], uint32(pages[1].at))
-	if !bytes.Equal(got, want) {
-		t.Fatalf("the view differs from the patched file")
-	}
-	if string(data[4:8]) == string(want[4:8]) {
-		t.Fatalf("the test is not testing: page 2 is at the first offset")
 	}
 }
 
