@@ -10,6 +10,7 @@ import (
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -64,15 +65,9 @@ func BenchmarkPDFStart(b *testing.B) {
 // BenchmarkHEICStart is the same for the HEIC decoder.
 func BenchmarkHEICStart(b *testing.B) {
 	cpuLoop(b, func() error {
-		ctx := context.Background()
-		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache()))
-		defer rt.Close(ctx)
-		code, err := heifCode()
-		if err != nil {
-			return err
-		}
-		_, err = rt.CompileModule(ctx, code)
-		return err
+		d := heif.NewDecoder(wazero.NewCompilationCache())
+		defer d.Close(context.Background())
+		return d.Compile()
 	})
 }
 
@@ -140,19 +135,15 @@ func BenchmarkPDFConcurrent(b *testing.B) {
 }
 
 // BenchmarkHEIC prepares the 12-megapixel iPhone-like photo (irot): the target is 1.5 s of one
-// core and 350 MB at the peak; module-MB is the decoder's WebAssembly memory at its peak.
+// core and 350 MB at the peak (the decoder's WebAssembly memory at its peak: internal/heif's
+// BenchmarkDecode).
 func BenchmarkHEIC(b *testing.B) {
 	data := readDoc(b, "photo-irot.heic")
 	p := New(Limits{})
-	if _, err := heifModule(); err != nil {
-		b.Fatal(err)
-	}
-	var mem *capped
-	if _, err := decodeHEICProbe(context.Background(), data, p.l.MaxDecodeBytes, &mem); err != nil {
+	if err := heicDecoder().Compile(); err != nil {
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
-	b.ReportMetric(float64(mem.peak)/(1<<20), "module-MB")
 }
 
 // BenchmarkPDFStartCached is BenchmarkPDFStart with the compiled code in a directory cache
@@ -197,7 +188,7 @@ func BenchmarkTIFF(b *testing.B) {
 func BenchmarkHEICGrid(b *testing.B) {
 	data := iphoneGrid(b)
 	p := New(Limits{})
-	if _, err := heifModule(); err != nil {
+	if err := heicDecoder().Compile(); err != nil {
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
@@ -210,7 +201,7 @@ func BenchmarkHEICGrid(b *testing.B) {
 func BenchmarkHEICGridWorst(b *testing.B) {
 	data := gen.Grid(readDoc(b, "small.heic"), 8, 8, 5120, 3840)
 	p := New(Limits{})
-	if _, err := heifModule(); err != nil {
+	if err := heicDecoder().Compile(); err != nil {
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })

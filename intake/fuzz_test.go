@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 	"github.com/ocrdraft/ocrdraft/intake/internal/tiff"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -234,29 +235,24 @@ func FuzzHEIC(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if h, err := readHEIF(data); err == nil {
-			readGrid(data, h)
-		}
+		heif.DecodeConfig(data) // the container's walks: no panic
 		if kind, _ := Sniff(data); kind != "heic" {
 			return
 		}
-		var w heicWork
+		var w heif.Work
 		_, herr := p.inspect(data, 0)
-		pg, err := p.Prepare(withHEICWork(context.Background(), &w), data)
-		if n := w.pictures.Load(); n > 0 {
+		pg, err := p.Prepare(heif.WithWork(context.Background(), &w), data)
+		if n := w.Pictures.Load(); n > 0 {
 			// What was decoded stays within what was charged: the pictures and pixels of the
 			// plan the cost was worked out for, a grid's fallback to a whole decode included.
 			if herr != nil {
 				t.Fatalf("decoded %d pictures of a file refused from its header: %v", n, herr)
 			}
-			_, hh, _ := heicConfig(data)
-			pics, px, _ := heicPlan(hh, false)
-			if hh.grid != nil && wholeOK(hh) {
-				wp, wpx, _ := heicPlan(hh, true)
-				pics, px = max(pics, wp), max(px, wpx)
-			}
-			if n > int64(pics) || w.px.Load() > px || px+heicPerPicture*int64(pics) > int64(p.l.MaxPixels) {
-				t.Fatalf("decoded %d pictures of %d pixels; charged %d of %d (limit %d)", n, w.px.Load(), pics, px, p.l.MaxPixels)
+			hh, _ := heif.DecodeConfig(data)
+			plan := hh.Plan()
+			pics, px := plan.MostPictures, plan.MostPixels
+			if n > int64(pics) || w.Pixels.Load() > px || px+heif.PerPicture*int64(pics) > int64(p.l.MaxPixels) {
+				t.Fatalf("decoded %d pictures of %d pixels; charged %d of %d (limit %d)", n, w.Pixels.Load(), pics, px, p.l.MaxPixels)
 			}
 		}
 		if err != nil {
@@ -344,71 +340,6 @@ func FuzzPDF(f *testing.F) {
 		}
 		if got := pdfStats.livePeak.Load(); got > p.l.DecodeMemory {
 			t.Errorf("instances capped at %s alive at once; the decode memory is %s", mib(got), mib(p.l.DecodeMemory))
-		}
-	})
-}
-
-// FuzzGrid feeds the container walks arbitrary bytes: no panic, and a grid they accept is one
-// decodeGrid can lay out (every tile's data inside the file, a tile for every cell), whose
-// tiles decoded are bounded by the picture and are what heicCost charges, each read from a
-// container of one picture of its size.
-func FuzzGrid(f *testing.F) {
-	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic"} {
-		data, err := os.ReadFile(filepath.Join(documents, name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	if grid, err := moduleGrid(); err == nil {
-		f.Add(grid)
-	}
-	small, err := os.ReadFile(filepath.Join(documents, "small.heic"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(gen.Grid(small, 4, 4, 700, 500))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := readHEIF(data)
-		if err != nil {
-			return
-		}
-		g, ok := readGrid(data, h)
-		if !ok {
-			return
-		}
-		if len(g.tiles) != g.rows*g.cols {
-			t.Fatalf("grid %+v of a %d-byte file", g, len(data))
-		}
-		for _, tl := range g.tiles {
-			if tl.at < 0 || tl.n <= 0 || tl.at+tl.n > len(data) {
-				t.Fatalf("a tile at %d+%d of a %d-byte file", tl.at, tl.n, len(data))
-			}
-		}
-		// The tiles decoded are those that cover the picture, no more: their count and pixels
-		// are bounded by the picture's, and what heicCost charges is what they are.
-		n, px := g.decodes()
-		if across, down := (g.w+g.tw-1)/g.tw, (g.h+g.th-1)/g.th; n > across*down ||
-			px > (int64(g.w)+int64(g.tw))*(int64(g.h)+int64(g.th)) {
-			t.Fatalf("%d tiles of %d×%d decoded for a %d×%d picture", n, g.tw, g.th, g.w, g.h)
-		}
-		h.grid = &g
-		if pics, ppx, _ := heicPlan(h, false); pics != n || ppx != px {
-			t.Fatalf("charged %d pictures of %d pixels, decodes %d of %d", pics, ppx, n, px)
-		}
-		// Each tile's container is one picture of the tile's size, within the room kept for it
-		// (kept only for grids heicCost does not refuse for their pictures).
-		if n > MaxHEICPictures {
-			return
-		}
-		across, _ := g.needed()
-		file := append(tileHead(g.tiles[0], g.head, len(data)), data...)
-		if len(file) != g.head+len(data) || across < 1 {
-			t.Fatalf("a tile's container of %d bytes for %d", len(file)-len(data), g.head)
-		}
-		th, err := readHEIF(file)
-		if err != nil || th.w != g.tw || th.h != g.th || th.pictures != 1 || th.derived {
-			t.Fatalf("a tile's container reads as %+v, %v; want one %d×%d picture", th, err, g.tw, g.th)
 		}
 	})
 }

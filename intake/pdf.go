@@ -29,6 +29,8 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/ocrdraft/ocrdraft/problem"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/wasmmem"
 )
 
 // pdfEnsure is whether a PDFium call ends when its request does (wazero's CloseOnContextDone).
@@ -78,7 +80,7 @@ var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 // pdfDoc is one opened document in its own instance; close lets go of both.
 type pdfDoc struct {
 	inst  pdfium.Pdfium
-	mem   *capped // the instance's memory, capped at what the document is charged
+	mem   *wasmmem.Capped // the instance's memory, capped at what the document is charged
 	doc   references.FPDF_DOCUMENT
 	stop  func() bool // the AfterFunc that kills the instance when ctx ends
 	pages int
@@ -105,7 +107,7 @@ func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 	}
 	d := &pdfDoc{inst: inst, mem: mem}
 	pdfStats.opens.Add(1)
-	pdfLive(int64(mem.max))
+	pdfLive(int64(mem.Max))
 	d.stop = context.AfterFunc(ctx, d.kill)
 	empty := ""
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
@@ -120,7 +122,7 @@ func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 		case errors.Is(err, pdferr.ErrSecurity):
 			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
 				Detail: "the PDF is encrypted in a way that cannot be opened; print it to a new PDF and send it again"}
-		case mem.refused:
+		case mem.Refused:
 			return nil, pdfMemoryRefusal(err, limit, "opening")
 		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err,
@@ -133,7 +135,7 @@ func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
 		}
-		if mem.refused {
+		if mem.Refused {
 			return nil, pdfMemoryRefusal(err, limit, "opening")
 		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err, Detail: "the PDF has no pages"}
@@ -256,8 +258,8 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
 		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT, RenderForm: true, Document: &d.doc})
 	if err != nil {
-		if d.mem.refused {
-			return Page{}, pdfMemoryRefusal(err, d.mem.max, fmt.Sprintf("drawing page %d of", i+1))
+		if d.mem.Refused {
+			return Page{}, pdfMemoryRefusal(err, d.mem.Max, fmt.Sprintf("drawing page %d of", i+1))
 		}
 		return fail(err, "rendered")
 	}

@@ -108,8 +108,8 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 	}
 	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil {
-		if d.mem.refused {
-			return nil, pdfMemoryRefusal(err, d.mem.max, fmt.Sprintf("reading page %d of", i+1))
+		if d.mem.Refused {
+			return nil, pdfMemoryRefusal(err, d.mem.Max, fmt.Sprintf("reading page %d of", i+1))
 		}
 		return nil, broken(err)
 	}

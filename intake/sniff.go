@@ -141,10 +141,6 @@ type pageError struct{ s string }
 
 func (e pageError) Error() string { return e.s }
 
-// heifBrands are the ISO BMFF brands of HEIC and HEIF stills and sequences; mif1, msf1 and mif2
-// are the generic HEIF ones.
-var heifBrands = []string{"heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "mif2"}
-
 var unknown = format{what: "not a JPEG, PNG, WebP, GIF, HEIC, TIFF or BMP image or a PDF (its first bytes match none of them)"}
 
 // lookup returns the row whose signature matches data, or unknown.

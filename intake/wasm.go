@@ -9,6 +9,8 @@ import (
 	"github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/wasmmem"
 )
 
 // cacheDir is where compiled WebAssembly is kept across processes; set by Start before the
@@ -41,7 +43,7 @@ var wasmCache = sync.OnceValue(func() wazero.CompilationCache {
 // not wait); a directory given after the decoders have started is not used.
 func Start(dir string) error {
 	UseCache(dir)
-	if _, err := heifModule(); err != nil {
+	if err := heicDecoder().Compile(); err != nil {
 		return err
 	}
 	_, err := pdfPool()
@@ -63,21 +65,21 @@ func UseCache(dir string) {
 var pdfNext struct {
 	sync.Mutex
 	limit uint64
-	mem   *capped
+	mem   *wasmmem.Capped
 }
 
 // pdfMemory is the PDFium runtime's memory allocator: a memory capped at pdfNext.limit, the
 // instance's charge in the decode memory, and never more (0 when no instance is being made
 // through pdfInstance: such an instance gets no memory at all and fails to start).
 func pdfMemory(c, _ uint64) experimental.LinearMemory {
-	m := newCapped(c, max(c, pdfNext.limit)) // wazero panics on a memory that cannot hold its start
+	m := wasmmem.New(c, max(c, pdfNext.limit)) // wazero panics on a memory that cannot hold its start
 	pdfNext.mem = m
 	return m
 }
 
 // pdfInstance takes a fresh PDFium instance whose WebAssembly memory cannot grow past limit
 // bytes, and that memory, whose peak and refusal tell what a page needed.
-func pdfInstance(ctx context.Context, pool pdfium.Pool, limit uint64) (pdfium.Pdfium, *capped, error) {
+func pdfInstance(ctx context.Context, pool pdfium.Pool, limit uint64) (pdfium.Pdfium, *wasmmem.Capped, error) {
 	pdfNext.Lock()
 	defer pdfNext.Unlock()
 	pdfNext.limit, pdfNext.mem = limit, nil
@@ -105,11 +107,11 @@ var pdfStats struct {
 }
 
 // pdfGone records an instance's end: its cap is no longer alive, and its peak counts.
-func pdfGone(m *capped) {
-	pdfLive(-int64(m.max))
+func pdfGone(m *wasmmem.Capped) {
+	pdfLive(-int64(m.Max))
 	for {
 		p := pdfStats.peak.Load()
-		if int64(m.peak) <= p || pdfStats.peak.CompareAndSwap(p, int64(m.peak)) {
+		if int64(m.Peak) <= p || pdfStats.peak.CompareAndSwap(p, int64(m.Peak)) {
 			return
 		}
 	}
