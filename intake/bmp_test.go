@@ -47,7 +47,7 @@ func TestBMPRLE(t *testing.T) {
 		{"RLE8 of a page", gen.Paletted(640, 480), false},
 		{"RLE4 of a page", gen.Paletted(640, 480), true},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := gen.RLEBMP(tt.src, tt.four)
@@ -107,7 +107,7 @@ func TestBMPUnsupported(t *testing.T) {
 		{"16 bits a pixel", rle(func(b []byte) { le.PutUint16(b[28:], 16); le.PutUint32(b[30:], 0) }), "16 bits a pixel"},
 		{"a gap before the pixels", gap, "pixels that do not follow the palette directly"},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Prepare(t.Context(), tt.data)
@@ -136,14 +136,14 @@ func TestBMPAllocation(t *testing.T) {
 		{"RLE4", gen.RLEBMP(quantised(1200, 1600, 16), true)},
 		{"24-bit", plain.Bytes()},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dec := h.decode(t.Context(), tt.data)
+			dec := h.decode(t.Context(), testRuntime, tt.data)
 			got, err := allocated(func() error {
 				_, err := dec(bytes.NewReader(tt.data))
 				return err

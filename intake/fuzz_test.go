@@ -81,9 +81,9 @@ func FuzzPrepare(f *testing.F) {
 	f.Add(gen.SharedTiles(64, 300, 0, 1))
 
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
-	p := New(l)
+	p := New(l, testRuntime)
 	l = p.Limits()
-	if err := Start(""); err != nil { // the decoders compile before the first input, not in it
+	if err := testRuntime.Start(); err != nil { // the decoders compile before the first input, not in it
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -230,8 +230,8 @@ func FuzzHEIC(f *testing.F) {
 	}
 	f.Add(gen.Grid(small, 3, 3, 700, 500))  // tiles past the picture
 	f.Add(gen.Grid(small, 2, 2, 1280, 960)) // within the pixel limit
-	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
-	if err := Start(""); err != nil {
+	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128}, testRuntime)
+	if err := testRuntime.Start(); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -291,8 +291,8 @@ func FuzzPDF(f *testing.F) {
 		f.Add(r.Bytes())
 		f.Add(gen.BrokenXref(2, 1000))
 	}
-	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20})
-	if err := Start(""); err != nil { // compiled once per worker, before its first input
+	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20}, testRuntime)
+	if err := testRuntime.Start(); err != nil { // compiled once per worker, before its first input
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

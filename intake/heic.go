@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"io"
-	"sync"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -29,9 +28,6 @@ var heicFormat = format{kind: "heic", mime: "image/heic", what: "a HEIC/HEIF ima
 // are the generic HEIF ones.
 var heifBrands = []string{"heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "mif2"}
 
-// heicDecoder is the process's HEIC decoder, compiled on first use.
-var heicDecoder = sync.OnceValue(func() *heif.Decoder { return heif.NewDecoder(wasmCache()) })
-
 // readHEIC is the HEIC row's read: the container's primary image, upright, the largest image any
 // of its items declares, and its decoder, the module's memory capped.
 func readHEIC(_ format, data []byte, i int, l Limits) (header, error) {
@@ -46,8 +42,8 @@ func readHEIC(_ format, data []byte, i int, l Limits) (header, error) {
 		price: func() (cost, error) {
 			return cost{mem: hh.Cost(len(data)), what: "HEIC", over: func(l Limits) error { return heicOver(hh.Plan(), l) }}, nil
 		},
-		decode: func(ctx context.Context, data []byte) decoder { // in its own bounded memory, without a copy of the file
-			return func(io.Reader) (image.Image, error) { return heicDecoder().Decode(ctx, data, l.MaxDecodeBytes) }
+		decode: func(ctx context.Context, rt *Runtime, data []byte) decoder { // in its own bounded memory, without a copy of the file
+			return func(io.Reader) (image.Image, error) { return rt.heic.Decode(ctx, data, l.MaxDecodeBytes) }
 		},
 	}, nil
 }

@@ -69,7 +69,7 @@ func TestHEIC(t *testing.T) {
 			if tt.file != "" {
 				data = readDoc(t, tt.file)
 			}
-			p := New(tt.limits)
+			p := New(tt.limits, testRuntime)
 			decoded := false
 			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 				decoded = true
@@ -100,7 +100,7 @@ func TestHEIC(t *testing.T) {
 // upright picture as the JPEG of that photo stored sideways with EXIF orientation 6; turned
 // half way it would not.
 func TestHEICUpright(t *testing.T) {
-	p := New(Limits{MaxEdge: 256})
+	p := New(Limits{MaxEdge: 256}, testRuntime)
 	grey := func(data []byte) *image.Gray {
 		pg, err := p.Prepare(t.Context(), data)
 		if err != nil {
@@ -168,7 +168,7 @@ func TestHEICGrid(t *testing.T) {
 	if err != nil || h.Width != 1346 || h.Height != 1346 {
 		t.Fatalf("header %+v, %v; want the grid's 1346×1346", h, err)
 	}
-	pg, err := New(Limits{}).Prepare(t.Context(), data)
+	pg, err := New(Limits{}, testRuntime).Prepare(t.Context(), data)
 	if err != nil || pg.Width != 1346 || pg.Height != 1346 {
 		t.Fatalf("got %d×%d, %v", pg.Width, pg.Height, err)
 	}
@@ -251,7 +251,7 @@ func TestHEICGridBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w heif.Work
-			p := New(tt.limits)
+			p := New(tt.limits, testRuntime)
 			pg, err := p.Prepare(heif.WithWork(t.Context(), &w), tt.data)
 			if tt.code != "" {
 				pe, ok := err.(*problem.Error)
@@ -286,7 +286,7 @@ func TestHEICGridBounds(t *testing.T) {
 func TestHEICStarvation(t *testing.T) {
 	small := readDoc(t, "small.heic")
 	png := read(t, "palette.png")
-	if err := heicDecoder().Compile(); err != nil { // compiled as a process starts (Start), not in a request
+	if err := testRuntime.heic.Compile(); err != nil { // compiled as a process starts (Start), not in a request
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -297,7 +297,7 @@ func TestHEICStarvation(t *testing.T) {
 		{"8×8 tiles over 5120×3840", gen.Grid(small, 8, 8, 5120, 3840)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			p.sem = make(chan struct{}, 2)
 			var wg sync.WaitGroup
 			works := make([]*heif.Work, 2)

@@ -169,6 +169,7 @@ type Word struct {
 // hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
 type Preparer struct {
 	l        Limits
+	rt       *Runtime // the WebAssembly decoders (HEIC, PDF)
 	sem      chan struct{}
 	mem      *semaphore.Weighted                                   // Limits.DecodeMemory
 	docs     pdfDocs                                               // PDFs open between their Split and their last page
@@ -177,10 +178,15 @@ type Preparer struct {
 	pdfDraw  int64                                                 // maxPageDraw when 0; tests raise it
 }
 
-// New returns a Preparer with l's limits (zero fields take the defaults).
-func New(l Limits) *Preparer {
+// New returns a Preparer with l's limits (zero fields take the defaults) that runs its
+// WebAssembly decoders in rt, which Preparers may share (main makes one for the process). With
+// rt nil it makes a Runtime of its own, compiled in memory at its first HEIC or PDF.
+func New(l Limits, rt *Runtime) *Preparer {
 	l = l.withDefaults()
-	return &Preparer{l: l, sem: make(chan struct{}, runtime.NumCPU()), mem: semaphore.NewWeighted(l.DecodeMemory)}
+	if rt == nil {
+		rt = NewRuntime("")
+	}
+	return &Preparer{l: l, rt: rt, sem: make(chan struct{}, runtime.NumCPU()), mem: semaphore.NewWeighted(l.DecodeMemory)}
 }
 
 // Limits returns the limits in force, defaults filled in.
@@ -202,8 +208,8 @@ type header struct {
 	// are twice as tall as wide); 0 or 1 for square pixels.
 	stretch int
 
-	price  func() (cost, error)                  // the decode's cost, once the size has passed
-	decode func(context.Context, []byte) decoder // the page's decoder, for a decode under ctx
+	price  func() (cost, error)                            // the decode's cost, once the size has passed
+	decode func(context.Context, *Runtime, []byte) decoder // the page's decoder, for a decode under ctx
 }
 
 // reader returns the bytes of the page h describes, as its decoder reads them (the decoders of
@@ -450,7 +456,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			}, nil
 		}
 	}
-	dec := h.decode(ctx, data)
+	dec := h.decode(ctx, p.rt, data)
 	if p.dec != nil {
 		next := dec
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r, next) }
@@ -524,11 +530,6 @@ func plainPNG(m image.Image) bool {
 func decodeConfig(config func(io.Reader) (image.Config, error), r io.Reader) (cfg image.Config, err error) {
 	defer recoverInto(&err)
 	return config(r)
-}
-
-// decode decodes the whole image h describes, without a deadline; for a GIF, the first frame.
-func decode(h header, data []byte) (image.Image, error) {
-	return decodeWith(h.decode(context.Background(), data), h.reader(data))
 }
 
 // decoder decodes a whole image from its reader.

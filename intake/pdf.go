@@ -50,18 +50,18 @@ const pdfEnsure = true
 //go:embed sandbox/usr/share/fonts/wqy-microhei.ttc
 var sandbox embed.FS
 
-// pdfPool is the process's one PDFium, started on first use: compiling its 6 MB of WebAssembly
+// startPDF starts the Runtime's one PDFium, at its first use: compiling its 6 MB of WebAssembly
 // takes seconds and hundreds of MB once (BenchmarkPDFStart), so never per request. Each use
 // takes a fresh instance (a used one keeps the memory it grew), under the decode slots, with no
 // host file system (go-pdfium mounts the host's / when given no FSConfig, and a PDF could then
 // read host files; it gets the read-only sandbox instead), no output, and its memory capped at
 // what its document is charged (pdfInstance).
-var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
+func (r *Runtime) startPDF() (pdfium.Pool, error) {
 	root, err := fs.Sub(sandbox, "sandbox")
 	if err != nil {
 		return nil, err
 	}
-	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(pdfMemory))
+	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(r.pdfMemory))
 	return webassembly.Init(webassembly.Config{
 		Context:  ctx,
 		MinIdle:  0,
@@ -70,12 +70,12 @@ var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 		FSConfig: wazero.NewFSConfig().WithFSMount(root, "/"),
 		RuntimeConfig: wazero.NewRuntimeConfig().
 			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-			WithCompilationCache(wasmCache()).
+			WithCompilationCache(r.cache).
 			WithCloseOnContextDone(pdfEnsure),
 		Stdout: io.Discard,
 		Stderr: io.Discard,
 	})
-})
+}
 
 // pdfDoc is one opened document in its own instance; close lets go of both.
 type pdfDoc struct {
@@ -93,12 +93,12 @@ type pdfDoc struct {
 // killed when ctx ends, which stops a call in progress. Errors are *problem.Error:
 // document_encrypted, image_unreadable, image_too_large (the document needs more memory to
 // open than limit).
-func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
-	pool, err := pdfPool()
+func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDoc, error) {
+	pool, err := r.pdf()
 	if err != nil {
 		return nil, fmt.Errorf("intake: start PDFium: %w", err)
 	}
-	inst, mem, err := pdfInstance(ctx, pool, limit)
+	inst, mem, err := r.pdfInstance(ctx, pool, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)

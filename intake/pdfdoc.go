@@ -213,7 +213,7 @@ func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 		give()
 		return nil, err
 	}
-	d, err := openPDF(e.ctx, e.data, limit)
+	d, err := openPDF(e.ctx, p.rt, e.data, limit)
 	if err != nil {
 		slot()
 		give()
@@ -248,7 +248,7 @@ func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
 	if e := p.docs.get(data); e != nil {
 		return e.pages, nil
 	}
-	if _, err := pdfPool(); err != nil { // its compilation, once per process, is no document's
+	if _, err := p.rt.pdf(); err != nil { // its compilation, once per Runtime, is no document's
 		return 0, err
 	}
 	e := &pdfEntry{p: p, data: data, ctx: ctx, split: ctx, sum: p.docs.sum(data), turn: make(chan struct{}, 1)}
@@ -277,7 +277,7 @@ func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
 // preparePDF prepares page i of a PDF: in the document Split opened, or else in one of its own.
 // Like any decode it answers when ctx ends, while what it started stops (the instance is killed).
 func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, error) {
-	if _, err := pdfPool(); err != nil {
+	if _, err := p.rt.pdf(); err != nil {
 		return Page{}, err
 	}
 	e := p.docs.get(data)

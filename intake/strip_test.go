@@ -237,7 +237,7 @@ func TestPrepareStrips(t *testing.T) {
 			if o := orientation(tt.in); o != 1 {
 				t.Fatalf("orientation %d, want 1", o)
 			}
-			page, err := New(Limits{}).Prepare(context.Background(), tt.in)
+			page, err := New(Limits{}, testRuntime).Prepare(context.Background(), tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +305,7 @@ func TestReencodedCarriesNoMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			page, err := New(tt.limits).Prepare(context.Background(), tt.in)
+			page, err := New(tt.limits, testRuntime).Prepare(context.Background(), tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}

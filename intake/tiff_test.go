@@ -73,7 +73,7 @@ func tiffHeader(w, h, compression, samples int, strip []byte, next uint32) []byt
 // each re-encoded at its own size, and its thumbnail directory is no page.
 func TestTIFFPages(t *testing.T) {
 	fax := read(t, "fax.tiff")
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	n, err := p.Split(t.Context(), fax)
 	if err != nil || n != 3 {
 		t.Fatalf("Split: %d pages, %v; want 3", n, err)
@@ -126,7 +126,7 @@ func TestTIFFChain(t *testing.T) {
 		{"more directories than MaxTIFFPages", many, 0, problem.TooManyPages},
 		{"cut in its directory", page[:20], 0, problem.ImageUnreadable},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n, err := p.Split(t.Context(), tt.data)
@@ -156,7 +156,7 @@ func TestTIFFBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			_, err := p.inspect(tt.data, 0)
 			if problem.CodeOf(err) != tt.code && !(tt.code == "" && err == nil) {
 				t.Fatalf("got %v, want %q", err, tt.code)
@@ -191,7 +191,7 @@ func TestTIFFBlocks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			check := func(what string, err error, want problem.Code) {
 				t.Helper()
 				if problem.CodeOf(err) != want && !(want == "" && err == nil) {
@@ -244,7 +244,7 @@ func TestTIFFAllocation(t *testing.T) {
 		{"JPEG colour strips", gen.JPEGTIFF(gen.Photo(1200, 1600), 128, false, true), 0, false},
 		{"JPEG grey tiles", gen.JPEGTIFF(gen.Report(1200, 1600), 256, true, true), 0, true}, // counted as colour
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, tt.page)
@@ -252,7 +252,7 @@ func TestTIFFAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := allocated(func() error {
-				_, err := h.decode(t.Context(), tt.data)(h.reader(tt.data))
+				_, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
 				return err
 			})
 			if err != nil {
@@ -293,14 +293,14 @@ func TestTIFFJPEG(t *testing.T) {
 		{"grey strips, shared tables", report, gen.JPEGTIFF(report, 96, false, true)},
 		{"grey tiles, own tables", report, gen.JPEGTIFF(report, 256, true, false)},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := h.decode(t.Context(), tt.data)(h.reader(tt.data))
+			m, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -371,7 +371,7 @@ func TestTIFFJPEGRefused(t *testing.T) {
 		{"old-style JPEG", tiffHeader(64, 64, 6, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 6"},
 		{"JPEG 2000", tiffHeader(64, 64, 34712, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 34712"},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.PreparePage(t.Context(), tt.data, 0)
@@ -404,7 +404,7 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 		{"WhiteIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone}},
 		{"BlackIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone, BlackIsZero: true}},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := gen.FaxTIFF([]gen.FaxPage{tt.page})
@@ -412,7 +412,7 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := h.decode(t.Context(), data)(h.reader(data))
+			m, err := h.decode(t.Context(), testRuntime, data)(h.reader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -479,7 +479,7 @@ func TestTIFFUnsupported(t *testing.T) {
 		{"4-bit grey", set(grey, 258, 4), "4 bits per sample"},
 		{"grey with alpha", set(grey, 277, 2), "grey or palette pixels with 2 samples"},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.PreparePage(t.Context(), tt.data, 0)
@@ -508,14 +508,14 @@ func TestTIFFCMYK(t *testing.T) {
 		{"deflate with the predictor, strips of 16 rows", gen.CMYKTIFF(src, 16, true)},
 		{"stored, one strip", gen.CMYKTIFF(src, 200, false)},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := h.decode(t.Context(), tt.data)(h.reader(tt.data))
+			m, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}

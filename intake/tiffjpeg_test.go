@@ -16,7 +16,7 @@ import (
 // is damage, refused from the header before anything is decoded.
 func TestTIFFHugeTile(t *testing.T) {
 	decoded := false
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) { decoded = true; return next(r) }
 	_, err := p.Prepare(t.Context(), hugeTileTIFF(64))
 	if problem.CodeOf(err) != problem.ImageUnreadable || decoded {
