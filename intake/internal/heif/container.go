@@ -143,6 +143,24 @@ func readMeta(data []byte) (*heifMeta, error) {
 		}
 		m.primary = binary.BigEndian.Uint32(pitm.body[4:])
 	}
+	m.readItems(data)
+	m.readRefs()
+	iprp, ok := child(m.inner, "iprp")
+	if !ok {
+		return nil, errors.New("no item properties")
+	}
+	props := boxes(iprp.body)
+	ipco, ok := child(props, "ipco")
+	if !ok {
+		return nil, errors.New("no property container")
+	}
+	m.ipco = boxes(ipco.body)
+	m.readProps(props)
+	return m, nil
+}
+
+// readItems reads iinf: each item's type and where its infe is.
+func (m *heifMeta) readItems(data []byte) {
 	if iinf, ok := child(m.inner, "iinf"); ok && len(iinf.body) >= 6 {
 		skip := 6 // version, flags and a 16-bit count
 		if iinf.body[0] != 0 {
@@ -167,6 +185,11 @@ func readMeta(data []byte) (*heifMeta, error) {
 			it.typ, it.at = string(typ), offset(data, b.body)
 		}
 	}
+}
+
+// readRefs reads iref: what each item is derived from (dimg), and which are the primary's
+// auxiliary images (auxl).
+func (m *heifMeta) readRefs() {
 	if iref, ok := child(m.inner, "iref"); ok && len(iref.body) >= 4 && iref.body[0] <= 1 {
 		n := 2 << iref.body[0] // item numbers of 16 bits in version 0, 32 in version 1
 		get := func(b []byte) uint32 {
@@ -193,16 +216,10 @@ func readMeta(data []byte) (*heifMeta, error) {
 			}
 		}
 	}
-	iprp, ok := child(m.inner, "iprp")
-	if !ok {
-		return nil, errors.New("no item properties")
-	}
-	props := boxes(iprp.body)
-	ipco, ok := child(props, "ipco")
-	if !ok {
-		return nil, errors.New("no property container")
-	}
-	m.ipco = boxes(ipco.body)
+}
+
+// readProps reads every ipma of iprp: each item's properties, and its size from its ispe.
+func (m *heifMeta) readProps(props []box) {
 	for _, ipma := range props {
 		if ipma.typ != "ipma" || len(ipma.body) < 8 {
 			continue
@@ -250,7 +267,6 @@ func readMeta(data []byte) (*heifMeta, error) {
 			}
 		}
 	}
-	return m, nil
 }
 
 // MaxItems is the most items a HEIC's container may hold (Decode refuses more). libheif's reading of the
