@@ -119,7 +119,7 @@ func TestBMPUnsupported(t *testing.T) {
 	}
 }
 
-// TestBMPAllocation holds bmpCost to what the BMP decoders allocate.
+// TestBMPAllocation holds bmp.Cost to what the BMP decoders allocate.
 func TestBMPAllocation(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates beside the decoder")

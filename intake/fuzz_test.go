@@ -68,7 +68,7 @@ func FuzzPrepare(f *testing.F) {
 	f.Add(gen.Scans(64, 64, 3, 2, false))
 	f.Add(gen.Scans(512, 512, 1, 65, true))
 	f.Add(pngHeader(64, 64, 16, 6, true, make([]byte, 1<<16)))
-	// The decoders of features.go's neighbours: run-length BMP, CMYK TIFF, BlackIsZero faxes.
+	// The decoders beside x/image's: run-length BMP, CMYK TIFF, BlackIsZero faxes.
 	f.Add(gen.RLEBMP(quantised(64, 48, 216), false))
 	f.Add(gen.RLEBMP(quantised(65, 48, 16), true))
 	f.Add(gen.CMYKTIFF(gen.Photo(64, 48), 16, true))
@@ -208,11 +208,11 @@ func FuzzStrip(f *testing.F) {
 	})
 }
 
-// FuzzHEIC feeds the HEIC path arbitrary containers: readHEIF must never panic, and Prepare must
+// FuzzHEIC feeds the HEIC path arbitrary containers: heif.DecodeConfig must never panic, and Prepare must
 // answer with a page or one of intake's codes. The pixel limit is small, so every decode that
 // runs is of a small picture in a module whose memory is capped (16 MiB at most): each is
 // bounded. Every picture handed to libheif is counted, with its pixels: they must stay within
-// what the header's cost charged (heicPlan), which is within the limits.
+// what the header's cost charged (heif.Plan), which is within the limits.
 func FuzzHEIC(f *testing.F) {
 	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic", "truncated.heic"} {
 		data, err := os.ReadFile(filepath.Join(documents, name))

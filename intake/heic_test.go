@@ -225,7 +225,7 @@ func TestHEICGridBounds(t *testing.T) {
 		detail     string
 		w, h       int
 		tiles      int64 // decoded, counted
-		tileBudget int   // tiles decoded tile by tile at most (heicPlan)
+		tileBudget int   // tiles decoded tile by tile at most (heif.Plan)
 	}{
 		{name: "one tile", data: gen.Grid(small, 1, 1, 640, 480), w: 640, h: 480, tiles: 1},
 		{name: "4×4 tiles over their picture", data: gen.Grid(small, 4, 4, 2560, 1920), limits: Limits{MaxEdge: 640}, w: 640, h: 480, tiles: 16},

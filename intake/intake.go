@@ -6,15 +6,24 @@
 // upright, flattened onto white, brought to 8 bits and shrunk (area average) to what a model can
 // use, then sent as JPEG; an upload that needs none of that goes as its own bytes.
 //
+// # Formats
+//
+// Each accepted format is one row of the table in sniff.go: how to know it from its first
+// bytes, what its headers say of a page, how many pages it holds, what decoding one costs and
+// how to decode it. The decoders of TIFF (internal/tiff, with internal/fax), HEIC
+// (internal/heif) and BMP (internal/bmp) are packages of their own with image/jpeg's surface
+// and plain errors; their rows here hold them to the Limits and word the refusals.
+//
 // # Documents
 //
 // A TIFF (a fax, a scanner's batch) and a PDF may hold several pages: Split counts them from the
 // headers and PreparePage prepares each as an image of its own. A TIFF page is decoded by
-// x/image/tiff, or here where it stops short (G3 2-D, CMYK, JPEG blocks). A PDF page is rendered by PDFium, so that its long edge
-// is MaxEdge, with its text layer read into Page.Text; a scanned page that is one JPEG goes as
-// that JPEG. A HEIC is decoded by libheif (a grid tile by tile), upright as its container turns
-// it. PDFium and libheif run as WebAssembly (wazero): no cgo, no host file system, no system library, each instance's memory
-// capped; see pdf.go and heic.go.
+// x/image/tiff, or by internal/tiff where it stops short (G3 2-D, CMYK, JPEG blocks). A PDF page
+// is rendered by PDFium, so that its long edge is MaxEdge, with its text layer read into
+// Page.Text; a scanned page that is one JPEG goes as that JPEG. A HEIC is decoded by libheif (a
+// grid tile by tile), upright as its container turns it. PDFium and libheif run as WebAssembly
+// (wazero) in the Runtime the Preparer is given: no cgo, no host file system, no system
+// library, each instance's memory capped; see pdf.go and internal/heif.
 //
 // # What reaches the model
 //

@@ -83,7 +83,7 @@ func init() {
 		{kind: "avif", what: "an AVIF image", match: ftyp("avif", "avis")},
 		// A PDF is rendered page by page by PDFium (pdf.go); see Split.
 		pdfFormat,
-		// HEIC/HEIF: its size comes from the container (heif.go), not from a config func.
+		// HEIC/HEIF: its size comes from the container (internal/heif), not from a config func.
 		heicFormat,
 		{kind: "video", what: "an MP4/QuickTime video", match: ftyp(), // any other ISO media file
 			hint: "send a still photo of each page as JPEG or PNG, one image per page"},

@@ -217,7 +217,7 @@ func TestTIFFBlocks(t *testing.T) {
 	}
 }
 
-// TestTIFFAllocation holds tiffCost to what tiffDecoder (x/image/tiff, decodeTIFFJPEG) allocates,
+// TestTIFFAllocation holds tiff.Page.Cost to what its Decode (x/image/tiff, JPEG blocks) allocates,
 // page by page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {
 	if raceEnabled {
@@ -343,7 +343,7 @@ func areaDiff(a, b image.Image) int {
 
 func abs(n int) int { return max(n, -n) }
 
-// TestTIFFJPEGRefused: what decodeTIFFJPEG will not decode is a clear problem, not a guess: a
+// TestTIFFJPEGRefused: what internal/tiff's JPEG blocks will not decode is a clear problem, not a guess: a
 // progressive block (its work is not its pixels), blocks that do not tile the page, and the
 // compressions nothing here reads, by name before decoding.
 func TestTIFFJPEGRefused(t *testing.T) {

@@ -24,8 +24,8 @@ func TestTIFFHugeTile(t *testing.T) {
 	}
 }
 
-// A 64×64 JPEG-compressed TIFF page whose one tile is declared 2^31×2^31: tiffCost's 8*bw*bh
-// wraps to 0, and decodeTIFFJPEG takes a block of any size up to that "place".
+// A 64×64 JPEG-compressed TIFF page whose one tile is declared 2^31×2^31: the cost's 8*bw*bh
+// wraps to 0, and the JPEG-block decoder took a block of any size up to that "place".
 func hugeTileTIFF(side int) []byte {
 	var jb bytes.Buffer
 	jpeg.Encode(&jb, image.NewGray(image.Rect(0, 0, side, side)), &jpeg.Options{Quality: 10})
