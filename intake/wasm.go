@@ -14,9 +14,9 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake/internal/wasmmem"
 )
 
-// Runtime is what runs intake's WebAssembly, HEIC's decoder (libheif) and PDF's (PDFium), and
-// the compilation cache they share, so that each module is compiled once per Runtime however
-// many runtimes use it, and, with a directory, once per machine. Each module is compiled at its
+// Runtime is what runs intake's WebAssembly: HEIC's decoder (libheif), PDF's (PDFium), and the
+// compilation cache their wazero runtimes share, so that each module is compiled once per
+// Runtime, and, with a directory, once per machine. Each module is compiled at its
 // first use, or by Start: PDFium's WebAssembly takes about 6 s of one core and 300 MB at its
 // peak to compile, libheif's 0.7 s (BenchmarkPDFStart, BenchmarkHEICStart). main builds one
 // and hands it to every Preparer; a test builds its own. Its methods are safe for concurrent
