@@ -116,7 +116,7 @@ func TestValueNotOnPageDigitalPDF(t *testing.T) {
 		{"itemName":"高密度脂蛋白胆固醇","valueNum":1.21,"unit":"mmol/L","refText":"1.04-2.00"},
 		{"itemName":"低密度脂蛋白胆固醇","valueNum":3.87,"unit":"mmol/L","refText":"0.00-3.40"}]}`}
 	misread := strings.Replace(right[1], "1.21", "1.27", 1)
-	prep := intake.New(intake.Limits{})
+	prep := intake.New(intake.Limits{}, wasm)
 	// The pages are told apart by their images: page 1's, as the Preparer renders it.
 	pg, err := prep.PreparePage(t.Context(), pdf, 0)
 	if err != nil {
@@ -199,7 +199,7 @@ func TestValueNotOnPageCIDFonts(t *testing.T) {
 		{"a value and a bound misread", misread, "indicators[3].valueNum,indicators[4].refHigh"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := New(Config{Model: answersAll(tt.reply), Prep: intake.New(intake.Limits{})}).Extract(t.Context(), [][]byte{pdf}, nil, check.Context{})
+			res, err := New(Config{Model: answersAll(tt.reply), Prep: intake.New(intake.Limits{}, wasm)}).Extract(t.Context(), [][]byte{pdf}, nil, check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}

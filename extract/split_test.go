@@ -18,6 +18,9 @@ import (
 	"github.com/ocrdraft/ocrdraft/vision"
 )
 
+// wasm is the tests' PDF and HEIC runtime, shared so that PDFium is compiled once for them.
+var wasm = intake.NewRuntime("")
+
 // fakeDocs is a Splitter: an upload "doc:a,b,c" is a document of pages a, b and c (each page's
 // bytes are its name, padded to pad bytes), "doc!" fails to split, "doc:" followed by a bad page
 // name "x" fails to prepare; anything else is one page, as fakePrep.
@@ -186,14 +189,14 @@ func TestFaxPagesInOrder(t *testing.T) {
 		}
 		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + `","valueNum":1}]}`), nil
 	}}
-	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}), MaxPages: 3}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
+	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm), MaxPages: 3}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := names(res.Draft); got != "864,800,432" {
 		t.Errorf("pages by width %s, want 864,800,432", got)
 	}
-	_, err = New(Config{Model: m, Prep: intake.New(intake.Limits{}), MaxPages: 2}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
+	_, err = New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm), MaxPages: 2}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
 	if problem.CodeOf(err) != problem.TooManyPages || len(m.reqs) != 3 {
 		t.Errorf("3 pages over a limit of 2: %v after %d calls; want too_many_pages and no new call", err, len(m.reqs))
 	}
@@ -221,7 +224,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 		}
 		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + "x" + strconv.Itoa(cfg.Height) + `","valueNum":1}]}`), nil
 	}}
-	prep := intake.New(intake.Limits{})
+	prep := intake.New(intake.Limits{}, wasm)
 	res, err := New(Config{Model: m, Prep: prep, MaxPages: 10}).Extract(t.Context(), [][]byte{photo, doc("digital.pdf"), doc("rotated.pdf")}, nil, check.Context{})
 	if err != nil {
 		t.Fatal(err)

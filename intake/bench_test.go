@@ -43,7 +43,7 @@ func BenchmarkPrepare(b *testing.B) {
 			if err != nil {
 				b.Skip(err)
 			}
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			b.ReportAllocs()
 			start, ok := cpuTime()
 			for b.Loop() {
@@ -152,7 +152,7 @@ func photo1MB(tb testing.TB, meta bool) []byte {
 //
 //	go test -bench WorstJPEG -benchtime 3x -run '^$' ./intake/
 func BenchmarkWorstJPEG(b *testing.B) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, c := range []struct {
 		name        string
 		comps       int
@@ -251,7 +251,7 @@ func BenchmarkWorstDecode(b *testing.B) {
 	bigGIF[i+9] |= 0x40 // the image descriptor's interlace flag
 	bigWebP := lossyWebP(6320, 6320)
 
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -264,7 +264,7 @@ func BenchmarkWorstDecode(b *testing.B) {
 			b.ReportMetric(float64(h.cost.mem)/(1<<20), "MiB")
 			start, ok := cpuTime()
 			for b.Loop() {
-				if _, err := decode(h.f, c.data); err != nil {
+				if _, err := decode(h, c.data); err != nil {
 					b.Fatal(err)
 				}
 			}

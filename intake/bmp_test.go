@@ -9,12 +9,12 @@ import (
 	"image/color/palette"
 	"image/draw"
 	"image/jpeg"
-	"io"
 	"strings"
 	"testing"
 
-	"golang.org/x/image/bmp"
+	xbmp "golang.org/x/image/bmp"
 
+	"github.com/ocrdraft/ocrdraft/intake/internal/bmp"
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -47,15 +47,14 @@ func TestBMPRLE(t *testing.T) {
 		{"RLE8 of a page", gen.Paletted(640, 480), false},
 		{"RLE4 of a page", gen.Paletted(640, 480), true},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := gen.RLEBMP(tt.src, tt.four)
-			h, err := p.inspect(data, 0)
-			if err != nil {
+			if _, err := p.inspect(data, 0); err != nil {
 				t.Fatal(err)
 			}
-			m, err := decodeBMPRLE(data, h.bmp)
+			m, err := bmp.Decode(t.Context(), data, 1<<30)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,70 +77,6 @@ func TestBMPRLE(t *testing.T) {
 	}
 }
 
-// TestBMPRLEStreams decodes hand-written RLE8 streams of a 4×2 bitmap (rows from the bottom,
-// palette of 4): moves, runs cut at the end of their row, stretches and their padding, and the
-// streams that end too soon.
-func TestBMPRLEStreams(t *testing.T) {
-	tests := []struct {
-		name    string
-		stream  []byte
-		topDown bool
-		want    string // the indices, top row first; "" for an error
-	}{
-		{"runs and ends of line", []byte{4, 1, 0, 0, 2, 2, 2, 3, 0, 1}, false, "2233" + "1111"},
-		{"top down", []byte{4, 1, 0, 0, 2, 2, 2, 3, 0, 1}, true, "1111" + "2233"},
-		{"a run cut at the row's end", []byte{9, 1, 0, 0, 4, 2, 0, 1}, false, "2222" + "1111"},
-		{"a stretch of 3, padded", []byte{0, 3, 1, 2, 3, 0, 1, 1, 0, 0, 4, 2, 0, 1}, false, "2222" + "1231"},
-		{"a move over skipped pixels", []byte{1, 3, 0, 2, 2, 1, 1, 3, 0, 1}, false, "0003" + "3000"},
-		{"no end of bitmap after the last row", []byte{4, 1, 0, 0, 4, 2, 0, 0}, false, "2222" + "1111"},
-		{"what follows the bitmap is not read", []byte{4, 1, 0, 0, 4, 2, 0, 1, 0xff}, false, "2222" + "1111"},
-		{"ends before the bitmap", []byte{4, 1, 0, 0}, false, ""},
-		{"ends in a stretch", []byte{0, 4, 1, 2}, false, ""},
-		{"an index past the palette", []byte{4, 9, 0, 1}, false, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := 2
-			if tt.topDown {
-				h = -2
-			}
-			le := binary.LittleEndian
-			data := []byte("BM\x00\x00\x00\x00\x00\x00\x00\x00")
-			data = le.AppendUint32(data, 14+40+16)
-			for _, v := range []uint32{40, 4, uint32(h)} {
-				data = le.AppendUint32(data, v)
-			}
-			data = le.AppendUint16(le.AppendUint16(data, 1), 8)
-			for _, v := range []uint32{1, uint32(len(tt.stream)), 0, 0, 4, 0} {
-				data = le.AppendUint32(data, v)
-			}
-			data = append(data, make([]byte, 16)...)
-			data = append(data, tt.stream...)
-			b, err := readBMP(data)
-			if err != nil || !b.rle() {
-				t.Fatalf("readBMP: %+v, %v", b, err)
-			}
-			m, err := decodeBMPRLE(data, b)
-			if tt.want == "" {
-				if err == nil {
-					t.Fatalf("no error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got strings.Builder
-			for _, v := range m.(*image.Paletted).Pix {
-				got.WriteByte('0' + v)
-			}
-			if got.String() != tt.want {
-				t.Errorf("got %s, want %s", got.String(), tt.want)
-			}
-		})
-	}
-}
-
 // TestBMPUnsupported: a valid BMP that uses a feature nothing here decodes is refused as
 // unsupported_media_type by the feature's name, from its headers, never as damaged.
 func TestBMPUnsupported(t *testing.T) {
@@ -153,7 +88,7 @@ func TestBMPUnsupported(t *testing.T) {
 		return b
 	}
 	var plain bytes.Buffer // x/image/bmp's, its pixels moved on from the palette by 4 bytes
-	if err := bmp.Encode(&plain, gen.Paletted(64, 64)); err != nil {
+	if err := xbmp.Encode(&plain, gen.Paletted(64, 64)); err != nil {
 		t.Fatal(err)
 	}
 	off := le.Uint32(plain.Bytes()[10:])
@@ -172,7 +107,7 @@ func TestBMPUnsupported(t *testing.T) {
 		{"16 bits a pixel", rle(func(b []byte) { le.PutUint16(b[28:], 16); le.PutUint32(b[30:], 0) }), "16 bits a pixel"},
 		{"a gap before the pixels", gap, "pixels that do not follow the palette directly"},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Prepare(t.Context(), tt.data)
@@ -184,13 +119,13 @@ func TestBMPUnsupported(t *testing.T) {
 	}
 }
 
-// TestBMPAllocation holds bmpCost to what the BMP decoders allocate.
+// TestBMPAllocation holds bmp.Cost to what the BMP decoders allocate.
 func TestBMPAllocation(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates beside the decoder")
 	}
 	var plain bytes.Buffer
-	if err := bmp.Encode(&plain, gen.Photo(1200, 1600)); err != nil {
+	if err := xbmp.Encode(&plain, gen.Photo(1200, 1600)); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -201,17 +136,14 @@ func TestBMPAllocation(t *testing.T) {
 		{"RLE4", gen.RLEBMP(quantised(1200, 1600, 16), true)},
 		{"24-bit", plain.Bytes()},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dec := h.f.decode
-			if h.bmp.rle() {
-				dec = func(io.Reader) (image.Image, error) { return decodeBMPRLE(tt.data, h.bmp) }
-			}
+			dec := h.decode(t.Context(), testRuntime, tt.data)
 			got, err := allocated(func() error {
 				_, err := dec(bytes.NewReader(tt.data))
 				return err

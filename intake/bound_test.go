@@ -117,7 +117,7 @@ func TestDecodeBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(tt.limits)
+			p := New(tt.limits, testRuntime)
 			if tt.code == "" { // accepted: decoding them takes seconds under the race detector
 				if _, err := p.inspect(tt.data, 0); err != nil {
 					t.Fatalf("%d bytes: got %v, want it accepted", len(tt.data), err)
@@ -178,7 +178,7 @@ func TestDecodersStopEarly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			var read int
 			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 				c := &countingReader{r: r}
@@ -203,7 +203,7 @@ func TestDecodersStopEarly(t *testing.T) {
 // count the memory in use, and gives it back then. The decoder here blocks until released.
 func TestDecodePastDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := New(Limits{})
+		p := New(Limits{}, testRuntime)
 		p.sem = make(chan struct{}, 1)
 		release := make(chan struct{})
 		var started atomic.Int32
@@ -293,7 +293,7 @@ func TestCostCoversAllocation(t *testing.T) {
 		{"lossy WebP", lossyWebP(640, 480), false},
 		{"lossless WebP", gen.WebP(600, 500, func(x, y int) bool { return (x^y)&8 == 0 }), true},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
@@ -302,7 +302,7 @@ func TestCostCoversAllocation(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err = decode(h.f, tt.data)
+			_, err = decode(h, tt.data)
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)
@@ -322,12 +322,12 @@ func TestCostCoversAllocation(t *testing.T) {
 func TestDecodeMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		data := read(t, "alpha.png")
-		probe := New(Limits{})
+		probe := New(Limits{}, testRuntime)
 		h, err := probe.inspect(data, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := New(Limits{DecodeMemory: h.cost.mem*2 - 1}) // room for one decode, not two
+		p := New(Limits{DecodeMemory: h.cost.mem*2 - 1}, testRuntime) // room for one decode, not two
 		p.sem = make(chan struct{}, 4)
 		release := make(chan struct{})
 		var started atomic.Int32

@@ -3,7 +3,6 @@ package intake
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"image"
 	"image/color"
 )
@@ -31,18 +30,10 @@ type cost struct {
 // coefficients) per block of every component a scan names, kept until the last scan; and a
 // 4-byte-per-pixel copy when the pixels are RGB or CMYK.
 func jpegCost(data []byte, cm color.Model) (cost, error) {
-	type comp struct {
-		id   byte
-		h, v int
-		used bool
-	}
 	var (
-		comps       []comp
-		w, h        int
-		mxx, myy    int
-		progressive bool
-		c           cost
-		bad         error
+		fr  jpegSOF
+		c   cost
+		bad error
 	)
 	jfif, adobe, transform := false, false, byte(0)
 	walkJPEG(data, func(s jpegSeg) bool {
@@ -53,66 +44,24 @@ func jpegCost(data []byte, cm color.Model) (cost, error) {
 		case m == 0xee && len(p) >= 12 && string(p[:5]) == "Adobe":
 			adobe, transform = true, p[11]
 		case m == 0xc0 || m == 0xc1 || m == 0xc2:
-			if comps != nil {
+			if fr.comps != nil {
 				return false // a second frame: the decoder stops there
 			}
-			if len(p) < 6 || len(p) != 6+3*int(p[5]) || p[5] == 0 {
-				bad = errors.New("malformed SOF")
-				return false
-			}
-			progressive = m == 0xc2
-			h, w = int(p[1])<<8|int(p[2]), int(p[3])<<8|int(p[4])
-			for i := range int(p[5]) {
-				f := p[7+3*i]
-				c := comp{id: p[6+3*i], h: max(1, int(f>>4)), v: max(1, int(f&15))}
-				if p[5] == 1 { // the decoder treats a lone component as 1×1, whatever it says
-					c.h, c.v = 1, 1
-				}
-				comps = append(comps, c)
-			}
-			h0, v0 := comps[0].h, comps[0].v
-			mxx, myy = (w+8*h0-1)/(8*h0), (h+8*v0-1)/(8*v0)
+			bad = fr.sof(p, m == 0xc2)
 		case m == 0xda:
-			if comps == nil {
-				bad = errors.New("a scan before the frame")
-				return false
-			}
-			n := 0
-			if len(p) > 0 {
-				n = int(p[0])
-			}
-			if n == 0 || len(p) < 1+2*n {
-				bad = errors.New("malformed SOS")
-				return false
-			}
-			hv := 0
-			for i := range n {
-				j := 0
-				for j < len(comps) && comps[j].id != p[1+2*i] {
-					j++
-				}
-				if j == len(comps) {
-					bad = errors.New("a scan names no component of the frame")
-					return false
-				}
-				comps[j].used = true
-				hv += comps[j].h * comps[j].v
-			}
-			c.scans++
-			c.work += 64 * int64(mxx) * int64(myy) * int64(hv)
-			if !progressive {
-				c.work += 2 * 64 * int64(mxx) * int64(myy) * int64(hv)
-			}
+			bad = fr.sos(p, &c)
 		}
-		return true
+		return bad == nil
 	})
 	if bad != nil {
 		return cost{}, bad
 	}
+	comps := fr.comps
 	if comps == nil {
 		return cost{}, errors.New("no frame")
 	}
-	mcus := int64(mxx) * int64(myy)
+	w, h := fr.w, fr.h
+	mcus := int64(fr.mxx) * int64(fr.myy)
 	h0, v0 := comps[0].h, comps[0].v
 	luma := mcus * int64(64*h0*v0)
 	c.mem = luma
@@ -125,7 +74,7 @@ func jpegCost(data []byte, cm color.Model) (cost, error) {
 		c.mem += 4 * int64(w) * int64(h) // RGB converted to RGBA
 	}
 	c.what = "JPEG"
-	if progressive {
+	if fr.progressive {
 		c.what = "progressive JPEG"
 		for _, k := range comps {
 			if k.used {
@@ -138,12 +87,80 @@ func jpegCost(data []byte, cm color.Model) (cost, error) {
 	return c, nil
 }
 
+// jpegSOF is a JPEG's frame as jpegCost reads it: its components (and whether a scan names
+// each), its size, and its MCUs across and down.
+type jpegSOF struct {
+	comps       []jpegSOFComp
+	w, h        int
+	mxx, myy    int
+	progressive bool
+}
+
+type jpegSOFComp struct {
+	id   byte
+	h, v int
+	used bool
+}
+
+// sof reads a frame header (SOF0, SOF1, SOF2).
+func (fr *jpegSOF) sof(p []byte, progressive bool) error {
+	if len(p) < 6 || len(p) != 6+3*int(p[5]) || p[5] == 0 {
+		return errors.New("malformed SOF")
+	}
+	fr.progressive = progressive
+	fr.h, fr.w = int(p[1])<<8|int(p[2]), int(p[3])<<8|int(p[4])
+	for i := range int(p[5]) {
+		f := p[7+3*i]
+		c := jpegSOFComp{id: p[6+3*i], h: max(1, int(f>>4)), v: max(1, int(f&15))}
+		if p[5] == 1 { // the decoder treats a lone component as 1×1, whatever it says
+			c.h, c.v = 1, 1
+		}
+		fr.comps = append(fr.comps, c)
+	}
+	h0, v0 := fr.comps[0].h, fr.comps[0].v
+	fr.mxx, fr.myy = (fr.w+8*h0-1)/(8*h0), (fr.h+8*v0-1)/(8*v0)
+	return nil
+}
+
+// sos reads a scan header and adds the scan's work to c.
+func (fr *jpegSOF) sos(p []byte, c *cost) error {
+	if fr.comps == nil {
+		return errors.New("a scan before the frame")
+	}
+	n := 0
+	if len(p) > 0 {
+		n = int(p[0])
+	}
+	if n == 0 || len(p) < 1+2*n {
+		return errors.New("malformed SOS")
+	}
+	hv := 0
+	for i := range n {
+		j := 0
+		for j < len(fr.comps) && fr.comps[j].id != p[1+2*i] {
+			j++
+		}
+		if j == len(fr.comps) {
+			return errors.New("a scan names no component of the frame")
+		}
+		fr.comps[j].used = true
+		hv += fr.comps[j].h * fr.comps[j].v
+	}
+	c.scans++
+	blocks := int64(fr.mxx) * int64(fr.myy) * int64(hv)
+	c.work += 64 * blocks
+	if !fr.progressive {
+		c.work += 2 * 64 * blocks
+	}
+	return nil
+}
+
 // pngCost: image/png holds the image at the bytes per pixel of the type it decodes to (grey 1,
 // 16-bit grey 2, palette 1, RGB and RGBA 4, 16-bit 8, and grey with a tRNS chunk 4 or 8), and an
 // interlaced file as much again for its seven passes; plus two rows. It inflates only what the
 // header's rows need and refuses more ("too much pixel data"), so a zlib bomb costs the pixels
 // and no more.
-func pngCost(data []byte, _ color.Model) (cost, error) {
+func pngCost(data []byte, _ image.Config) (cost, error) {
 	if len(data) < 33 || string(data[12:16]) != "IHDR" {
 		return cost{}, errors.New("no IHDR")
 	}
@@ -181,8 +198,8 @@ func pngCost(data []byte, _ color.Model) (cost, error) {
 // gifCost: image/gif's Decode reads only up to the end of the first frame (the rest of the file
 // is never read), holds that frame at a byte per pixel of the logical screen at most, and once
 // more when it is interlaced. The LZW data of the frame is read to its end and no further.
-func gifCost(_ []byte, cfg image.Config) cost {
-	return cost{mem: 2 * int64(cfg.Width) * int64(cfg.Height), what: "GIF"}
+func gifCost(_ []byte, cfg image.Config) (cost, error) {
+	return cost{mem: 2 * int64(cfg.Width) * int64(cfg.Height), what: "GIF"}, nil
 }
 
 // vp8lGroups is the most x/image/vp8l holds in Huffman tables: it refuses more than 2600 groups of
@@ -197,7 +214,7 @@ const vp8lGroup = 5*(24+512) + 8*(2*2328-1+3*(2*256-1)+2*40-1)
 // NRGBA pixels twice over (the colour-indexing transform writes a new copy), a quarter more for
 // the transforms' own images, and the Huffman tables, min(2600, ⌈w/4⌉·⌈h/4⌉) groups. An ALPH
 // chunk keeps a byte of alpha per pixel.
-func webpCost(data []byte, cfg image.Config) cost {
+func webpCost(data []byte, cfg image.Config) (cost, error) {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	lossless := func(w, h int64) int64 {
 		return 9*w*h + min(2600, ((w+3)/4)*((h+3)/4))*vp8lGroup
@@ -214,11 +231,11 @@ func webpCost(data []byte, cfg image.Config) cost {
 		case "VP8 ": // its partitions are copied too
 			c.mem += ((w+15)/16)*((h+15)/16)*(384+8) + min(n, int64(len(data)))
 			c.what = "WebP"
-			return c
+			return c, nil
 		case "VP8L":
 			c.mem += lossless(w, h)
 			c.what = "lossless WebP"
-			return c
+			return c, nil
 		}
 		if n > int64(len(data)) {
 			break
@@ -226,26 +243,5 @@ func webpCost(data []byte, cfg image.Config) cost {
 		i += 8 + int(n) + int(n&1)
 	}
 	c.what = "WebP"
-	return c
-}
-
-// costOf dispatches on the kind; the cost functions belong to formats but need the header too.
-func costOf(h header, data []byte, cfg image.Config) (cost, error) {
-	switch f := h.f; f.kind {
-	case "jpeg":
-		return jpegCost(data, cfg.ColorModel)
-	case "png":
-		return pngCost(data, cfg.ColorModel)
-	case "gif":
-		return gifCost(data, cfg), nil
-	case "webp":
-		return webpCost(data, cfg), nil
-	case "tiff":
-		return tiffCost(h.ifd, cfg, len(data)), nil
-	case "bmp":
-		return bmpCost(cfg), nil
-	case "heic":
-		return heicCost(h.heif, len(data)), nil
-	}
-	return cost{}, fmt.Errorf("no cost for %s", h.f.kind)
+	return c, nil
 }

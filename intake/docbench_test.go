@@ -10,6 +10,7 @@ import (
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -64,15 +65,9 @@ func BenchmarkPDFStart(b *testing.B) {
 // BenchmarkHEICStart is the same for the HEIC decoder.
 func BenchmarkHEICStart(b *testing.B) {
 	cpuLoop(b, func() error {
-		ctx := context.Background()
-		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache()))
-		defer rt.Close(ctx)
-		code, err := heifCode()
-		if err != nil {
-			return err
-		}
-		_, err = rt.CompileModule(ctx, code)
-		return err
+		d := heif.NewDecoder(wazero.NewCompilationCache())
+		defer d.Close(context.Background())
+		return d.Compile()
 	})
 }
 
@@ -81,14 +76,14 @@ func BenchmarkHEICStart(b *testing.B) {
 // encode of the page included). The target for PDFium's part is 60 ms of one core.
 func BenchmarkPDFPage(b *testing.B) {
 	data := readDoc(b, "digital.pdf")
-	p := New(Limits{})
-	if _, err := pdfPool(); err != nil {
+	p := New(Limits{}, testRuntime)
+	if _, err := testRuntime.pdf(); err != nil {
 		b.Fatal(err)
 	}
 	_, limit, _ := p.pdfCharge(len(data))
 	b.Run("render+text", func(b *testing.B) {
 		cpuLoop(b, func() error {
-			d, err := openPDF(context.Background(), data, limit)
+			d, err := openPDF(context.Background(), testRuntime, data, limit)
 			if err != nil {
 				return err
 			}
@@ -116,8 +111,8 @@ func BenchmarkPDFPage(b *testing.B) {
 // time); maxrss-MB is the process's peak with them.
 func BenchmarkPDFConcurrent(b *testing.B) {
 	data := readDoc(b, "digital.pdf")
-	p := New(Limits{})
-	if _, err := pdfPool(); err != nil {
+	p := New(Limits{}, testRuntime)
+	if _, err := testRuntime.pdf(); err != nil {
 		b.Fatal(err)
 	}
 	before := maxRSS()
@@ -140,19 +135,15 @@ func BenchmarkPDFConcurrent(b *testing.B) {
 }
 
 // BenchmarkHEIC prepares the 12-megapixel iPhone-like photo (irot): the target is 1.5 s of one
-// core and 350 MB at the peak; module-MB is the decoder's WebAssembly memory at its peak.
+// core and 350 MB at the peak (the decoder's WebAssembly memory at its peak: internal/heif's
+// BenchmarkDecode).
 func BenchmarkHEIC(b *testing.B) {
 	data := readDoc(b, "photo-irot.heic")
-	p := New(Limits{})
-	if _, err := heifModule(); err != nil {
-		b.Fatal(err)
-	}
-	var mem *capped
-	if _, err := decodeHEICProbe(context.Background(), data, p.l.MaxDecodeBytes, &mem); err != nil {
+	p := New(Limits{}, testRuntime)
+	if err := testRuntime.heic.Compile(); err != nil {
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
-	b.ReportMetric(float64(mem.peak)/(1<<20), "module-MB")
 }
 
 // BenchmarkPDFStartCached is BenchmarkPDFStart with the compiled code in a directory cache
@@ -188,7 +179,7 @@ func BenchmarkPDFStartCached(b *testing.B) {
 // edge, re-encoded as JPEG.
 func BenchmarkTIFF(b *testing.B) {
 	fax := gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(1728, 2292), Compression: gen.TIFFG4, XRes: 204, YRes: 196}})
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), fax, 0); return err })
 }
 
@@ -196,8 +187,8 @@ func BenchmarkTIFF(b *testing.B) {
 // under a 1346×1346 grid): the typical phone photo's path, tile by tile.
 func BenchmarkHEICGrid(b *testing.B) {
 	data := iphoneGrid(b)
-	p := New(Limits{})
-	if _, err := heifModule(); err != nil {
+	p := New(Limits{}, testRuntime)
+	if err := testRuntime.heic.Compile(); err != nil {
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
@@ -209,8 +200,8 @@ func BenchmarkHEICGrid(b *testing.B) {
 // own container.
 func BenchmarkHEICGridWorst(b *testing.B) {
 	data := gen.Grid(readDoc(b, "small.heic"), 8, 8, 5120, 3840)
-	p := New(Limits{})
-	if _, err := heifModule(); err != nil {
+	p := New(Limits{}, testRuntime)
+	if err := testRuntime.heic.Compile(); err != nil {
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
@@ -220,6 +211,6 @@ func BenchmarkHEICGridWorst(b *testing.B) {
 // 2552×2552 in 101,761 deflate tiles of 8×8 sharing one stream (638 million units of 640).
 func BenchmarkTIFFTiles(b *testing.B) {
 	data := gen.SharedTiles(2552, 2552, 8, 1)
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	cpuLoop(b, func() error { _, err := p.PreparePage(context.Background(), data, 0); return err })
 }

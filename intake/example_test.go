@@ -13,7 +13,9 @@ import (
 // its pages, each rendered with its text layer; a PDF that needs a password is turned away with
 // a code and a detail the caller can act on.
 func ExamplePreparer_Prepare() {
-	p := intake.New(intake.Limits{}) // the defaults: 20 MiB, 40 megapixels, 2048-pixel long edge
+	// The defaults: 20 MiB, 40 megapixels, 2048-pixel long edge; the WebAssembly decoders in a
+	// Runtime of the process (compiled in memory, at the first HEIC or PDF).
+	p := intake.New(intake.Limits{}, intake.NewRuntime(""))
 
 	photo, err := os.ReadFile("../testdata/images/phone-exif6.jpg")
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
+	"github.com/ocrdraft/ocrdraft/intake/internal/tiff"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -66,7 +68,7 @@ func FuzzPrepare(f *testing.F) {
 	f.Add(gen.Scans(64, 64, 3, 2, false))
 	f.Add(gen.Scans(512, 512, 1, 65, true))
 	f.Add(pngHeader(64, 64, 16, 6, true, make([]byte, 1<<16)))
-	// The decoders of features.go's neighbours: run-length BMP, CMYK TIFF, BlackIsZero faxes.
+	// The decoders beside x/image's: run-length BMP, CMYK TIFF, BlackIsZero faxes.
 	f.Add(gen.RLEBMP(quantised(64, 48, 216), false))
 	f.Add(gen.RLEBMP(quantised(65, 48, 16), true))
 	f.Add(gen.CMYKTIFF(gen.Photo(64, 48), 16, true))
@@ -79,9 +81,9 @@ func FuzzPrepare(f *testing.F) {
 	f.Add(gen.SharedTiles(64, 300, 0, 1))
 
 	l := Limits{MaxBytes: 1 << 20, MaxPixels: 1 << 18, MaxEdge: 128, MinSide: 4}
-	p := New(l)
+	p := New(l, testRuntime)
 	l = p.Limits()
-	if err := Start(""); err != nil { // the decoders compile before the first input, not in it
+	if err := testRuntime.Start(); err != nil { // the decoders compile before the first input, not in it
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -90,14 +92,9 @@ func FuzzPrepare(f *testing.F) {
 			alloc   uint64
 			px      int
 		)
-		var reads readCounter
 		p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			if ra, ok := r.(io.ReaderAt); ok { // x/image/tiff reads every block through ReadAt
-				reads.r, reads.ra = r, ra
-				r = &reads
-			}
 			m, err := next(r)
 			runtime.ReadMemStats(&after)
 			decoded, alloc = true, after.TotalAlloc-before.TotalAlloc
@@ -114,7 +111,7 @@ func FuzzPrepare(f *testing.F) {
 				t.Fatalf("decoded %+v (header error %v), beyond the limits %+v", c, herr, l)
 			}
 			slack := uint64(len(data)) + 1<<20
-			if n, _, _ := tiffBlocks(h.ifd); h.f.kind == "tiff" {
+			if n := fuzzBlocks(data); h.f.kind == "tiff" {
 				// Each compressed block gets an inflater of its own (about 45 KB), garbage once
 				// the block is done: its cost is in the block's work charge, not held at once.
 				slack += uint64(n) * 48 << 10
@@ -125,11 +122,7 @@ func FuzzPrepare(f *testing.F) {
 			if px > h.w*h.h {
 				t.Fatalf("decoded %d pixels; the header said %d×%d", px, h.w, h.h)
 			}
-			// A TIFF's reads: a block (strip or tile) is read in 4 KiB pieces at most, the
-			// directory in a few; the blocks read are no more than tiffWork charged for.
-			if n, _, _ := tiffBlocks(h.ifd); h.f.kind == "tiff" && reads.calls > n+reads.bytes/4096+64 {
-				t.Fatalf("%d reads of %d bytes for a page of %d blocks", reads.calls, reads.bytes, n)
-			}
+			// A TIFF's reads are held to its blocks by internal/tiff's FuzzDecode.
 		}
 		if err != nil {
 			var pe *problem.Error
@@ -163,25 +156,6 @@ func FuzzPrepare(f *testing.F) {
 			t.Fatalf("the page still holds metadata (or a layout the walk refuses): ok=%v, %d → %d bytes", ok, len(page.Data), len(again))
 		}
 	})
-}
-
-// readCounter counts a decoder's reads of its file, for FuzzPrepare's oracle.
-type readCounter struct {
-	r            io.Reader
-	ra           io.ReaderAt
-	calls, bytes int64
-}
-
-func (c *readCounter) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.calls, c.bytes = c.calls+1, c.bytes+int64(n)
-	return n, err
-}
-
-func (c *readCounter) ReadAt(b []byte, off int64) (int, error) {
-	n, err := c.ra.ReadAt(b, off)
-	c.calls, c.bytes = c.calls+1, c.bytes+int64(n)
-	return n, err
 }
 
 // FuzzStrip feeds the metadata walks arbitrary bytes as JPEG and as PNG: they must never panic;
@@ -219,11 +193,11 @@ func FuzzStrip(f *testing.F) {
 			if err != nil || int64(cfg.Width)*int64(cfg.Height) > 1<<18 {
 				continue
 			}
-			in, err := decode(f, data)
+			in, err := decodeWith(f.decode, bytes.NewReader(data))
 			if err != nil {
 				continue
 			}
-			got, err := decode(f, out)
+			got, err := decodeWith(f.decode, bytes.NewReader(out))
 			if err != nil {
 				t.Fatalf("%s: decodes before stripping, not after: %v", kind, err)
 			}
@@ -234,11 +208,11 @@ func FuzzStrip(f *testing.F) {
 	})
 }
 
-// FuzzHEIC feeds the HEIC path arbitrary containers: readHEIF must never panic, and Prepare must
+// FuzzHEIC feeds the HEIC path arbitrary containers: heif.DecodeConfig must never panic, and Prepare must
 // answer with a page or one of intake's codes. The pixel limit is small, so every decode that
 // runs is of a small picture in a module whose memory is capped (16 MiB at most): each is
 // bounded. Every picture handed to libheif is counted, with its pixels: they must stay within
-// what the header's cost charged (heicPlan), which is within the limits.
+// what the header's cost charged (heif.Plan), which is within the limits.
 func FuzzHEIC(f *testing.F) {
 	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic", "truncated.heic"} {
 		data, err := os.ReadFile(filepath.Join(documents, name))
@@ -256,33 +230,29 @@ func FuzzHEIC(f *testing.F) {
 	}
 	f.Add(gen.Grid(small, 3, 3, 700, 500))  // tiles past the picture
 	f.Add(gen.Grid(small, 2, 2, 1280, 960)) // within the pixel limit
-	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128})
-	if err := Start(""); err != nil {
+	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128}, testRuntime)
+	if err := testRuntime.Start(); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if h, err := readHEIF(data); err == nil {
-			readGrid(data, h)
-		}
+		heif.DecodeConfig(data) // the container's walks: no panic
 		if kind, _ := Sniff(data); kind != "heic" {
 			return
 		}
-		var w heicWork
-		h, herr := p.inspect(data, 0)
-		pg, err := p.Prepare(withHEICWork(context.Background(), &w), data)
-		if n := w.pictures.Load(); n > 0 {
+		var w heif.Work
+		_, herr := p.inspect(data, 0)
+		pg, err := p.Prepare(heif.WithWork(context.Background(), &w), data)
+		if n := w.Pictures.Load(); n > 0 {
 			// What was decoded stays within what was charged: the pictures and pixels of the
 			// plan the cost was worked out for, a grid's fallback to a whole decode included.
 			if herr != nil {
 				t.Fatalf("decoded %d pictures of a file refused from its header: %v", n, herr)
 			}
-			pics, px, _ := heicPlan(h.heif, false)
-			if h.heif.grid != nil && wholeOK(h.heif) {
-				wp, wpx, _ := heicPlan(h.heif, true)
-				pics, px = max(pics, wp), max(px, wpx)
-			}
-			if n > int64(pics) || w.px.Load() > px || px+heicPerPicture*int64(pics) > int64(p.l.MaxPixels) {
-				t.Fatalf("decoded %d pictures of %d pixels; charged %d of %d (limit %d)", n, w.px.Load(), pics, px, p.l.MaxPixels)
+			hh, _ := heif.DecodeConfig(data)
+			plan := hh.Plan()
+			pics, px := plan.MostPictures, plan.MostPixels
+			if n > int64(pics) || w.Pixels.Load() > px || px+heif.PerPicture*int64(pics) > int64(p.l.MaxPixels) {
+				t.Fatalf("decoded %d pictures of %d pixels; charged %d of %d (limit %d)", n, w.Pixels.Load(), pics, px, p.l.MaxPixels)
 			}
 		}
 		if err != nil {
@@ -321,8 +291,8 @@ func FuzzPDF(f *testing.F) {
 		f.Add(r.Bytes())
 		f.Add(gen.BrokenXref(2, 1000))
 	}
-	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20})
-	if err := Start(""); err != nil { // compiled once per worker, before its first input
+	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20}, testRuntime)
+	if err := testRuntime.Start(); err != nil { // compiled once per worker, before its first input
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -374,67 +344,12 @@ func FuzzPDF(f *testing.F) {
 	})
 }
 
-// FuzzGrid feeds the container walks arbitrary bytes: no panic, and a grid they accept is one
-// decodeGrid can lay out (every tile's data inside the file, a tile for every cell), whose
-// tiles decoded are bounded by the picture and are what heicCost charges, each read from a
-// container of one picture of its size.
-func FuzzGrid(f *testing.F) {
-	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic"} {
-		data, err := os.ReadFile(filepath.Join(documents, name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	if grid, err := moduleGrid(); err == nil {
-		f.Add(grid)
-	}
-	small, err := os.ReadFile(filepath.Join(documents, "small.heic"))
+// fuzzBlocks is the blocks of a TIFF's first page, 0 for any other file.
+func fuzzBlocks(data []byte) int64 {
+	pages, err := tiff.Pages(data)
 	if err != nil {
-		f.Fatal(err)
+		return 0
 	}
-	f.Add(gen.Grid(small, 4, 4, 700, 500))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := readHEIF(data)
-		if err != nil {
-			return
-		}
-		g, ok := readGrid(data, h)
-		if !ok {
-			return
-		}
-		if len(g.tiles) != g.rows*g.cols {
-			t.Fatalf("grid %+v of a %d-byte file", g, len(data))
-		}
-		for _, tl := range g.tiles {
-			if tl.at < 0 || tl.n <= 0 || tl.at+tl.n > len(data) {
-				t.Fatalf("a tile at %d+%d of a %d-byte file", tl.at, tl.n, len(data))
-			}
-		}
-		// The tiles decoded are those that cover the picture, no more: their count and pixels
-		// are bounded by the picture's, and what heicCost charges is what they are.
-		n, px := g.decodes()
-		if across, down := (g.w+g.tw-1)/g.tw, (g.h+g.th-1)/g.th; n > across*down ||
-			px > (int64(g.w)+int64(g.tw))*(int64(g.h)+int64(g.th)) {
-			t.Fatalf("%d tiles of %d×%d decoded for a %d×%d picture", n, g.tw, g.th, g.w, g.h)
-		}
-		h.grid = &g
-		if pics, ppx, _ := heicPlan(h, false); pics != n || ppx != px {
-			t.Fatalf("charged %d pictures of %d pixels, decodes %d of %d", pics, ppx, n, px)
-		}
-		// Each tile's container is one picture of the tile's size, within the room kept for it
-		// (kept only for grids heicCost does not refuse for their pictures).
-		if n > MaxHEICPictures {
-			return
-		}
-		across, _ := g.needed()
-		file := append(tileHead(g.tiles[0], g.head, len(data)), data...)
-		if len(file) != g.head+len(data) || across < 1 {
-			t.Fatalf("a tile's container of %d bytes for %d", len(file)-len(data), g.head)
-		}
-		th, err := readHEIF(file)
-		if err != nil || th.w != g.tw || th.h != g.th || th.pictures != 1 || th.derived {
-			t.Fatalf("a tile's container reads as %+v, %v; want one %d×%d picture", th, err, g.tw, g.th)
-		}
-	})
+	n, _, _ := pages[0].Blocks()
+	return n
 }

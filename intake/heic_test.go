@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -20,6 +19,7 @@ import (
 	"github.com/gen2brain/heic"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -69,7 +69,7 @@ func TestHEIC(t *testing.T) {
 			if tt.file != "" {
 				data = readDoc(t, tt.file)
 			}
-			p := New(tt.limits)
+			p := New(tt.limits, testRuntime)
 			decoded := false
 			p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
 				decoded = true
@@ -100,7 +100,7 @@ func TestHEIC(t *testing.T) {
 // upright picture as the JPEG of that photo stored sideways with EXIF orientation 6; turned
 // half way it would not.
 func TestHEICUpright(t *testing.T) {
-	p := New(Limits{MaxEdge: 256})
+	p := New(Limits{MaxEdge: 256}, testRuntime)
 	grey := func(data []byte) *image.Gray {
 		pg, err := p.Prepare(t.Context(), data)
 		if err != nil {
@@ -141,67 +141,22 @@ func TestHEICUpright(t *testing.T) {
 	}
 }
 
-// TestHEICEmbedded: intake decodes HEIC only in the embedded WebAssembly module, never through
-// gen2brain/heic's Decode, which switches to a system libheif.so when one loads. The first
-// check is on this machine (the decode ran in the module's capped memory, whatever libheif is
-// installed); the second on the source (nothing in the package calls the library's decoder).
+// TestHEICEmbedded: intake decodes HEIC only in the embedded WebAssembly module
+// (internal/heif, whose TestEmbedded checks the decode runs in the module's capped memory),
+// never through gen2brain/heic's Decode, which switches to a system libheif.so when one loads:
+// no file of the package imports that module.
 func TestHEICEmbedded(t *testing.T) {
-	var mem *capped
-	m, err := decodeHEICProbe(t.Context(), readDoc(t, "small.heic"), 256<<20, &mem)
-	if err != nil || m.Bounds().Dx() != 640 {
-		t.Fatalf("decode: %v, %v", m, err)
-	}
-	if mem == nil || mem.peak == 0 {
-		t.Fatalf("the decode did not run in the module's memory")
-	}
-	t.Logf("system libheif: %v; module memory peaked at %d bytes", heic.Dynamic(), mem.peak)
+	t.Logf("system libheif on this machine: %v", heic.Dynamic())
 	files, _ := filepath.Glob("*.go")
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, call := range []string{"heic.Decode", "heic.DecodeConfig", "heic.Init"} {
-			if strings.HasSuffix(f, "_test.go") {
-				break
-			}
-			if bytes.Contains(src, []byte(call)) {
-				t.Errorf("%s calls %s, which may use a system libheif", f, call)
-			}
+		if !strings.HasSuffix(f, "_test.go") && bytes.Contains(src, []byte(`"github.com/gen2brain/heic"`)) {
+			t.Errorf("%s imports gen2brain/heic, whose decoder may use a system libheif", f)
 		}
 	}
-}
-
-// TestHEICHeader covers readHEIF on hand-made containers.
-func TestHEICHeader(t *testing.T) {
-	h, err := readHEIF(readDoc(t, "photo-irot.heic"))
-	if err != nil || h.w != 4032 || h.h != 3024 || h.rotate != 3 || h.items != 1 {
-		t.Fatalf("photo-irot: %+v, %v", h, err)
-	}
-	cfg, _, err := heicConfig(readDoc(t, "photo-irot.heic"))
-	if err != nil || cfg.Width != 3024 || cfg.Height != 4032 {
-		t.Fatalf("config %+v, %v; want upright 3024×4032", cfg, err)
-	}
-	small := readDoc(t, "small.heic")
-	for n := range len(small) { // every cut: an error or a size, never a panic
-		readHEIF(small[:n])
-	}
-}
-
-// TestHEICMemoryBound: the module's memory cannot grow past the bound, whatever the file; the
-// decode fails as errHEICMemory, which Prepare answers as image_too_large.
-func TestHEICMemoryBound(t *testing.T) {
-	data := readDoc(t, "photo-irot.heic")
-	var mem *capped
-	_, err := decodeHEICProbe(t.Context(), data, 32<<20, &mem)
-	if !errors.Is(err, errHEICMemory) || mem.peak > 32<<20 {
-		t.Fatalf("got %v, peak %d; want errHEICMemory within 32 MiB", err, mem.peak)
-	}
-	_, err = decodeHEICProbe(t.Context(), data, 256<<20, &mem)
-	if err != nil || mem.peak < 32<<20 {
-		t.Fatalf("got %v, peak %d; want it decoded in more than 32 MiB", err, mem.peak)
-	}
-	t.Logf("a 12-megapixel HEIC peaks at %d bytes of module memory (%.1f a pixel)", mem.peak, float64(mem.peak)/(4032*3024))
 }
 
 // TestHEICGrid reads the iPhone-style grid HEIC that gen2brain/heic tests with (nine 512×512
@@ -209,72 +164,18 @@ func TestHEICMemoryBound(t *testing.T) {
 // decodes whole.
 func TestHEICGrid(t *testing.T) {
 	data := iphoneGrid(t)
-	h, err := readHEIF(data)
-	if err != nil || h.w != 1346 || h.h != 1346 || h.items != 2 {
-		t.Fatalf("header %+v, %v; want the grid's 1346×1346 among 2 ispe", h, err)
+	h, err := heif.DecodeConfig(data)
+	if err != nil || h.Width != 1346 || h.Height != 1346 {
+		t.Fatalf("header %+v, %v; want the grid's 1346×1346", h, err)
 	}
-	pg, err := New(Limits{}).Prepare(t.Context(), data)
+	pg, err := New(Limits{}, testRuntime).Prepare(t.Context(), data)
 	if err != nil || pg.Width != 1346 || pg.Height != 1346 {
 		t.Fatalf("got %d×%d, %v", pg.Width, pg.Height, err)
 	}
-	t.Logf("irot %d, %d bytes sent", h.rotate, pg.BytesOut)
+	t.Logf("%d bytes sent", pg.BytesOut)
 }
 
-// TestHEICGridTiles: an iPhone's grid HEIC (gen2brain/heic's test file, nine 512×512 tiles under
-// a 1346×1346 grid) is decoded tile by tile and put together, and comes out as libheif's own
-// decode of the grid does, area by area (luma to the pixel but for the cut edge; libheif's
-// chroma differs by a little); a file that is not a grid is not read as one.
-func TestHEICGridTiles(t *testing.T) {
-	data := iphoneGrid(t)
-	h, err := readHEIF(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, ok := readGrid(data, h)
-	if !ok || g.rows != 3 || g.cols != 3 || g.w != 1346 || g.h != 1346 {
-		t.Fatalf("grid %+v, %v; want 3×3 tiles of a 1346×1346 picture", g, ok)
-	}
-	whole, err := decodeHEIC(t.Context(), data, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tiles, ok, err := decodeGrid(t.Context(), data, g, h.rotate, 1<<30)
-	if err != nil || !ok || tiles.Bounds() != whole.Bounds() {
-		t.Fatalf("tiles: %v, %v, %v; want %v", tiles.Bounds(), ok, err, whole.Bounds())
-	}
-	if d := areaDiff(whole, tiles); d > 16 {
-		t.Errorf("an 8×8 area differs from libheif's by %d", d)
-	}
-	small := readDoc(t, "small.heic")
-	sh, err := readHEIF(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := readGrid(small, sh); ok {
-		t.Error("a single picture read as a grid")
-	}
-}
-
-// TestHEICGridILOCBound: an iloc whose extents take no bytes of the file (every size 0, 0xffff
-// extents an item, 150,000 items in 1.5 MB) cannot make the walk's work grow past its budget
-// of extents: the grid is not read (and the file goes to libheif whole, which refuses it).
-// Before, this walk took about 25 minutes, deaf to the deadline; it would now hang the test.
-func TestHEICGridILOCBound(t *testing.T) {
-	data := hostileILOC(150_000)
-	h, err := readHEIF(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := readGrid(data, h); ok {
-		t.Fatal("a grid read from an iloc past the budget")
-	}
-	meta, _ := child(boxes(data), "meta")
-	if _, ok := ilocAll(data, boxes(meta.body[4:]))[1]; ok {
-		t.Fatal("item data found past the budget")
-	}
-}
-
-// rbox and hostileILOC are from an independent review's proof of the unbounded walk.
+// rbox is an ISO BMFF box of typ holding body.
 func rbox(typ string, body ...[]byte) []byte {
 	n := 8
 	for _, b := range body {
@@ -286,28 +187,6 @@ func rbox(typ string, body ...[]byte) []byte {
 		out = append(out, b...)
 	}
 	return out
-}
-
-// hostileILOC: a grid primary whose iloc has `items` entries of 0xffff zero-byte extents each.
-func hostileILOC(items int) []byte {
-	ftyp := rbox("ftyp", []byte("heic\x00\x00\x00\x00mif1heic"))
-	pitm := rbox("pitm", []byte{0, 0, 0, 0, 0, 1})
-	infe := rbox("infe", []byte{2, 0, 0, 0, 0, 1, 0, 0}, []byte("grid"))
-	iinf := rbox("iinf", []byte{0, 0, 0, 0, 0, 1}, infe)
-	iref := rbox("iref", []byte{0, 0, 0, 0})
-	ispe := rbox("ispe", []byte{0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 3, 0})
-	ipco := rbox("ipco", ispe)
-	ipma := rbox("ipma", []byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0x81})
-	iprp := rbox("iprp", ipco, ipma)
-	// iloc v2, all sizes 0; count, then per item: id(4) method(2) dref(2) extents(2)
-	il := []byte{2, 0, 0, 0, 0x00, 0x00}
-	il = binary.BigEndian.AppendUint32(il, uint32(items))
-	for range items {
-		il = append(il, 0, 0, 0, 2, 0, 0, 0, 0, 0xff, 0xff)
-	}
-	iloc := rbox("iloc", il)
-	meta := rbox("meta", []byte{0, 0, 0, 0}, pitm, iinf, iref, iprp, iloc)
-	return append(ftyp, meta...)
 }
 
 // iphoneGrid is gen2brain/heic's test file, an iPhone's grid HEIC, from the module cache; the
@@ -346,7 +225,7 @@ func TestHEICGridBounds(t *testing.T) {
 		detail     string
 		w, h       int
 		tiles      int64 // decoded, counted
-		tileBudget int   // tiles decoded tile by tile at most (heicPlan)
+		tileBudget int   // tiles decoded tile by tile at most (heif.Plan)
 	}{
 		{name: "one tile", data: gen.Grid(small, 1, 1, 640, 480), w: 640, h: 480, tiles: 1},
 		{name: "4×4 tiles over their picture", data: gen.Grid(small, 4, 4, 2560, 1920), limits: Limits{MaxEdge: 640}, w: 640, h: 480, tiles: 16},
@@ -371,15 +250,15 @@ func TestHEICGridBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var w heicWork
-			p := New(tt.limits)
-			pg, err := p.Prepare(withHEICWork(t.Context(), &w), tt.data)
+			var w heif.Work
+			p := New(tt.limits, testRuntime)
+			pg, err := p.Prepare(heif.WithWork(t.Context(), &w), tt.data)
 			if tt.code != "" {
 				pe, ok := err.(*problem.Error)
 				if !ok || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {
 					t.Fatalf("got %v, want %s holding %q", err, tt.code, tt.detail)
 				}
-				if n := w.pictures.Load(); n != 0 {
+				if n := w.Pictures.Load(); n != 0 {
 					t.Errorf("refused after %d pictures decoded", n)
 				}
 				return
@@ -390,7 +269,7 @@ func TestHEICGridBounds(t *testing.T) {
 			if pg.Width != tt.w || pg.Height != tt.h {
 				t.Errorf("got %d×%d, want %d×%d", pg.Width, pg.Height, tt.w, tt.h)
 			}
-			if n := w.pictures.Load(); n != tt.tiles {
+			if n := w.Pictures.Load(); n != tt.tiles {
 				t.Errorf("%d pictures decoded, want %d", n, tt.tiles)
 			}
 		})
@@ -407,7 +286,7 @@ func TestHEICGridBounds(t *testing.T) {
 func TestHEICStarvation(t *testing.T) {
 	small := readDoc(t, "small.heic")
 	png := read(t, "palette.png")
-	if _, err := heifModule(); err != nil { // compiled as a process starts (Start), not in a request
+	if err := testRuntime.heic.Compile(); err != nil { // compiled as a process starts (Start), not in a request
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -418,14 +297,14 @@ func TestHEICStarvation(t *testing.T) {
 		{"8×8 tiles over 5120×3840", gen.Grid(small, 8, 8, 5120, 3840)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			p.sem = make(chan struct{}, 2)
 			var wg sync.WaitGroup
-			works := make([]*heicWork, 2)
+			works := make([]*heif.Work, 2)
 			at := make([]int64, 2) // pictures counted when the caller hung up
 			for i := range works {
-				works[i] = &heicWork{}
-				ctx, cancel := context.WithCancel(withHEICWork(context.Background(), works[i]))
+				works[i] = &heif.Work{}
+				ctx, cancel := context.WithCancel(heif.WithWork(context.Background(), works[i]))
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -434,7 +313,7 @@ func TestHEICStarvation(t *testing.T) {
 					// The caller hangs up once its decode is under way, or after 200 ms.
 					wait := time.After(200 * time.Millisecond)
 				poll:
-					for works[i].pictures.Load() == 0 {
+					for works[i].Pictures.Load() == 0 {
 						select {
 						case <-done:
 							cancel()
@@ -444,7 +323,7 @@ func TestHEICStarvation(t *testing.T) {
 						case <-time.After(time.Millisecond):
 						}
 					}
-					at[i] = works[i].pictures.Load()
+					at[i] = works[i].Pictures.Load()
 					cancel()
 					<-done
 				}()
@@ -466,24 +345,10 @@ func TestHEICStarvation(t *testing.T) {
 				}
 			}
 			for i, w := range works {
-				if after := w.pictures.Load() - at[i]; after > 1 {
+				if after := w.Pictures.Load() - at[i]; after > 1 {
 					t.Errorf("caller %d: %d pictures decoded after its caller hung up; want the one in hand at most", i, after)
 				}
 			}
 		})
-	}
-}
-
-// TestHEICFormatTable: the format table's decode, for callers without a context, takes the
-// grid path and its bounds as Prepare does: a grid of more items than libheif reads in good
-// time is refused, not handed to libheif whole.
-func TestHEICFormatTable(t *testing.T) {
-	small := readDoc(t, "small.heic")
-	m, err := decodeHEICReader(bytes.NewReader(gen.Grid(small, 10, 10, 640, 480)))
-	if err != nil || m.Bounds() != image.Rect(0, 0, 640, 480) {
-		t.Fatalf("10×10 tiles over 640×480: %v, %v", m, err)
-	}
-	if _, err := decodeHEICReader(bytes.NewReader(gen.Grid(small, 100, 100, 640, 480))); problem.CodeOf(err) != problem.ImageTooLarge {
-		t.Fatalf("100×100 tiles over 640×480: %v, want image_too_large", err)
 	}
 }

@@ -6,15 +6,24 @@
 // upright, flattened onto white, brought to 8 bits and shrunk (area average) to what a model can
 // use, then sent as JPEG; an upload that needs none of that goes as its own bytes.
 //
+// # Formats
+//
+// Each accepted format is one row of the table in sniff.go: how to know it from its first
+// bytes, what its headers say of a page, how many pages it holds, what decoding one costs and
+// how to decode it. The decoders of TIFF (internal/tiff, with internal/fax), HEIC
+// (internal/heif) and BMP (internal/bmp) are packages of their own with image/jpeg's surface
+// and plain errors; their rows here hold them to the Limits and word the refusals.
+//
 // # Documents
 //
 // A TIFF (a fax, a scanner's batch) and a PDF may hold several pages: Split counts them from the
 // headers and PreparePage prepares each as an image of its own. A TIFF page is decoded by
-// x/image/tiff, or here where it stops short (G3 2-D, CMYK, JPEG blocks). A PDF page is rendered by PDFium, so that its long edge
-// is MaxEdge, with its text layer read into Page.Text; a scanned page that is one JPEG goes as
-// that JPEG. A HEIC is decoded by libheif (a grid tile by tile), upright as its container turns
-// it. PDFium and libheif run as WebAssembly (wazero): no cgo, no host file system, no system library, each instance's memory
-// capped; see pdf.go and heic.go.
+// x/image/tiff, or by internal/tiff where it stops short (G3 2-D, CMYK, JPEG blocks). A PDF page
+// is rendered by PDFium, so that its long edge is MaxEdge, with its text layer read into
+// Page.Text; a scanned page that is one JPEG goes as that JPEG. A HEIC is decoded by libheif (a
+// grid tile by tile), upright as its container turns it. PDFium and libheif run as WebAssembly
+// (wazero) in the Runtime the Preparer is given: no cgo, no host file system, no system
+// library, each instance's memory capped; see pdf.go and internal/heif.
 //
 // # What reaches the model
 //
@@ -51,12 +60,13 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"time"
 
-	"golang.org/x/image/bmp"
-	"golang.org/x/image/tiff"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/ocrdraft/ocrdraft/intake/internal/bmp"
+	"github.com/ocrdraft/ocrdraft/intake/internal/tiff"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
 
@@ -168,6 +178,7 @@ type Word struct {
 // hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
 type Preparer struct {
 	l        Limits
+	rt       *Runtime // the WebAssembly decoders (HEIC, PDF)
 	sem      chan struct{}
 	mem      *semaphore.Weighted                                   // Limits.DecodeMemory
 	docs     pdfDocs                                               // PDFs open between their Split and their last page
@@ -176,35 +187,43 @@ type Preparer struct {
 	pdfDraw  int64                                                 // maxPageDraw when 0; tests raise it
 }
 
-// New returns a Preparer with l's limits (zero fields take the defaults).
-func New(l Limits) *Preparer {
+// New returns a Preparer with l's limits (zero fields take the defaults) that runs its
+// WebAssembly decoders in rt, which Preparers may share (main makes one for the process). With
+// rt nil it makes a Runtime of its own, compiled in memory at its first HEIC or PDF.
+func New(l Limits, rt *Runtime) *Preparer {
 	l = l.withDefaults()
-	return &Preparer{l: l, sem: make(chan struct{}, runtime.NumCPU()), mem: semaphore.NewWeighted(l.DecodeMemory)}
+	if rt == nil {
+		rt = NewRuntime("")
+	}
+	return &Preparer{l: l, rt: rt, sem: make(chan struct{}, runtime.NumCPU()), mem: semaphore.NewWeighted(l.DecodeMemory)}
 }
 
 // Limits returns the limits in force, defaults filled in.
 func (p *Preparer) Limits() Limits { return p.l }
 
-// header is what intake knows before decoding.
+// header is what intake knows of one page before decoding it: what every kind has, and, from
+// the format's row (its read), what decoding the page will cost and the decoder that will.
+// What a kind knows beside (a TIFF's directory, a HEIC's container) stays in those functions.
 type header struct {
 	f      format
 	w, h   int
 	orient int         // EXIF orientation, 1 when there is none
 	model  color.Model // from the header: YCbCr, Gray, CMYK …
 	cost   cost
-	ifd    ifd        // a TIFF page's directory
-	heif   heifHeader // a HEIC's container
-	bmp    bmpHeader  // a BMP's headers
-	page   int        // of a PDF
+	// lw, lh is the largest image the file declares, when it is larger than the page (a HEIC's
+	// tile, thumbnail or auxiliary image): it is held to MaxPixels too.
+	lw, lh int
+	// stretch is how many rows each decoded row stands for (a fax in normal mode, whose pixels
+	// are twice as tall as wide); 0 or 1 for square pixels.
+	stretch int
+
+	price  func() (cost, error)                            // the decode's cost, once the size has passed
+	decode func(context.Context, *Runtime, []byte) decoder // the page's decoder, for a decode under ctx
 }
 
-// open returns the bytes of the page h describes, as its decoder reads them.
-func (h header) open(data []byte) io.Reader {
-	if h.f.kind == "tiff" {
-		return tiffReader(data, h.ifd)
-	}
-	return bytes.NewReader(data)
-}
+// reader returns the bytes of the page h describes, as its decoder reads them (the decoders of
+// internal/ packages read data itself).
+func (h header) reader(data []byte) io.Reader { return bytes.NewReader(data) }
 
 // Prepare checks data and returns the page to send. Errors are *problem.Error with codes
 // payload_too_large, unsupported_media_type, image_too_large and image_unreadable, or overloaded
@@ -230,36 +249,25 @@ func (p *Preparer) Prepare(ctx context.Context, data []byte) (Page, error) {
 // too_many_pages for one of more than MaxTIFFPages.
 func (p *Preparer) Split(ctx context.Context, data []byte) (int, error) {
 	f := lookup(data)
-	switch {
-	case !f.ok() || int64(len(data)) > p.l.MaxBytes:
-		return 1, nil // PreparePage refuses it
-	case f.kind == "pdf":
-		return p.pdfPages(ctx, data)
-	case f.kind == "tiff":
-		pages, err := tiffPages(data)
-		if errors.Is(err, errTIFFPages) {
-			return 0, problem.Errorf(problem.TooManyPages, "the TIFF has more than %d pages; send at most that many per request", MaxTIFFPages)
-		}
-		if err != nil {
-			return 0, unreadable(f, err)
-		}
-		if err := tiffDocument(pages, p.l); err != nil {
-			return 0, err
-		}
-		return len(pages), nil
+	if !f.ok() || int64(len(data)) > p.l.MaxBytes || f.pages == nil {
+		return 1, nil // PreparePage refuses what is not accepted
 	}
-	return 1, nil
+	return f.pages(f, p, ctx, data)
 }
 
 // PreparePage is Prepare for page i (from 0) of an upload that Split counted; each page of a
 // document is checked against the limits on its own, as if it were an image of its own.
 func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, error) {
+	f := lookup(data)
+	if err := p.refuse(data, f); err != nil {
+		return Page{}, err
+	}
+	if f.prepare != nil { // a document: charged, and drawn, as a whole (pdfdoc.go)
+		return f.prepare(p, ctx, data, i)
+	}
 	h, err := p.inspect(data, i)
 	if err != nil {
 		return Page{}, err
-	}
-	if h.f.kind == "pdf" { // charged, and drawn, as its document (pdfdoc.go)
-		return p.preparePDF(ctx, data, i)
 	}
 	release, err := p.acquire(ctx, h.cost.mem)
 	if err != nil {
@@ -302,97 +310,82 @@ func abandoned(ctx context.Context) error {
 	return fmt.Errorf("intake: the request ended while its image was being decoded: %w", ctx.Err())
 }
 
-// inspect makes every check that the header allows, so that nothing rejected here is decoded.
-func (p *Preparer) inspect(data []byte, page int) (header, error) {
+// refuse makes the checks of data that need none of its headers: empty, too large, of a kind
+// that is not accepted (f is its row).
+func (p *Preparer) refuse(data []byte, f format) error {
 	if len(data) == 0 {
-		return header{}, problem.Errorf(problem.ImageUnreadable, "the file is empty; attach the photo or scan again")
+		return problem.Errorf(problem.ImageUnreadable, "the file is empty; attach the photo or scan again")
 	}
 	if int64(len(data)) > p.l.MaxBytes {
-		return header{}, tooManyBytes(int64(len(data)), p.l.MaxBytes)
+		return tooManyBytes(int64(len(data)), p.l.MaxBytes)
 	}
-	f := lookup(data)
 	if !f.ok() {
 		hint := f.hint
 		if hint == "" {
 			hint = "send each page as a JPEG or PNG image, or the report as a PDF"
 		}
-		return header{}, problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
+		return problem.Errorf(problem.UnsupportedMediaType, "the file is %s; %s", f.what, hint)
 	}
-	h := header{f: f, orient: 1, page: page}
-	if f.kind == "pdf" { // its pages' sizes are read under the slot, from PDFium
-		return h, nil
+	return nil
+}
+
+// inspect makes every check that the header allows, so that nothing rejected here is decoded:
+// the format's row reads page i, then the size and the cost of its decode are held to the
+// limits. A document (a PDF) is not inspected: its pages' sizes are read under the slot.
+func (p *Preparer) inspect(data []byte, page int) (header, error) {
+	f := lookup(data)
+	if err := p.refuse(data, f); err != nil {
+		return header{}, err
 	}
-	if f.kind == "tiff" {
-		pages, err := tiffPages(data)
-		if err != nil {
-			return header{}, unreadable(f, err)
-		}
-		if page >= len(pages) {
-			return header{}, fmt.Errorf("intake: page %d of a TIFF of %d pages", page+1, len(pages))
-		}
-		if err := tiffDocument(pages, p.l); err != nil {
-			return header{}, err
-		}
-		h.ifd = pages[page]
-		h.orient = h.ifd.orient
-		if err := tiffSupported(h.ifd, page); err != nil {
-			return header{}, err
-		}
-		// A tile larger than its page by more than a tile's padding is damage, and its size,
-		// from the file, would overflow the cost of decoding it.
-		if d := h.ifd; d.tileW > d.w+256 || d.tileH > d.h+256 || d.tileW < 0 || d.tileH < 0 {
-			return header{}, unreadable(f, fmt.Errorf("tiff: %d×%d tiles on a %d×%d page", d.tileW, d.tileH, d.w, d.h))
-		}
-	} else if page != 0 {
-		return header{}, fmt.Errorf("intake: page %d of an image of one page", page+1)
+	if f.read == nil {
+		return header{}, fmt.Errorf("intake: %s is not inspected, but drawn as a document", f.what)
 	}
-	var cfg image.Config
-	var err error
-	if f.kind == "bmp" {
-		if h.bmp, err = bmpSupported(data); err != nil {
-			return header{}, err
-		}
-	}
-	switch {
-	case f.kind == "bmp" && h.bmp.rle(): // x/image/bmp reads no run-length pixels
-		cfg, err = h.bmp.config(data)
-	case f.kind == "heic":
-		cfg, h.heif, err = heicConfig(data)
-	case f.kind == "tiff" && h.ifd.compression == 7: // x/image/tiff reads no YCbCr header
-		cfg = image.Config{Width: h.ifd.w, Height: h.ifd.h, ColorModel: color.RGBAModel}
-		if h.ifd.photometric < 2 {
-			cfg.ColorModel = color.GrayModel
-		}
-	default:
-		cfg, err = decodeConfig(h.f.config, h.open(data))
-	}
+	h, err := f.read(f, data, page, p.l)
 	if err != nil {
-		return header{}, unreadable(f, err)
+		return header{}, readFailed(f, err)
 	}
-	h.w, h.h, h.model = cfg.Width, cfg.Height, cfg.ColorModel
-	if px := max(int64(h.w)*int64(h.h), h.heif.largest); px > int64(p.l.MaxPixels) {
-		what, w, ht := "the image is", h.w, h.h
-		if px > int64(h.w)*int64(h.h) { // a HEIC's tile, thumbnail or auxiliary image: the size over the limit
-			what, w, ht = fmt.Sprintf("the image is %d×%d pixels, but the HEIC holds an image (a tile, thumbnail or auxiliary image) of", h.w, h.h), h.heif.lw, h.heif.lh
-		}
-		return header{}, problem.Errorf(problem.ImageTooLarge,
-			"%s %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
-			what, w, ht, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
+	h.f = f
+	if err := p.size(h); err != nil {
+		return header{}, err
 	}
-	if h.w < p.l.MinSide || h.h < p.l.MinSide {
-		return header{}, problem.Errorf(problem.ImageUnreadable,
-			"the image is only %d×%d pixels; each side must be at least %d: send the full-size photo or scan", h.w, h.h, p.l.MinSide)
-	}
-	if h.cost, err = costOf(h, data, cfg); err != nil {
+	if h.cost, err = h.price(); err != nil {
 		return header{}, unreadable(f, err)
 	}
 	if err := p.bound(h); err != nil {
 		return header{}, err
 	}
-	if f.kind == "jpeg" {
-		h.orient = orientation(data)
-	}
 	return h, nil
+}
+
+// readFailed is the refusal of a row's read: its own problem, a page the upload does not have
+// (the caller's error, not the file's), or damage.
+func readFailed(f format, err error) error {
+	var pe *problem.Error
+	var np pageError
+	if errors.As(err, &pe) || errors.As(err, &np) {
+		return err
+	}
+	return unreadable(f, err)
+}
+
+// size refuses a page over MaxPixels (or a file declaring a larger image), or under MinSide.
+func (p *Preparer) size(h header) error {
+	px := int64(h.w) * int64(h.h)
+	if lpx := int64(h.lw) * int64(h.lh); lpx > px && lpx > int64(p.l.MaxPixels) {
+		return problem.Errorf(problem.ImageTooLarge,
+			"the image is %d×%d pixels, but the %s holds an image (a tile, thumbnail or auxiliary image) of %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
+			h.w, h.h, strings.ToUpper(h.f.kind), h.lw, h.lh, float64(lpx)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
+	}
+	if px > int64(p.l.MaxPixels) {
+		return problem.Errorf(problem.ImageTooLarge,
+			"the image is %d×%d pixels (%.1f megapixels); the limit is %.1f megapixels: downscale it, a long edge of %d pixels is enough",
+			h.w, h.h, float64(px)/1e6, float64(p.l.MaxPixels)/1e6, p.l.MaxEdge)
+	}
+	if h.w < p.l.MinSide || h.h < p.l.MinSide {
+		return problem.Errorf(problem.ImageUnreadable,
+			"the image is only %d×%d pixels; each side must be at least %d: send the full-size photo or scan", h.w, h.h, p.l.MinSide)
+	}
+	return nil
 }
 
 // bound refuses an image whose decode would cost more than the limits allow, from its headers.
@@ -463,38 +456,30 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	// truncated or mangled file still falls through to the decoder below and is refused there.
 	// What this lets through is damage inside the compressed data of a well-formed file; the
 	// model then sees a damaged page and says so, or the draft shows it.
-	if h.f.kind == "jpeg" && h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge &&
-		(h.model == color.YCbCrModel || h.model == color.GrayModel) {
-		if out, ok := strip(h.f.kind, data); ok {
+	within := h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge
+	if h.f.asIs && within && (h.model == color.YCbCrModel || h.model == color.GrayModel) {
+		if out, ok := h.f.strip(data); ok {
 			return Page{
 				Kind: h.f.kind, MIME: h.f.mime, Data: out, Width: h.w, Height: h.h,
 				BytesIn: len(data), BytesOut: len(out), Stripped: len(data) - len(out),
 			}, nil
 		}
 	}
-	dec := h.f.decode
-	if h.f.kind == "heic" { // in its own bounded memory, without a copy of the file
-		dec = func(io.Reader) (image.Image, error) { return decodeHEICFile(ctx, data, h.heif, p.l.MaxDecodeBytes) }
-	}
-	if h.f.kind == "tiff" {
-		dec = tiffDecoder(ctx, data, h.ifd)
-	}
-	if h.f.kind == "bmp" && h.bmp.rle() {
-		dec = func(io.Reader) (image.Image, error) { return decodeBMPRLE(data, h.bmp) }
-	}
+	dec := h.decode(ctx, p.rt, data)
 	if p.dec != nil {
 		next := dec
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r, next) }
 	}
-	m, err := decodeWith(dec, newCtxReader(ctx, h.open(data)))
+	m, err := decodeWith(dec, newCtxReader(ctx, h.reader(data)))
 	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
 		return Page{}, abandoned(ctx)
 	}
-	if errors.Is(err, errHEICMemory) {
-		return Page{}, &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
-			"decoding this HEIC needs more than the %s of memory its headers allow for (its picture is larger than they say): export it as JPEG", mib(h.cost.mem))}
-	}
 	if err != nil {
+		if h.f.failed != nil {
+			if refusal := h.f.failed(h, err); refusal != nil {
+				return Page{}, refusal
+			}
+		}
 		return Page{}, unreadable(h.f, err)
 	}
 	canvas := image.Rect(0, 0, h.w, h.h)
@@ -502,15 +487,15 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 		return Page{}, unreadable(h.f, fmt.Errorf("decoded bounds %v outside the header's %v", m.Bounds(), canvas))
 	}
 	page := Page{Kind: h.f.kind, BytesIn: len(data)}
-	if h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge && plain(h.f.kind, m) {
-		if out, ok := strip(h.f.kind, data); ok { // else re-encoded below
+	if within && h.f.plain != nil && h.f.plain(m) {
+		if out, ok := h.f.strip(data); ok { // else re-encoded below
 			page.MIME, page.Data, page.Width, page.Height = h.f.mime, out, h.w, h.h
 			page.BytesOut, page.Stripped = len(out), len(data)-len(out)
 			return page, nil
 		}
 	}
-	if g, ok := m.(*image.Gray); ok && h.ifd.stretch > 1 && m.Bounds() == canvas {
-		m = stretchRows(g, h.ifd.stretch) // a fax in normal mode: its pixels are twice as tall as wide
+	if g, ok := m.(*image.Gray); ok && h.stretch > 1 && m.Bounds() == canvas {
+		m = stretchRows(g, h.stretch) // a fax in normal mode: its pixels are twice as tall as wide
 		canvas = m.Bounds()
 	}
 	out := render(m, canvas, h.orient, p.l.MaxEdge) // m is garbage from here on
@@ -524,28 +509,28 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	return page, nil
 }
 
-// plain reports whether a decoded upload may go to the model as its own bytes: a JPEG or PNG
-// whose pixels are already 8-bit grey, YCbCr, RGB or palette, with nothing transparent. A CMYK
-// JPEG, a 16-bit PNG or a PNG with alpha is re-encoded, because models differ in how they read
-// those, and transparent pixels are black to some of them.
-func plain(kind string, m image.Image) bool {
-	switch kind {
-	case "jpeg":
-		switch m.(type) {
-		case *image.YCbCr, *image.Gray:
-			return true
-		}
-	case "png":
-		switch m := m.(type) {
-		case *image.Gray:
-			return true
-		case *image.RGBA:
-			return m.Opaque()
-		case *image.NRGBA:
-			return m.Opaque()
-		case *image.Paletted:
-			return m.Opaque()
-		}
+// plainJPEG and plainPNG report whether a decoded upload may go to the model as its own bytes:
+// a JPEG or PNG whose pixels are already 8-bit grey, YCbCr, RGB or palette, with nothing
+// transparent. A CMYK JPEG, a 16-bit PNG or a PNG with alpha is re-encoded, because models
+// differ in how they read those, and transparent pixels are black to some of them.
+func plainJPEG(m image.Image) bool {
+	switch m.(type) {
+	case *image.YCbCr, *image.Gray:
+		return true
+	}
+	return false
+}
+
+func plainPNG(m image.Image) bool {
+	switch m := m.(type) {
+	case *image.Gray:
+		return true
+	case *image.RGBA:
+		return m.Opaque()
+	case *image.NRGBA:
+		return m.Opaque()
+	case *image.Paletted:
+		return m.Opaque()
 	}
 	return false
 }
@@ -554,11 +539,6 @@ func plain(kind string, m image.Image) bool {
 func decodeConfig(config func(io.Reader) (image.Config, error), r io.Reader) (cfg image.Config, err error) {
 	defer recoverInto(&err)
 	return config(r)
-}
-
-// decode decodes the whole image; for a GIF, the first frame.
-func decode(f format, data []byte) (image.Image, error) {
-	return decodeWith(f.decode, bytes.NewReader(data))
 }
 
 // decoder decodes a whole image from its reader.
@@ -585,26 +565,7 @@ func (c *ctxReader) Read(b []byte) (int, error) {
 	return c.r.Read(b)
 }
 
-// ctxReaderAt is ctxReader for a decoder that reads through ReadAt (x/image/tiff), which it does
-// only when its reader has the method: without it the decoder would copy the whole file first.
-type ctxReaderAt struct {
-	ctxReader
-	ra io.ReaderAt
-}
-
-func (c *ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.ra.ReadAt(b, off)
-}
-
-func newCtxReader(ctx context.Context, r io.Reader) io.Reader {
-	if ra, ok := r.(*io.SectionReader); ok {
-		return &ctxReaderAt{ctxReader{ctx, r}, ra}
-	}
-	return &ctxReader{ctx, r}
-}
+func newCtxReader(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx, r} }
 
 // recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they
 // read bytes from strangers, and one bad upload must cost one request, not the process.
@@ -615,7 +576,15 @@ func recoverInto(err *error) {
 }
 
 // unreadable is the refusal of a file its decoder could not read; what the decoder calls valid
-// but unsupported is unsupported_media_type instead (features.go refuses most of it first).
+// but unsupported is unsupported_media_type instead.
+//
+// A valid file may use a feature that no decoder here reads: a G3 fax with fill bits, a TIFF in
+// the Lab colour space, a BMP of 16-bit pixels. Such a file is not damaged, and saying so would
+// send its sender to export it again the same way; it is refused as unsupported_media_type
+// instead, naming the feature and what to send in its place, from the headers and before any
+// pixel is decoded: each kind's table of features is in its decoder's package (internal/tiff,
+// internal/bmp), and its row words the refusal. What a decoder still calls unsupported
+// (tiff.UnsupportedError, bmp.ErrUnsupported) is refused here.
 func unreadable(f format, err error) error {
 	var tu tiff.UnsupportedError
 	if errors.As(err, &tu) || errors.Is(err, bmp.ErrUnsupported) {

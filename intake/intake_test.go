@@ -32,6 +32,15 @@ var images = filepath.Join("..", "testdata", "images")
 // skip when it is absent.
 var samples = filepath.Join("..", "..", "shared", "samples")
 
+// testRuntime is the tests' WebAssembly runtime, shared so that PDFium and libheif are compiled
+// once for the package's tests, as main's is for the process.
+var testRuntime = NewRuntime("")
+
+// decode decodes the whole image h describes, without a deadline; for a GIF, the first frame.
+func decode(h header, data []byte) (image.Image, error) {
+	return decodeWith(h.decode(context.Background(), testRuntime, data), h.reader(data))
+}
+
 func read(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(images, name))
@@ -99,7 +108,7 @@ func TestPrepare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			page, err := New(tt.limits).Prepare(context.Background(), tt.data)
+			page, err := New(tt.limits, testRuntime).Prepare(context.Background(), tt.data)
 			if tt.code != "" {
 				var pe *problem.Error
 				if !errors.As(err, &pe) {
@@ -145,7 +154,7 @@ func TestPrepare(t *testing.T) {
 // TestBombNotDecoded checks that a PNG declaring 40000×40000 pixels is turned away for the
 // price of its header: decoding it would allocate 4.8 GB.
 func TestBombNotDecoded(t *testing.T) {
-	p, bomb := New(Limits{}), read(t, "bomb.png")
+	p, bomb := New(Limits{}, testRuntime), read(t, "bomb.png")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := p.Prepare(context.Background(), bomb)
@@ -203,7 +212,7 @@ func TestOrientations(t *testing.T) {
 		if err := jpeg.Encode(&buf, quadrants(w, h, tt.tl, tt.tr, tt.bl, tt.br), &jpeg.Options{Quality: 95}); err != nil {
 			t.Fatal(err)
 		}
-		page, err := New(Limits{}).Prepare(context.Background(), gen.WithExif(buf.Bytes(), tt.o))
+		page, err := New(Limits{}, testRuntime).Prepare(context.Background(), gen.WithExif(buf.Bytes(), tt.o))
 		if err != nil {
 			t.Fatalf("orientation %d: %v", tt.o, err)
 		}
@@ -257,7 +266,7 @@ func TestPixels(t *testing.T) {
 		{"anim.gif", 4, 4, white, color.YCbCrModel},
 	}
 	for _, tt := range tests {
-		page, err := New(Limits{}).Prepare(context.Background(), read(t, tt.file))
+		page, err := New(Limits{}, testRuntime).Prepare(context.Background(), read(t, tt.file))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.file, err)
 		}
@@ -290,7 +299,7 @@ func TestShrinkAverages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, edge := range []int{130, 128, 64, 33} { // 1.97× (a 12-megapixel photo), 2×, 4×, 7.8×
-		page, err := New(Limits{MaxEdge: edge}).Prepare(context.Background(), buf.Bytes())
+		page, err := New(Limits{MaxEdge: edge}, testRuntime).Prepare(context.Background(), buf.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +342,7 @@ func TestGIFFrame(t *testing.T) {
 		{Limits{MaxEdge: 32}, 32, 2, 16}, // shrunk
 	}
 	for _, tt := range tests {
-		page, err := New(tt.limits).Prepare(context.Background(), buf.Bytes())
+		page, err := New(tt.limits, testRuntime).Prepare(context.Background(), buf.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,7 +363,7 @@ func TestGIFFrame(t *testing.T) {
 // TestPhoto checks the generated phone photo comes out upright: the page is lit from the top
 // left, and its title bar is near the top in the middle.
 func TestPhoto(t *testing.T) {
-	page, err := New(Limits{}).Prepare(context.Background(), read(t, "phone-exif6.jpg"))
+	page, err := New(Limits{}, testRuntime).Prepare(context.Background(), read(t, "phone-exif6.jpg"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +386,7 @@ func TestSample(t *testing.T) {
 	if err != nil {
 		t.Skip("shared/samples not beside the repository:", err)
 	}
-	page, err := New(Limits{}).Prepare(context.Background(), data)
+	page, err := New(Limits{}, testRuntime).Prepare(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +398,7 @@ func TestSample(t *testing.T) {
 // TestNothingRetained checks that the decoded pixels (18 MB for the 12-megapixel photo) are
 // garbage once Prepare returns: only the output page may stay.
 func TestNothingRetained(t *testing.T) {
-	p, data := New(Limits{}), read(t, "phone-exif6.jpg")
+	p, data := New(Limits{}, testRuntime), read(t, "phone-exif6.jpg")
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -408,7 +417,7 @@ func TestNothingRetained(t *testing.T) {
 // TestQueue checks the semaphore: with every slot taken, Prepare waits, gives up with overloaded
 // when its context ends, and goes ahead when a slot frees.
 func TestQueue(t *testing.T) {
-	p, data := New(Limits{}), read(t, "cmyk.jpg")
+	p, data := New(Limits{}, testRuntime), read(t, "cmyk.jpg")
 	for range cap(p.sem) {
 		p.sem <- struct{}{}
 	}
@@ -439,7 +448,7 @@ func TestQueue(t *testing.T) {
 
 // TestConcurrent runs many small uploads at once, for the race detector.
 func TestConcurrent(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	names := []string{"alpha.png", "cmyk.jpg", "bilevel.webp", "anim.gif", "grey16.png", "palette.png", "tiny.png"}
 	var wg sync.WaitGroup
 	for i := range 4 * len(names) {

@@ -12,7 +12,7 @@ import (
 // structural walk must refuse it wherever it is cut; and what it lets through still decodes.
 func TestPassThroughIsChecked(t *testing.T) {
 	data := read(t, "scan.jpg")
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	page, err := p.Prepare(t.Context(), data)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,8 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/ocrdraft/ocrdraft/problem"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/wasmmem"
 )
 
 // pdfEnsure is whether a PDFium call ends when its request does (wazero's CloseOnContextDone).
@@ -48,18 +50,18 @@ const pdfEnsure = true
 //go:embed sandbox/usr/share/fonts/wqy-microhei.ttc
 var sandbox embed.FS
 
-// pdfPool is the process's one PDFium, started on first use: compiling its 6 MB of WebAssembly
+// startPDF starts the Runtime's one PDFium, at its first use: compiling its 6 MB of WebAssembly
 // takes seconds and hundreds of MB once (BenchmarkPDFStart), so never per request. Each use
 // takes a fresh instance (a used one keeps the memory it grew), under the decode slots, with no
 // host file system (go-pdfium mounts the host's / when given no FSConfig, and a PDF could then
 // read host files; it gets the read-only sandbox instead), no output, and its memory capped at
 // what its document is charged (pdfInstance).
-var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
+func (r *Runtime) startPDF() (pdfium.Pool, error) {
 	root, err := fs.Sub(sandbox, "sandbox")
 	if err != nil {
 		return nil, err
 	}
-	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(pdfMemory))
+	ctx := experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(r.pdfMemory))
 	return webassembly.Init(webassembly.Config{
 		Context:  ctx,
 		MinIdle:  0,
@@ -68,17 +70,17 @@ var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {
 		FSConfig: wazero.NewFSConfig().WithFSMount(root, "/"),
 		RuntimeConfig: wazero.NewRuntimeConfig().
 			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-			WithCompilationCache(wasmCache()).
+			WithCompilationCache(r.cache).
 			WithCloseOnContextDone(pdfEnsure),
 		Stdout: io.Discard,
 		Stderr: io.Discard,
 	})
-})
+}
 
 // pdfDoc is one opened document in its own instance; close lets go of both.
 type pdfDoc struct {
 	inst  pdfium.Pdfium
-	mem   *capped // the instance's memory, capped at what the document is charged
+	mem   *wasmmem.Capped // the instance's memory, capped at what the document is charged
 	doc   references.FPDF_DOCUMENT
 	stop  func() bool // the AfterFunc that kills the instance when ctx ends
 	pages int
@@ -91,12 +93,12 @@ type pdfDoc struct {
 // killed when ctx ends, which stops a call in progress. Errors are *problem.Error:
 // document_encrypted, image_unreadable, image_too_large (the document needs more memory to
 // open than limit).
-func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
-	pool, err := pdfPool()
+func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDoc, error) {
+	pool, err := r.pdf()
 	if err != nil {
 		return nil, fmt.Errorf("intake: start PDFium: %w", err)
 	}
-	inst, mem, err := pdfInstance(ctx, pool, limit)
+	inst, mem, err := r.pdfInstance(ctx, pool, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
@@ -105,7 +107,7 @@ func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 	}
 	d := &pdfDoc{inst: inst, mem: mem}
 	pdfStats.opens.Add(1)
-	pdfLive(int64(mem.max))
+	pdfLive(int64(mem.Max))
 	d.stop = context.AfterFunc(ctx, d.kill)
 	empty := ""
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
@@ -120,7 +122,7 @@ func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 		case errors.Is(err, pdferr.ErrSecurity):
 			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
 				Detail: "the PDF is encrypted in a way that cannot be opened; print it to a new PDF and send it again"}
-		case mem.refused:
+		case mem.Refused:
 			return nil, pdfMemoryRefusal(err, limit, "opening")
 		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err,
@@ -133,7 +135,7 @@ func openPDF(ctx context.Context, data []byte, limit uint64) (*pdfDoc, error) {
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
 		}
-		if mem.refused {
+		if mem.Refused {
 			return nil, pdfMemoryRefusal(err, limit, "opening")
 		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err, Detail: "the PDF has no pages"}
@@ -256,8 +258,8 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
 		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT, RenderForm: true, Document: &d.doc})
 	if err != nil {
-		if d.mem.refused {
-			return Page{}, pdfMemoryRefusal(err, d.mem.max, fmt.Sprintf("drawing page %d of", i+1))
+		if d.mem.Refused {
+			return Page{}, pdfMemoryRefusal(err, d.mem.Max, fmt.Sprintf("drawing page %d of", i+1))
 		}
 		return fail(err, "rendered")
 	}

@@ -61,7 +61,7 @@ func TestPDF(t *testing.T) {
 			if tt.file != "" {
 				data = readDoc(t, tt.file)
 			}
-			p := New(tt.limits)
+			p := New(tt.limits, testRuntime)
 			n, err := p.Split(t.Context(), data)
 			if err == nil {
 				var pg Page
@@ -112,7 +112,7 @@ func checkJPEG(t *testing.T, pg Page) image.Point {
 // ink in it: on the upright page, on the page turned by /Rotate, and in a PDF protected by an
 // owner password only (which opens without one).
 func TestPDFText(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, file := range []string{"digital.pdf", "rotated.pdf", "protected.pdf"} {
 		data := readDoc(t, file)
 		n, err := p.Split(t.Context(), data)
@@ -174,7 +174,7 @@ func TestPDFText(t *testing.T) {
 // writes) is drawn, every word of it, in the sandbox's font; its text layer holds each word
 // whole, so every value and range bound is found among its numbers.
 func TestPDFCIDFonts(t *testing.T) {
-	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "cid-fonts.pdf"), 0)
+	pg, err := New(Limits{}, testRuntime).PreparePage(t.Context(), readDoc(t, "cid-fonts.pdf"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestPDFCIDFonts(t *testing.T) {
 // read, not what the page prints), so a page with only that has none; the control is the same
 // values drawn visibly.
 func TestPDFInvisibleText(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	pg, err := p.PreparePage(t.Context(), readDoc(t, "scanned-ocr.pdf"), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestPDFInvisibleText(t *testing.T) {
 // TestPDFGrey: a page with no colour on it goes as a grey JPEG (one channel: a third of the
 // encoding), one with a red mark in colour, each at the page's rendered size.
 func TestPDFGrey(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	black := gen.LabPage(0)
 	red := black + "1 0 0 rg 300 690 20 20 re f\n"
 	for _, tt := range []struct {
@@ -267,7 +267,7 @@ func TestPDFTextCap(t *testing.T) {
 		{"over the cap", b.String(), false},
 		{"a line of it", gen.Text("F1", 8, 10, 800, line), true},
 	} {
-		pg, err := New(Limits{}).PreparePage(t.Context(), gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: tt.content}}, ""), 0)
+		pg, err := New(Limits{}, testRuntime).PreparePage(t.Context(), gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: tt.content}}, ""), 0)
 		if err != nil || len(pg.Data) == 0 {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -281,7 +281,7 @@ func TestPDFTextCap(t *testing.T) {
 // drawn but not in the text layer, so such a page has no text layer to judge by; the control is
 // the same page without the annotation.
 func TestPDFAnnotated(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	page := gen.PDFPage{W: 595, H: 842, Content: gen.LabPage(0)}
 	stamped := page
 	stamped.Stamp, stamped.StampAt = "BT /F1 11 Tf 2 8 Td (9.87) Tj ET\n", [4]float64{400, 600, 60, 24}
@@ -325,7 +325,7 @@ func TestPDFAnnotated(t *testing.T) {
 // out, and the model would see a report without results), and has no text layer, which holds
 // no field.
 func TestPDFForm(t *testing.T) {
-	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "form.pdf"), 0)
+	pg, err := New(Limits{}, testRuntime).PreparePage(t.Context(), readDoc(t, "form.pdf"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestPDFForm(t *testing.T) {
 // 90, 180 or 270 as on the unturned one, digit for digit and in order (PDFium, reading a turned
 // page as shown, reversed them at 180° and split them at 90°), and each one's box has ink.
 func TestPDFTurnedGlyphs(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	data := readDoc(t, "glyphs-rotated.pdf")
 	var want []string // the unturned page's, which holds every value and range bound
 	for i, rot := range []int{0, 90, 180, 270} {
@@ -387,7 +387,7 @@ func TestPDFTurnedGlyphs(t *testing.T) {
 // TestPDFCropped: text outside a page's CropBox is not on the page as shown, so it is not in
 // the text layer, and every word's box lies inside the image sent.
 func TestPDFCropped(t *testing.T) {
-	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "cropped.pdf"), 0)
+	pg, err := New(Limits{}, testRuntime).PreparePage(t.Context(), readDoc(t, "cropped.pdf"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestPDFWork(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			p.pageTime = tt.time
 			if tt.time > 0 {
 				p.pdfDraw = 1 << 50
@@ -461,7 +461,7 @@ func TestPDFWork(t *testing.T) {
 // TestPDFEmptyFields: a form field that draws no text (an empty one, a signature field as signed
 // e-reports carry) leaves the page's text layer whole; a filled one does not (TestPDFForm).
 func TestPDFEmptyFields(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	empty := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0), Fields: []gen.Field{{Value: "", X: 500, Y: 20}}}}, "")
 	sig := bytes.Replace(empty, []byte("/FT /Tx /T (f0) /V ()"), []byte("/FT /Sig /T (f0)     "), 1)
 	if bytes.Equal(sig, empty) {
@@ -499,7 +499,7 @@ func TestPDFScanCropped(t *testing.T) {
 	whole := half(0)
 	whole.Crop = [4]float64{}
 	data := gen.PDF([]gen.PDFPage{half(0), half(421), whole}, "")
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for i, want := range []bool{false, false, true} {
 		pg, err := p.PreparePage(t.Context(), data, i)
 		if err != nil {
@@ -514,7 +514,7 @@ func TestPDFScanCropped(t *testing.T) {
 // readJPEG is the JPEG of scanned.pdf's first page, 620×877.
 func readJPEG(t *testing.T) []byte {
 	t.Helper()
-	pg, err := New(Limits{}).PreparePage(t.Context(), readDoc(t, "scanned.pdf"), 0)
+	pg, err := New(Limits{}, testRuntime).PreparePage(t.Context(), readDoc(t, "scanned.pdf"), 0)
 	if err != nil || pg.Width != 620 {
 		t.Fatalf("%v %d", err, pg.Width)
 	}
@@ -578,7 +578,7 @@ func TestPDFNoHostFiles(t *testing.T) {
 	if err := os.WriteFile(path, readDoc(t, "digital.pdf"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := pdfPool()
+	pool, err := testRuntime.pdf()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,7 +597,7 @@ func TestPDFNoHostFiles(t *testing.T) {
 	// shared cache, so this costs an instance, not a compilation).
 	host, err := webassembly.Init(webassembly.Config{MaxTotal: 1, Stdout: discard{}, Stderr: discard{},
 		RuntimeConfig: wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-			WithCompilationCache(wasmCache()).WithCloseOnContextDone(pdfEnsure)})
+			WithCompilationCache(testRuntime.cache).WithCloseOnContextDone(pdfEnsure)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +634,7 @@ func heavyContent(n int) string {
 // the caller is answered with the context's error and the decode slot is free at once, because
 // the instance is killed, not left to finish.
 func TestPDFDeadline(t *testing.T) {
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	p.sem = make(chan struct{}, 1)
 	p.pdfDraw = 1 << 50
 	data := heavy(20_000) // under maxPageObjects, and past the drawing bound raised: drawn, not refused
@@ -664,7 +664,7 @@ func TestPDFDeadline(t *testing.T) {
 // TestPDFScanTurned: a scanned page stored sideways on a page turned by /Rotate comes out as the
 // upright picture (its JPEG turned, not rendered), and not the other way up.
 func TestPDFScanTurned(t *testing.T) {
-	pg, err := New(Limits{}).Prepare(t.Context(), readDoc(t, "scanned-rotated.pdf"))
+	pg, err := New(Limits{}, testRuntime).Prepare(t.Context(), readDoc(t, "scanned-rotated.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}

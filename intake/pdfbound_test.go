@@ -150,7 +150,7 @@ func TestPDFBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := tt.data()
-			p := New(tt.limits)
+			p := New(tt.limits, testRuntime)
 			opens := pdfStats.opens.Load()
 			n, err := p.Split(t.Context(), data)
 			if err != nil {
@@ -175,7 +175,7 @@ func TestPDFBounds(t *testing.T) {
 // scanned) is opened once for its count and all its pages, however they come.
 func TestPDFOpenedOnce(t *testing.T) {
 	data := gen.BrokenXref(3, 50_000)
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	opens := pdfStats.opens.Load()
 	n, err := p.Split(t.Context(), data)
 	if err != nil || n != 3 {
@@ -206,7 +206,7 @@ func TestPDFOpenedOnce(t *testing.T) {
 // memory of 160 MiB, hold at most that: they wait for each other instead. Every page is drawn.
 func TestPDFMemoryCharged(t *testing.T) {
 	const budget = 160 << 20
-	p := New(Limits{DecodeMemory: budget})
+	p := New(Limits{DecodeMemory: budget}, testRuntime)
 	digital := readDoc(t, "digital.pdf")
 	charge, limit, _ := p.pdfCharge(len(digital))
 	if charge > budget || int64(limit) > charge {
@@ -247,7 +247,7 @@ func TestPDFReusedBuffer(t *testing.T) {
 	}
 	b = append(b, "\n%"+strings.Repeat(" ", len(a)-len(b)-2)...) // as long as a: the same key
 	for _, end := range []bool{false, true} {
-		p := New(Limits{})
+		p := New(Limits{}, testRuntime)
 		buf := bytes.Clone(a)
 		ctx1, cancel := context.WithCancel(t.Context())
 		if n, err := p.Split(ctx1, buf); err != nil || n != 3 {
@@ -281,9 +281,9 @@ func TestPDFReusedBuffer(t *testing.T) {
 // deadline (a request's uploads are all counted before any page is prepared).
 func TestPDFParkedDocuments(t *testing.T) {
 	digital := readDoc(t, "digital.pdf")
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	charge, _, _ := p.pdfCharge(len(digital))
-	p = New(Limits{DecodeMemory: charge + charge/2})
+	p = New(Limits{DecodeMemory: charge + charge/2}, testRuntime)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	docs := [][]byte{bytes.Clone(digital), bytes.Clone(digital)}

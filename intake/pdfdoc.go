@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"hash/maphash"
@@ -21,6 +22,17 @@ import (
 // counted) is parked: whoever needs decode memory that is not free closes parked documents
 // first, and their next page opens them again. A document is let go of when each of its pages
 // has been prepared, or when the context of its Split ends.
+
+// pdfFormat is PDF's row: a document whose pages are counted when it is opened and drawn in it.
+var pdfFormat = format{kind: "pdf", mime: "application/pdf", what: "a PDF document", match: func(b []byte) bool {
+	// PDF readers accept the header anywhere in the first 1024 bytes.
+	return bytes.Contains(b[:min(len(b), 1024)], []byte("%PDF-"))
+},
+	pages: func(_ format, p *Preparer, ctx context.Context, data []byte) (int, error) {
+		return p.pdfPages(ctx, data)
+	},
+	prepare: (*Preparer).preparePDF,
+}
 
 // pdfKey names an upload by its bytes' place in memory: Split and PreparePage are given the
 // same slice for one upload (two uploads of the same bytes are two documents). The place may
@@ -201,7 +213,7 @@ func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 		give()
 		return nil, err
 	}
-	d, err := openPDF(e.ctx, e.data, limit)
+	d, err := openPDF(e.ctx, p.rt, e.data, limit)
 	if err != nil {
 		slot()
 		give()
@@ -236,7 +248,7 @@ func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
 	if e := p.docs.get(data); e != nil {
 		return e.pages, nil
 	}
-	if _, err := pdfPool(); err != nil { // its compilation, once per process, is no document's
+	if _, err := p.rt.pdf(); err != nil { // its compilation, once per Runtime, is no document's
 		return 0, err
 	}
 	e := &pdfEntry{p: p, data: data, ctx: ctx, split: ctx, sum: p.docs.sum(data), turn: make(chan struct{}, 1)}
@@ -265,7 +277,7 @@ func (p *Preparer) pdfPages(ctx context.Context, data []byte) (int, error) {
 // preparePDF prepares page i of a PDF: in the document Split opened, or else in one of its own.
 // Like any decode it answers when ctx ends, while what it started stops (the instance is killed).
 func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, error) {
-	if _, err := pdfPool(); err != nil {
+	if _, err := p.rt.pdf(); err != nil {
 		return Page{}, err
 	}
 	e := p.docs.get(data)

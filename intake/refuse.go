@@ -5,9 +5,5 @@ package intake
 // work beyond its first bytes: a caller with several uploads can answer such a refusal before it
 // splits or prepares the others. The checks that need a file's headers are PreparePage's.
 func (p *Preparer) Refuse(data []byte) error {
-	if f := lookup(data); f.ok() && len(data) > 0 && int64(len(data)) <= p.l.MaxBytes {
-		return nil
-	}
-	_, err := p.inspect(data, 0) // refuses at its first checks, which are these
-	return err
+	return p.refuse(data, lookup(data))
 }

@@ -9,7 +9,7 @@ import (
 // TestRefuse: what PreparePage refuses from the bytes alone, Refuse refuses the same way, and
 // nothing else: a file it accepts, or one whose checks need its headers, is left to PreparePage.
 func TestRefuse(t *testing.T) {
-	p := New(Limits{MaxBytes: 1 << 10})
+	p := New(Limits{MaxBytes: 1 << 10}, testRuntime)
 	tests := []struct {
 		name string
 		data []byte

@@ -3,6 +3,8 @@ package intake
 import (
 	"image"
 	"image/draw"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/plane"
 )
 
 // render returns m as an upright 8-bit image, transparency flattened onto white, its long edge
@@ -28,18 +30,18 @@ func render(m image.Image, canvas image.Rectangle, orient, maxEdge int) image.Im
 				return ycbcr(src, cw, ch, w, h, orient)
 			}
 		case *image.Gray:
-			g := newPlane(w, h, 1)
+			g := plane.New(w, h, 1)
 			shrinkPlane(g, sw, sh, func(y int) []byte { return src.Pix[y*src.Stride : y*src.Stride+sw] })
-			return gray(turnPlane(g, orient))
+			return gray(plane.Turn(g, orient))
 		case *image.Gray16:
-			g, row := newPlane(w, h, 1), make([]byte, sw)
+			g, row := plane.New(w, h, 1), make([]byte, sw)
 			shrinkPlane(g, sw, sh, func(y int) []byte {
 				for x := range row {
 					row[x] = src.Pix[y*src.Stride+2*x] // the high byte
 				}
 				return row
 			})
-			return gray(turnPlane(g, orient))
+			return gray(plane.Turn(g, orient))
 		}
 	}
 
@@ -61,10 +63,10 @@ func render(m image.Image, canvas image.Rectangle, orient, maxEdge int) image.Im
 			return buf.Pix
 		}
 	}
-	p := newPlane(w, h, 4)
+	p := plane.New(w, h, 4)
 	shrinkPlane(p, sw, sh, row)
-	p = turnPlane(p, orient)
-	return &image.RGBA{Pix: p.pix, Stride: p.stride, Rect: image.Rect(0, 0, p.w, p.h)}
+	p = plane.Turn(p, orient)
+	return &image.RGBA{Pix: p.Pix, Stride: p.Stride, Rect: image.Rect(0, 0, p.W, p.H)}
 }
 
 // chroma returns the size of src's Cb and Cr planes, for the subsampling ratios that are whole
@@ -87,74 +89,20 @@ func chroma(src *image.YCbCr) (w, h int, ok bool) {
 // ycbcr shrinks and turns each plane of src into a w×h 4:2:0 image, the JPEG encoder's own form.
 func ycbcr(src *image.YCbCr, cw, ch, w, h, orient int) *image.YCbCr {
 	sw, sh := src.Rect.Dx(), src.Rect.Dy()
-	y := newPlane(w, h, 1)
+	y := plane.New(w, h, 1)
 	shrinkPlane(y, sw, sh, func(r int) []byte { return src.Y[r*src.YStride : r*src.YStride+sw] })
-	cb, cr := newPlane((w+1)/2, (h+1)/2, 1), newPlane((w+1)/2, (h+1)/2, 1)
+	cb, cr := plane.New((w+1)/2, (h+1)/2, 1), plane.New((w+1)/2, (h+1)/2, 1)
 	shrinkPlane(cb, cw, ch, func(r int) []byte { return src.Cb[r*src.CStride : r*src.CStride+cw] })
 	shrinkPlane(cr, cw, ch, func(r int) []byte { return src.Cr[r*src.CStride : r*src.CStride+cw] })
-	y, cb, cr = turnPlane(y, orient), turnPlane(cb, orient), turnPlane(cr, orient)
+	y, cb, cr = plane.Turn(y, orient), plane.Turn(cb, orient), plane.Turn(cr, orient)
 	return &image.YCbCr{
-		Y: y.pix, Cb: cb.pix, Cr: cr.pix, YStride: y.stride, CStride: cb.stride,
-		SubsampleRatio: image.YCbCrSubsampleRatio420, Rect: image.Rect(0, 0, y.w, y.h),
+		Y: y.Pix, Cb: cb.Pix, Cr: cr.Pix, YStride: y.Stride, CStride: cb.Stride,
+		SubsampleRatio: image.YCbCrSubsampleRatio420, Rect: image.Rect(0, 0, y.W, y.H),
 	}
 }
 
-func gray(p plane) *image.Gray {
-	return &image.Gray{Pix: p.pix, Stride: p.stride, Rect: image.Rect(0, 0, p.w, p.h)}
-}
-
-// turnPlane applies an EXIF orientation, returning an upright copy (or p itself for 1).
-func turnPlane(p plane, orient int) plane {
-	if orient < 2 || orient > 8 {
-		return p
-	}
-	ow, oh := p.w, p.h
-	if orient >= 5 { // the four that swap width and height
-		ow, oh = p.h, p.w
-	}
-	out := newPlane(ow, oh, p.ch)
-	// Stored pixel (x, y) goes to out.pix[at + x*dx + y*dy]: each orientation is a start and two
-	// steps, in bytes.
-	row, px := out.stride, p.ch
-	var at, dx, dy int
-	switch orient {
-	case 2: // mirrored
-		at, dx, dy = (ow-1)*px, -px, row
-	case 3: // upside down
-		at, dx, dy = (oh-1)*row+(ow-1)*px, -px, -row
-	case 4: // mirrored upside down
-		at, dx, dy = (oh-1)*row, px, -row
-	case 5: // transposed
-		at, dx, dy = 0, row, px
-	case 6: // lying on its left side: turn clockwise
-		at, dx, dy = (ow-1)*px, row, -px
-	case 7: // transverse
-		at, dx, dy = (oh-1)*row+(ow-1)*px, -row, -px
-	case 8: // lying on its right side: turn anticlockwise
-		at, dx, dy = (oh-1)*row, -row, px
-	}
-	// Tiles keep the columns being written in cache; row by row, a quarter turn is twice as slow.
-	const tile = 32
-	for ty := 0; ty < p.h; ty += tile {
-		for tx := 0; tx < p.w; tx += tile {
-			for y := ty; y < min(ty+tile, p.h); y++ {
-				src := p.pix[y*p.stride+tx*px : y*p.stride+min(tx+tile, p.w)*px]
-				i := at + y*dy + tx*dx
-				if px == 1 {
-					for _, v := range src {
-						out.pix[i] = v
-						i += dx
-					}
-					continue
-				}
-				for x := 0; x < len(src); x += px {
-					copy(out.pix[i:i+px], src[x:x+px])
-					i += dx
-				}
-			}
-		}
-	}
-	return out
+func gray(p plane.Plane) *image.Gray {
+	return &image.Gray{Pix: p.Pix, Stride: p.Stride, Rect: image.Rect(0, 0, p.W, p.H)}
 }
 
 // opaque reports whether every pixel of m is opaque, when m can tell cheaply; images that cannot

@@ -1,5 +1,7 @@
 package intake
 
+import "github.com/ocrdraft/ocrdraft/intake/internal/plane"
+
 // An area-average scaler: each output pixel is the mean of the source area it covers, partial
 // pixels weighted by how much of them it covers. It is the right filter for shrinking text (no
 // source pixel is skipped, so a one-pixel stroke fades rather than vanishes or turns into a
@@ -36,28 +38,14 @@ func spans(n, m int) []span {
 	return s
 }
 
-// plane is pixels of ch interleaved 8-bit channels: Y, Cb or Cr (1), grey (1), RGBA (4).
-type plane struct {
-	pix    []byte
-	stride int
-	w, h   int
-	ch     int
-}
-
-func newPlane(w, h, ch int) plane {
-	return plane{pix: make([]byte, w*h*ch), stride: w * ch, w: w, h: h, ch: ch}
-}
-
-func (p plane) row(y int) []byte { return p.pix[y*p.stride : y*p.stride+p.w*p.ch] }
-
-// shrinkPlane scales the source rows, given one at a time by row, into dst (dst.w ≤ sw,
-// dst.h ≤ sh). Rows are combined first, over the whole source width with the simplest possible
+// shrinkPlane scales the source rows, given one at a time by row, into dst (dst.W ≤ sw,
+// dst.H ≤ sh). Rows are combined first, over the whole source width with the simplest possible
 // loop, and then each finished row is narrowed; only two rows of sums are held.
-func shrinkPlane(dst plane, sw, sh int, row func(y int) []byte) {
-	ch := dst.ch
-	xs, ys := spans(sw, dst.w), spans(sh, dst.h)
+func shrinkPlane(dst plane.Plane, sw, sh int, row func(y int) []byte) {
+	ch := dst.Ch
+	xs, ys := spans(sw, dst.W), spans(sh, dst.H)
 	cur, next := make([]uint32, sw*ch), make([]uint32, sw*ch) // ≤ 255·256 each
-	out := make([]uint32, dst.w*ch)                           // ≤ 255·256·256
+	out := make([]uint32, dst.W*ch)                           // ≤ 255·256·256
 	emit := func(i int, acc []uint32) {
 		clear(out)
 		switch ch {
@@ -82,7 +70,7 @@ func shrinkPlane(dst plane, sw, sh int, row func(y int) []byte) {
 				}
 			}
 		}
-		d := dst.row(i)
+		d := dst.Row(i)
 		for k, v := range out {
 			d[k] = byte((v + 1<<15) >> 16)
 		}

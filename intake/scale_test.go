@@ -3,6 +3,8 @@ package intake
 import (
 	"math"
 	"testing"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/plane"
 )
 
 // TestShrinkPlane compares the integer scaler with a float area average computed the slow way,
@@ -13,12 +15,12 @@ func TestShrinkPlane(t *testing.T) {
 	for range 300 {
 		sw, sh, ch := 1+rand(40), 1+rand(40), []int{1, 4}[rand(2)]
 		dw, dh := 1+rand(sw), 1+rand(sh)
-		src := newPlane(sw, sh, ch)
-		for i := range src.pix {
-			src.pix[i] = byte(rand(256))
+		src := plane.New(sw, sh, ch)
+		for i := range src.Pix {
+			src.Pix[i] = byte(rand(256))
 		}
-		dst := newPlane(dw, dh, ch)
-		shrinkPlane(dst, sw, sh, src.row)
+		dst := plane.New(dw, dh, ch)
+		shrinkPlane(dst, sw, sh, src.Row)
 		fx, fy := float64(sw)/float64(dw), float64(sh)/float64(dh)
 		for y := range dh {
 			for x := range dw {
@@ -28,11 +30,11 @@ func TestShrinkPlane(t *testing.T) {
 						oy := overlap(float64(sy), float64(sy+1), float64(y)*fy, float64(y+1)*fy)
 						for sx := range sw {
 							ox := overlap(float64(sx), float64(sx+1), float64(x)*fx, float64(x+1)*fx)
-							sum += ox * oy * float64(src.pix[sy*src.stride+sx*ch+c])
+							sum += ox * oy * float64(src.Pix[sy*src.Stride+sx*ch+c])
 						}
 					}
 					want := sum / (fx * fy)
-					if got := float64(dst.pix[y*dst.stride+x*ch+c]); math.Abs(got-want) > 2 {
+					if got := float64(dst.Pix[y*dst.Stride+x*ch+c]); math.Abs(got-want) > 2 {
 						t.Fatalf("%d×%d→%d×%d ch %d: pixel (%d,%d,%d) = %v, want %.1f", sw, sh, dw, dh, ch, x, y, c, got, want)
 					}
 				}

@@ -4,24 +4,6 @@ import (
 	"encoding/binary"
 )
 
-// strip returns a JPEG or PNG without its metadata, losslessly: whole segments or chunks are left
-// out, nothing is decoded, and every byte kept is copied as it is. out is data itself when there
-// is nothing to remove. ok is false when the file is not laid out as the walk expects (bytes
-// between segments, a length past the end, no end of image, an unknown critical PNG chunk); the
-// caller then re-encodes rather than send bytes it has not read.
-//
-// It removes what cameras, phones and editors write. It is not a defence against data hidden on
-// purpose inside the compressed pixels, which a sender could as well write on the page.
-func strip(kind string, data []byte) (out []byte, ok bool) {
-	switch kind {
-	case "jpeg":
-		return stripJPEG(data)
-	case "png":
-		return stripPNG(data)
-	}
-	return nil, false
-}
-
 // appKeep names, by APPn number, the only application segments a JPEG keeps, each by the
 // identifier its payload starts with: those that change how the pixels are shown. Every other
 // APPn (APP1 Exif and XMP, APP13 IPTC and Photoshop, MPF and FlashPix in APP2, Canon CIFF and
@@ -33,6 +15,15 @@ var appKeep = [16]string{
 	14: "Adobe",           // APP14: the colour transform (YCbCr or RGB, YCCK or CMYK)
 }
 
+// stripJPEG and stripPNG return a JPEG or PNG without its metadata, losslessly: whole segments or chunks are left
+// out, nothing is decoded, and every byte kept is copied as it is. out is data itself when there
+// is nothing to remove. ok is false when the file is not laid out as the walk expects (bytes
+// between segments, a length past the end, no end of image, an unknown critical PNG chunk); the
+// caller then re-encodes rather than send bytes it has not read.
+//
+// It removes what cameras, phones and editors write. It is not a defence against data hidden on
+// purpose inside the compressed pixels, which a sender could as well write on the page.
+//
 // stripJPEG walks every marker segment, before the first scan and between scans, drops those
 // appKeep does not keep, and ends the file at EOI: phones append a second image (a depth or gain
 // map, with EXIF of its own) or a maker's trailer after it. Entropy-coded data is copied

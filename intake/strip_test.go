@@ -237,7 +237,7 @@ func TestPrepareStrips(t *testing.T) {
 			if o := orientation(tt.in); o != 1 {
 				t.Fatalf("orientation %d, want 1", o)
 			}
-			page, err := New(Limits{}).Prepare(context.Background(), tt.in)
+			page, err := New(Limits{}, testRuntime).Prepare(context.Background(), tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +305,7 @@ func TestReencodedCarriesNoMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			page, err := New(tt.limits).Prepare(context.Background(), tt.in)
+			page, err := New(tt.limits, testRuntime).Prepare(context.Background(), tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -360,3 +360,13 @@ func chunkTypes(t *testing.T, b []byte) []string {
 
 // samePixels reports whether two decodings are identical, colour model included.
 func samePixels(a, b image.Image) bool { return reflect.DeepEqual(a, b) }
+
+// strip is the strip of the row of kind, for the tests: ok is false for a kind without one.
+func strip(kind string, data []byte) ([]byte, bool) {
+	for _, f := range formats {
+		if f.kind == kind && f.strip != nil {
+			return f.strip(data)
+		}
+	}
+	return nil, false
+}

@@ -73,7 +73,7 @@ func tiffHeader(w, h, compression, samples int, strip []byte, next uint32) []byt
 // each re-encoded at its own size, and its thumbnail directory is no page.
 func TestTIFFPages(t *testing.T) {
 	fax := read(t, "fax.tiff")
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	n, err := p.Split(t.Context(), fax)
 	if err != nil || n != 3 {
 		t.Fatalf("Split: %d pages, %v; want 3", n, err)
@@ -126,7 +126,7 @@ func TestTIFFChain(t *testing.T) {
 		{"more directories than MaxTIFFPages", many, 0, problem.TooManyPages},
 		{"cut in its directory", page[:20], 0, problem.ImageUnreadable},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n, err := p.Split(t.Context(), tt.data)
@@ -156,7 +156,7 @@ func TestTIFFBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			_, err := p.inspect(tt.data, 0)
 			if problem.CodeOf(err) != tt.code && !(tt.code == "" && err == nil) {
 				t.Fatalf("got %v, want %q", err, tt.code)
@@ -191,7 +191,7 @@ func TestTIFFBlocks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(Limits{})
+			p := New(Limits{}, testRuntime)
 			check := func(what string, err error, want problem.Code) {
 				t.Helper()
 				if problem.CodeOf(err) != want && !(want == "" && err == nil) {
@@ -217,36 +217,7 @@ func TestTIFFBlocks(t *testing.T) {
 	}
 }
 
-// TestTIFFJPEGTables: decodeTIFFJPEG puts JPEGTables before every block and reads both twice, so
-// a page's work counts the tables once a block: shared tables of 60 KB over 15,625 tiles are
-// refused (as 60 KB copied and parsed 15,625 times would take seconds), the same tiles with a
-// JPEG encoder's 600 bytes are not. The directory's count is what is charged.
-func TestTIFFJPEGTables(t *testing.T) {
-	data := gen.JPEGTIFF(gen.Photo(256, 256), 64, true, true)
-	pages, err := tiffPages(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bo, _, _ := tiffOrder(data)
-	_, tables, _ := tiffTag(data, bo, pages[0].at, 347)
-	if pages[0].tables != len(tables) || len(tables) < 100 {
-		t.Fatalf("JPEGTables of %d bytes read as %d", len(tables), pages[0].tables)
-	}
-	l := New(Limits{}).Limits()
-	page := ifd{w: 2000, h: 2000, tileW: 16, tileH: 16, compression: 7, bits: 8, samples: 3}
-	for _, tt := range []struct {
-		tables int
-		over   bool
-	}{{600, false}, {60_000, true}} {
-		page.tables = tt.tables
-		err := tiffOver(page, tiffWork(page), l)
-		if (err != nil) != tt.over {
-			t.Errorf("tables of %d bytes: %v (work %d million)", tt.tables, err, tiffWork(page)/1e6)
-		}
-	}
-}
-
-// TestTIFFAllocation holds tiffCost to what tiffDecoder (x/image/tiff, decodeTIFFJPEG) allocates,
+// TestTIFFAllocation holds tiff.Page.Cost to what its Decode (x/image/tiff, JPEG blocks) allocates,
 // page by page of a multi-page file decoded through the view.
 func TestTIFFAllocation(t *testing.T) {
 	if raceEnabled {
@@ -273,7 +244,7 @@ func TestTIFFAllocation(t *testing.T) {
 		{"JPEG colour strips", gen.JPEGTIFF(gen.Photo(1200, 1600), 128, false, true), 0, false},
 		{"JPEG grey tiles", gen.JPEGTIFF(gen.Report(1200, 1600), 256, true, true), 0, true}, // counted as colour
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, tt.page)
@@ -281,7 +252,7 @@ func TestTIFFAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := allocated(func() error {
-				_, err := tiffDecoder(t.Context(), tt.data, h.ifd)(h.open(tt.data))
+				_, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
 				return err
 			})
 			if err != nil {
@@ -293,27 +264,6 @@ func TestTIFFAllocation(t *testing.T) {
 			}
 			t.Logf("allocated %d bytes; the headers said %d", got, est)
 		})
-	}
-}
-
-// TestTIFFView: the view of page n reads as the file with the header pointing at n, byte for byte.
-func TestTIFFView(t *testing.T) {
-	data := gen.FaxTIFF([]gen.FaxPage{{Image: gen.Report(64, 64)}, {Image: gen.Report(32, 32)}})
-	pages, err := tiffPages(data)
-	if err != nil || len(pages) != 2 {
-		t.Fatal(pages, err)
-	}
-	got, err := io.ReadAll(newTIFFView(data, pages[1].at))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := bytes.Clone(data)
-	binary.LittleEndian.PutUint32(want[4:], uint32(pages[1].at))
-	if !bytes.Equal(got, want) {
-		t.Fatalf("the view differs from the patched file")
-	}
-	if string(data[4:8]) == string(want[4:8]) {
-		t.Fatalf("the test is not testing: page 2 is at the first offset")
 	}
 }
 
@@ -343,14 +293,14 @@ func TestTIFFJPEG(t *testing.T) {
 		{"grey strips, shared tables", report, gen.JPEGTIFF(report, 96, false, true)},
 		{"grey tiles, own tables", report, gen.JPEGTIFF(report, 256, true, false)},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := decodeTIFFJPEG(t.Context(), tt.data, h.ifd)
+			m, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -393,7 +343,7 @@ func areaDiff(a, b image.Image) int {
 
 func abs(n int) int { return max(n, -n) }
 
-// TestTIFFJPEGRefused: what decodeTIFFJPEG will not decode is a clear problem, not a guess: a
+// TestTIFFJPEGRefused: what internal/tiff's JPEG blocks will not decode is a clear problem, not a guess: a
 // progressive block (its work is not its pixels), blocks that do not tile the page, and the
 // compressions nothing here reads, by name before decoding.
 func TestTIFFJPEGRefused(t *testing.T) {
@@ -421,7 +371,7 @@ func TestTIFFJPEGRefused(t *testing.T) {
 		{"old-style JPEG", tiffHeader(64, 64, 6, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 6"},
 		{"JPEG 2000", tiffHeader(64, 64, 34712, 3, make([]byte, 16), 0), problem.UnsupportedMediaType, "compression 34712"},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.PreparePage(t.Context(), tt.data, 0)
@@ -454,7 +404,7 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 		{"WhiteIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone}},
 		{"BlackIsZero uncompressed", gen.FaxPage{Image: src, Compression: gen.TIFFNone, BlackIsZero: true}},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := gen.FaxTIFF([]gen.FaxPage{tt.page})
@@ -462,7 +412,7 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := tiffDecoder(t.Context(), data, h.ifd)(h.open(data))
+			m, err := h.decode(t.Context(), testRuntime, data)(h.reader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -529,7 +479,7 @@ func TestTIFFUnsupported(t *testing.T) {
 		{"4-bit grey", set(grey, 258, 4), "4 bits per sample"},
 		{"grey with alpha", set(grey, 277, 2), "grey or palette pixels with 2 samples"},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.PreparePage(t.Context(), tt.data, 0)
@@ -558,14 +508,14 @@ func TestTIFFCMYK(t *testing.T) {
 		{"deflate with the predictor, strips of 16 rows", gen.CMYKTIFF(src, 16, true)},
 		{"stored, one strip", gen.CMYKTIFF(src, 200, false)},
 	}
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := p.inspect(tt.data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := tiffDecoder(t.Context(), tt.data, h.ifd)(h.open(tt.data))
+			m, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 // is damage, refused from the header before anything is decoded.
 func TestTIFFHugeTile(t *testing.T) {
 	decoded := false
-	p := New(Limits{})
+	p := New(Limits{}, testRuntime)
 	p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) { decoded = true; return next(r) }
 	_, err := p.Prepare(t.Context(), hugeTileTIFF(64))
 	if problem.CodeOf(err) != problem.ImageUnreadable || decoded {
@@ -24,8 +24,8 @@ func TestTIFFHugeTile(t *testing.T) {
 	}
 }
 
-// A 64×64 JPEG-compressed TIFF page whose one tile is declared 2^31×2^31: tiffCost's 8*bw*bh
-// wraps to 0, and decodeTIFFJPEG takes a block of any size up to that "place".
+// A 64×64 JPEG-compressed TIFF page whose one tile is declared 2^31×2^31: the cost's 8*bw*bh
+// wraps to 0, and the JPEG-block decoder took a block of any size up to that "place".
 func hugeTileTIFF(side int) []byte {
 	var jb bytes.Buffer
 	jpeg.Encode(&jb, image.NewGray(image.Rect(0, 0, side, side)), &jpeg.Options{Quality: 10})

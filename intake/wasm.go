@@ -9,81 +9,77 @@ import (
 	"github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
+	"github.com/ocrdraft/ocrdraft/intake/internal/wasmmem"
 )
 
-// cacheDir is where compiled WebAssembly is kept across processes; set by Start before the
-// first use, "" for memory only.
-var (
-	cacheMu  sync.Mutex
-	cacheDir string
-)
+// Runtime is what runs intake's WebAssembly: HEIC's decoder (libheif), PDF's (PDFium), and the
+// compilation cache their wazero runtimes share, so that each module is compiled once per
+// Runtime, and, with a directory, once per machine. Each module is compiled at its
+// first use, or by Start: PDFium's WebAssembly takes about 6 s of one core and 300 MB at its
+// peak to compile, libheif's 0.7 s (BenchmarkPDFStart, BenchmarkHEICStart). main builds one
+// and hands it to every Preparer; a test builds its own. Its methods are safe for concurrent
+// use.
+type Runtime struct {
+	cache wazero.CompilationCache
+	heic  *heif.Decoder
+	pdf   func() (pdfium.Pool, error) // the PDFium pool, started on first use (pdf.go)
 
-// wasmCache is shared by the WebAssembly runtimes of the process (HEIC and PDF), so that each
-// module is compiled once per process however many runtimes use it, and, with a directory,
-// once per machine.
-var wasmCache = sync.OnceValue(func() wazero.CompilationCache {
-	cacheMu.Lock()
-	dir := cacheDir
-	cacheMu.Unlock()
+	// next hands the memory cap of the PDFium instance being made to the allocator, and the
+	// allocator's memory back: go-pdfium makes an instance inside GetInstance, on the caller's
+	// goroutine, and the allocator is told nothing of whose instance it is. Held from before
+	// the GetInstance call to after it, so that each instance gets the cap of its own document.
+	next struct {
+		sync.Mutex
+		limit uint64
+		mem   *wasmmem.Capped
+	}
+}
+
+// NewRuntime returns a Runtime whose compiled code is kept in dir (created if need be) across
+// processes, so that a later process loads it instead of compiling; "" keeps it in memory only,
+// and so does a directory that cannot be used. Nothing is compiled yet.
+func NewRuntime(dir string) *Runtime {
+	cache := wazero.NewCompilationCache()
 	if dir != "" {
 		if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
-			return c
+			cache = c
 		}
 	}
-	return wazero.NewCompilationCache()
-})
+	r := &Runtime{cache: cache, heic: heif.NewDecoder(cache)}
+	r.pdf = sync.OnceValues(r.startPDF)
+	return r
+}
 
 // Start compiles the HEIC and PDF decoders now rather than at the first upload that needs
-// them: PDFium's WebAssembly takes about 6 s of one core and 300 MB at its peak to compile,
-// libheif's 0.7 s (BenchmarkPDFStart, BenchmarkHEICStart), once per process. With a cache
-// directory (created if need be) the compiled code is kept on disk, and a later process loads
-// it instead of compiling. Call it once, before serving (in the background if the start must
-// not wait); a directory given after the decoders have started is not used.
-func Start(dir string) error {
-	UseCache(dir)
-	if _, err := heifModule(); err != nil {
+// them. Call it before serving (in the background if the start must not wait).
+func (r *Runtime) Start() error {
+	if err := r.heic.Compile(); err != nil {
 		return err
 	}
-	_, err := pdfPool()
+	_, err := r.pdf()
 	return err
 }
 
-// UseCache sets the directory where compiled WebAssembly is kept across processes, without
-// compiling anything now; it must be called before the first PDF or HEIC upload.
-func UseCache(dir string) {
-	cacheMu.Lock()
-	cacheDir = dir
-	cacheMu.Unlock()
-}
-
-// pdfNext hands the memory cap of the PDFium instance being made to the allocator, and the
-// allocator's memory back: go-pdfium makes an instance inside GetInstance, on the caller's
-// goroutine, and the allocator is told nothing of whose instance it is. Held from before the
-// GetInstance call to after it, so that each instance gets the cap of its own document.
-var pdfNext struct {
-	sync.Mutex
-	limit uint64
-	mem   *capped
-}
-
-// pdfMemory is the PDFium runtime's memory allocator: a memory capped at pdfNext.limit, the
+// pdfMemory is the PDFium runtime's memory allocator: a memory capped at next.limit, the
 // instance's charge in the decode memory, and never more (0 when no instance is being made
 // through pdfInstance: such an instance gets no memory at all and fails to start).
-func pdfMemory(c, _ uint64) experimental.LinearMemory {
-	m := newCapped(c, max(c, pdfNext.limit)) // wazero panics on a memory that cannot hold its start
-	pdfNext.mem = m
+func (r *Runtime) pdfMemory(c, _ uint64) experimental.LinearMemory {
+	m := wasmmem.New(c, max(c, r.next.limit)) // wazero panics on a memory that cannot hold its start
+	r.next.mem = m
 	return m
 }
 
 // pdfInstance takes a fresh PDFium instance whose WebAssembly memory cannot grow past limit
 // bytes, and that memory, whose peak and refusal tell what a page needed.
-func pdfInstance(ctx context.Context, pool pdfium.Pool, limit uint64) (pdfium.Pdfium, *capped, error) {
-	pdfNext.Lock()
-	defer pdfNext.Unlock()
-	pdfNext.limit, pdfNext.mem = limit, nil
+func (r *Runtime) pdfInstance(ctx context.Context, pool pdfium.Pool, limit uint64) (pdfium.Pdfium, *wasmmem.Capped, error) {
+	r.next.Lock()
+	defer r.next.Unlock()
+	r.next.limit, r.next.mem = limit, nil
 	inst, err := pool.GetInstanceWithContext(ctx)
-	mem := pdfNext.mem
-	pdfNext.limit, pdfNext.mem = 0, nil
+	mem := r.next.mem
+	r.next.limit, r.next.mem = 0, nil
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,11 +101,11 @@ var pdfStats struct {
 }
 
 // pdfGone records an instance's end: its cap is no longer alive, and its peak counts.
-func pdfGone(m *capped) {
-	pdfLive(-int64(m.max))
+func pdfGone(m *wasmmem.Capped) {
+	pdfLive(-int64(m.Max))
 	for {
 		p := pdfStats.peak.Load()
-		if int64(m.peak) <= p || pdfStats.peak.CompareAndSwap(p, int64(m.peak)) {
+		if int64(m.Peak) <= p || pdfStats.peak.CompareAndSwap(p, int64(m.Peak)) {
 			return
 		}
 	}

@@ -182,7 +182,7 @@ func newEnv(t testing.TB, o options) *env {
 			MaxInFlight: o.maxInFlight, QueueWait: o.queueWait, Observer: m, LogReplies: o.logReplies, Log: log,
 		})
 		cfg.Extractor = extract.New(extract.Config{
-			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}), Builder: draft.New(lexicon.Default()),
+			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}, nil), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
 			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
 		})

@@ -62,7 +62,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("starting", "version", v.Version, "revision", v.Revision, "goVersion", v.GoVersion, "modified", v.Modified)
 
 	m := metrics.New()
-	svc, err := service(cfg, m, log)
+	// The PDF and HEIC decoders' WebAssembly runtime, one for the process: compiled once (at
+	// the first such upload, or in the background below), kept in the cache directory if any.
+	wasm := intake.NewRuntime(cfg.WasmCacheDir)
+	svc, err := service(cfg, m, log, wasm)
 	if err != nil {
 		return err
 	}
@@ -150,14 +153,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if cfg.WarmDecoders {
 		go func() {
 			start := time.Now()
-			if err := intake.Start(cfg.WasmCacheDir); err != nil {
+			if err := wasm.Start(); err != nil {
 				log.Warn("the PDF and HEIC decoders did not compile; PDF and HEIC uploads will fail", "err", err)
 				return
 			}
 			log.Info("PDF and HEIC decoders ready", "ms", time.Since(start).Milliseconds(), "cacheDir", cfg.WasmCacheDir)
 		}()
-	} else {
-		intake.UseCache(cfg.WasmCacheDir)
 	}
 	log.Info("listening", "addr", at.api, "version", v.Version)
 	if ready != nil {
@@ -225,8 +226,8 @@ func noArgs(fs *flag.FlagSet, stderr io.Writer) error {
 }
 
 // service builds the extraction pipeline, or nil when no model is configured. m may be nil (the
-// CLI keeps no metrics).
-func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service, error) {
+// CLI keeps no metrics); wasm runs the PDF and HEIC decoders.
+func service(cfg config, m *metrics.Metrics, log *slog.Logger, wasm *intake.Runtime) (*extract.Service, error) {
 	if cfg.Model == "" {
 		return nil, nil
 	}
@@ -252,7 +253,7 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger) (*extract.Service
 	return extract.New(extract.Config{
 		Model:       modelcall.New(client, mo),
 		Observer:    obs,
-		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge, DecodeMemory: cfg.DecodeMemory}),
+		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge, DecodeMemory: cfg.DecodeMemory}, wasm),
 		MaxPages:    cfg.MaxPages,
 		Builder:     draft.New(lexicon.Default()),
 		ModelName:   cfg.Model,
@@ -297,7 +298,9 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 		return writeProblem(stdout, extract.TooManyPages(cfg.MaxPages))
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	svc, err := service(cfg, nil, log)
+	// A PDF or HEIC loads the compiled decoder from the cache directory, where one run of serve
+	// or extract left it, instead of compiling it again.
+	svc, err := service(cfg, nil, log, intake.NewRuntime(cfg.WasmCacheDir))
 	if err != nil {
 		return err
 	}
@@ -305,9 +308,6 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintln(stderr, "ocrdraft extract:", notConfigured)
 		return errUsage
 	}
-	// Before any page is prepared: a PDF or HEIC then loads the compiled decoder from the
-	// directory, where one run of serve or extract left it, instead of compiling it again.
-	intake.UseCache(cfg.WasmCacheDir)
 	var images [][]byte
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)

@@ -53,7 +53,7 @@ func newEnv(t *testing.T, withModel bool) *env {
 			t.Fatal(err)
 		}
 		cfg.Extractor = extract.New(extract.Config{
-			Model: vc, Prep: intake.New(intake.Limits{}), Builder: draft.New(lexicon.Default()),
+			Model: vc, Prep: intake.New(intake.Limits{}, nil), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt",
 		})
 	}

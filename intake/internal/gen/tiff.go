@@ -46,35 +46,15 @@ func FaxTIFF(pages []FaxPage) []byte {
 	link := 4 // where the offset of the next directory goes
 	for i, p := range pages {
 		w, h := p.Image.Rect.Dx(), p.Image.Rect.Dy()
-		coded, photometric := p.Image, uint32(0)
-		if p.BlackIsZero { // the negative is what codes a 1 bit as black
-			coded, photometric = negative(p.Image), 1
+		photometric := uint32(0)
+		if p.BlackIsZero {
+			photometric = 1
 		}
 		rows := h
 		if p.Rows > 0 && p.Rows < h {
 			rows = p.Rows
 		}
-		var offs, counts []uint32
-		for y := 0; y < h; y += rows {
-			part := coded.SubImage(image.Rect(0, y, w, min(h, y+rows))).(*image.Gray)
-			var strip []byte
-			switch p.Compression {
-			case TIFFG3:
-				strip = g3(part, p.T4Options&1 != 0)
-			case TIFFG4:
-				strip = g4(part)
-			default:
-				strip = packBits(part)
-			}
-			for b.Len()%2 != 0 {
-				b.WriteByte(0)
-			}
-			offs, counts = append(offs, uint32(b.Len())), append(counts, uint32(len(strip)))
-			b.Write(strip)
-		}
-		for b.Len()%2 != 0 {
-			b.WriteByte(0)
-		}
+		offs, counts := faxStrips(&b, p, rows)
 		stripAt, stripLen := offs[0], counts[0]
 		if len(offs) > 1 { // the offsets and counts, out of line
 			stripAt, stripLen = uint32(b.Len()), uint32(b.Len()+4*len(offs))
@@ -108,47 +88,85 @@ func FaxTIFF(pages []FaxPage) []byte {
 		if p.XRes > 0 {
 			tags[282], tags[283], tags[296] = uint32(resAt), uint32(resAt+8), 2 // per inch
 		}
-		ids := make([]int, 0, len(tags))
-		for id := range tags {
-			ids = append(ids, int(id))
-		}
-		sort.Ints(ids)
-		at := b.Len()
-		le.PutUint32(b.Bytes()[link:], uint32(at))
-		var e [12]byte
-		le.PutUint16(e[:2], uint16(len(ids)))
-		b.Write(e[:2])
-		for _, id := range ids {
-			typ, count := uint16(4), uint32(1) // LONG
-			v := tags[uint16(id)]
-			switch id {
-			case 258, 259, 262, 277, 296:
-				typ = 3 // SHORT
-			case 282, 283:
-				typ = 5 // RATIONAL, at the offset
-			case 297:
-				typ, count = 3, 2 // two SHORTs packed in the value
-			case 273, 279:
-				count = uint32(len(offs))
-			}
-			le.PutUint16(e[0:], uint16(id))
-			le.PutUint16(e[2:], typ)
-			le.PutUint32(e[4:], count)
-			if typ == 3 && count == 1 {
-				le.PutUint32(e[8:], 0)
-				le.PutUint16(e[8:], uint16(v))
-			} else if id == 297 {
-				le.PutUint16(e[8:], uint16(v))
-				le.PutUint16(e[10:], uint16(v>>16))
-			} else {
-				le.PutUint32(e[8:], v)
-			}
-			b.Write(e[:])
-		}
-		link = b.Len()
-		b.Write([]byte{0, 0, 0, 0})
+		le.PutUint32(b.Bytes()[link:], uint32(b.Len()))
+		link = faxDirectory(&b, tags, len(offs))
 	}
 	return b.Bytes()
+}
+
+// faxStrips writes page p's strips of rows rows, each on a word, coded as p says, and returns
+// their offsets and sizes.
+func faxStrips(b *bytes.Buffer, p FaxPage, rows int) (offs, counts []uint32) {
+	w, h := p.Image.Rect.Dx(), p.Image.Rect.Dy()
+	coded := p.Image
+	if p.BlackIsZero { // the negative is what codes a 1 bit as black
+		coded = negative(p.Image)
+	}
+	for y := 0; y < h; y += rows {
+		part := coded.SubImage(image.Rect(0, y, w, min(h, y+rows))).(*image.Gray)
+		var strip []byte
+		switch p.Compression {
+		case TIFFG3:
+			strip = g3(part, p.T4Options&1 != 0)
+		case TIFFG4:
+			strip = g4(part)
+		default:
+			strip = packBits(part)
+		}
+		for b.Len()%2 != 0 {
+			b.WriteByte(0)
+		}
+		offs, counts = append(offs, uint32(b.Len())), append(counts, uint32(len(strip)))
+		b.Write(strip)
+	}
+	for b.Len()%2 != 0 {
+		b.WriteByte(0)
+	}
+	return offs, counts
+}
+
+// faxDirectory writes a directory of tags in order, strips being the count of the strip
+// offsets and sizes, and returns where the offset of the next directory goes (0 until patched).
+func faxDirectory(b *bytes.Buffer, tags map[uint16]uint32, strips int) int {
+	le := binary.LittleEndian
+	ids := make([]int, 0, len(tags))
+	for id := range tags {
+		ids = append(ids, int(id))
+	}
+	sort.Ints(ids)
+	var e [12]byte
+	le.PutUint16(e[:2], uint16(len(ids)))
+	b.Write(e[:2])
+	for _, id := range ids {
+		typ, count := uint16(4), uint32(1) // LONG
+		v := tags[uint16(id)]
+		switch id {
+		case 258, 259, 262, 277, 296:
+			typ = 3 // SHORT
+		case 282, 283:
+			typ = 5 // RATIONAL, at the offset
+		case 297:
+			typ, count = 3, 2 // two SHORTs packed in the value
+		case 273, 279:
+			count = uint32(strips)
+		}
+		le.PutUint16(e[0:], uint16(id))
+		le.PutUint16(e[2:], typ)
+		le.PutUint32(e[4:], count)
+		if typ == 3 && count == 1 {
+			le.PutUint32(e[8:], 0)
+			le.PutUint16(e[8:], uint16(v))
+		} else if id == 297 {
+			le.PutUint16(e[8:], uint16(v))
+			le.PutUint16(e[10:], uint16(v>>16))
+		} else {
+			le.PutUint32(e[8:], v)
+		}
+		b.Write(e[:])
+	}
+	link := b.Len()
+	b.Write([]byte{0, 0, 0, 0})
+	return link
 }
 
 // negative returns m with black and white swapped.

@@ -1,16 +1,18 @@
-package intake
+package heif
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
 	"image"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/plane"
 )
 
 // A phone writes a HEIC photo as a grid: 48 tiles of 512×512, each an HEVC picture of its own,
 // under a grid item that says how they are laid out. libheif decodes such a grid in about 1.5×
 // the time its tiles take one by one (docs/performance.md), and it reads the whole container
-// again for every decode, in time that grows with the square of its items. So intake decodes the
+// again for every decode, in time that grows with the square of its items. So Decode decodes the
 // tiles itself, each as the one picture of a small container of its own (tileFile: the tile's
 // item, its properties, its data where it lies in the file), and puts them together. Only the
 // tiles that cover a pixel of the picture are decoded. Anything it does not recognise — another
@@ -48,7 +50,7 @@ func (g heifGrid) decodes() (int, int64) {
 // offset is where sub starts in data, sub being a slice of data.
 func offset(data, sub []byte) int { return cap(data) - cap(sub) }
 
-// readGrid reads the grid of data's primary item, if it is a grid intake decodes tile by tile:
+// readGrid reads the grid of data's primary item, if it is a grid decoded tile by tile:
 // tiles of one size, hvc1, each of one extent, that cover the picture.
 func readGrid(data []byte, h heifHeader) (heifGrid, bool) {
 	var g heifGrid
@@ -100,8 +102,8 @@ func readGrid(data []byte, h heifHeader) (heifGrid, bool) {
 		return g, false
 	}
 	across, down := g.needed()
-	if across*down > MaxHEICPictures {
-		return g, true // refused by heicCost before any container is made
+	if across*down > MaxPictures {
+		return g, true // refused before any container is made
 	}
 	for r := range down {
 		for c := range across {
@@ -249,8 +251,8 @@ func ilocAll(data []byte, inner []box) map[uint32][]byte {
 // decoded, each in a container of its own (tileFile) written before the file in one instance of
 // the module; ctx is looked at before each. ok is false when the tiles are not what a grid of
 // equal YCbCr or grey tiles is; the caller then decodes the file whole.
-func decodeGrid(ctx context.Context, data []byte, g heifGrid, rotate int, limit int64) (m image.Image, ok bool, err error) {
-	d, err := newHEIFDecoder(ctx, data, g.head, limit)
+func (dd *Decoder) decodeGrid(ctx context.Context, data []byte, g heifGrid, rotate int, limit int64) (m image.Image, ok bool, err error) {
+	d, err := dd.instance(ctx, data, g.head, limit)
 	if d != nil {
 		defer d.close()
 	}
@@ -303,17 +305,18 @@ func decodeGrid(ctx context.Context, data []byte, g heifGrid, rotate int, limit 
 	}
 	orient := [4]int{1, 8, 3, 6}[rotate&3] // irot turns anticlockwise
 	if grey != nil {
-		return gray(turnPlane(plane{pix: grey.Pix, stride: grey.Stride, w: g.w, h: g.h, ch: 1}, orient)), true, nil
+		t := plane.Turn(plane.Plane{Pix: grey.Pix, Stride: grey.Stride, W: g.w, H: g.h, Ch: 1}, orient)
+		return &image.Gray{Pix: t.Pix, Stride: t.Stride, Rect: image.Rect(0, 0, t.W, t.H)}, true, nil
 	}
 	if orient == 1 {
 		return out, true, nil
 	}
 	cw, ch := (g.w+1)/2, (g.h+1)/2
-	y := turnPlane(plane{pix: out.Y, stride: out.YStride, w: g.w, h: g.h, ch: 1}, orient)
-	cb := turnPlane(plane{pix: out.Cb, stride: out.CStride, w: cw, h: ch, ch: 1}, orient)
-	cr := turnPlane(plane{pix: out.Cr, stride: out.CStride, w: cw, h: ch, ch: 1}, orient)
-	return &image.YCbCr{Y: y.pix, Cb: cb.pix, Cr: cr.pix, YStride: y.stride, CStride: cb.stride,
-		SubsampleRatio: image.YCbCrSubsampleRatio420, Rect: image.Rect(0, 0, y.w, y.h)}, true, nil
+	y := plane.Turn(plane.Plane{Pix: out.Y, Stride: out.YStride, W: g.w, H: g.h, Ch: 1}, orient)
+	cb := plane.Turn(plane.Plane{Pix: out.Cb, Stride: out.CStride, W: cw, H: ch, Ch: 1}, orient)
+	cr := plane.Turn(plane.Plane{Pix: out.Cr, Stride: out.CStride, W: cw, H: ch, Ch: 1}, orient)
+	return &image.YCbCr{Y: y.Pix, Cb: cb.Pix, Cr: cr.Pix, YStride: y.Stride, CStride: cb.Stride,
+		SubsampleRatio: image.YCbCrSubsampleRatio420, Rect: image.Rect(0, 0, y.W, y.H)}, true, nil
 }
 
 // paste copies a w×h tile (src, stride ss) to (x, y) of a plane of pw×ph (dst, stride ds),
@@ -327,11 +330,11 @@ func paste(dst []byte, ds, pw, ph int, src []byte, ss, x, y, w, h int) {
 	}
 }
 
-// decodeHEICFile decodes a HEIC's primary image, upright: a grid tile by tile where it can,
-// else whole; the module's memory capped at what heicCost charges for it, limit at most.
-func decodeHEICFile(ctx context.Context, data []byte, h heifHeader, limit int64) (image.Image, error) {
+// decodeFile decodes a HEIC's primary image, upright: a grid tile by tile where it can, else
+// whole; the module's memory capped at what Cost charges for it, limit at most.
+func (dd *Decoder) decodeFile(ctx context.Context, data []byte, h heifHeader, limit int64) (image.Image, error) {
 	if g := h.grid; g != nil {
-		m, ok, err := decodeGrid(ctx, data, *g, h.rotate, min(limit, heicWasm(h, len(data), false)))
+		m, ok, err := dd.decodeGrid(ctx, data, *g, h.rotate, min(limit, heicWasm(h, len(data), false)))
 		if ok || err != nil {
 			return m, err
 		}
@@ -340,5 +343,5 @@ func decodeHEICFile(ctx context.Context, data []byte, h heifHeader, limit int64)
 			return nil, errors.New("heic: the grid's tiles differ, and libheif would decode more than the tiles that cover the picture")
 		}
 	}
-	return decodeHEIC(ctx, data, min(limit, heicWasm(h, len(data), true)))
+	return dd.whole(ctx, data, min(limit, heicWasm(h, len(data), true)))
 }

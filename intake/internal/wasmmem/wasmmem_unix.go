@@ -1,6 +1,6 @@
 //go:build unix
 
-package intake
+package wasmmem
 
 import "golang.org/x/sys/unix"
 

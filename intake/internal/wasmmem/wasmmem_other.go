@@ -1,6 +1,6 @@
 //go:build !unix
 
-package intake
+package wasmmem
 
 func reserve(uint64) []byte { return nil }
 

@@ -1,4 +1,4 @@
-package intake
+package heif
 
 import (
 	"encoding/binary"
@@ -7,6 +7,33 @@ import (
 	"image"
 	"image/color"
 )
+
+// Header is what a HEIC's container says before decoding: the primary image's size, upright
+// (a quarter turn by irot swaps it, as the decoder applies it), and YCbCr, as phones write it;
+// the largest image any item declares (a grid's tile, a thumbnail), which may be larger.
+type Header struct {
+	image.Config
+	Largest image.Point
+	h       heifHeader
+}
+
+// DecodeConfig reads a HEIC's container. It reads only within data; anything it cannot find is
+// an error, so a file that does not say how large its picture is is never decoded.
+func DecodeConfig(data []byte) (Header, error) {
+	h, err := readHEIF(data)
+	if err != nil {
+		return Header{}, err
+	}
+	if g, ok := readGrid(data, h); ok {
+		h.grid = &g
+	}
+	w, ht := h.w, h.h
+	if h.rotate%2 == 1 {
+		w, ht = ht, w
+	}
+	return Header{Config: image.Config{Width: w, Height: ht, ColorModel: color.YCbCrModel},
+		Largest: image.Pt(h.lw, h.lh), h: h}, nil
+}
 
 // box is one ISO BMFF box: its type and what it holds after its header.
 type box struct {
@@ -48,7 +75,7 @@ func child(bs []box, typ string) (box, bool) {
 	return box{}, false
 }
 
-// heifHeader is what intake reads from a HEIF container before decoding: the primary image's
+// heifHeader is what a HEIF container says before decoding: the primary image's
 // size (its ispe property: for a grid, the whole picture), the largest image any item declares
 // (a grid's tiles, a thumbnail), how the container turns it, and what libheif would decode to
 // show it whole.
@@ -116,6 +143,24 @@ func readMeta(data []byte) (*heifMeta, error) {
 		}
 		m.primary = binary.BigEndian.Uint32(pitm.body[4:])
 	}
+	m.readItems(data)
+	m.readRefs()
+	iprp, ok := child(m.inner, "iprp")
+	if !ok {
+		return nil, errors.New("no item properties")
+	}
+	props := boxes(iprp.body)
+	ipco, ok := child(props, "ipco")
+	if !ok {
+		return nil, errors.New("no property container")
+	}
+	m.ipco = boxes(ipco.body)
+	m.readProps(props)
+	return m, nil
+}
+
+// readItems reads iinf: each item's type and where its infe is.
+func (m *heifMeta) readItems(data []byte) {
 	if iinf, ok := child(m.inner, "iinf"); ok && len(iinf.body) >= 6 {
 		skip := 6 // version, flags and a 16-bit count
 		if iinf.body[0] != 0 {
@@ -140,6 +185,11 @@ func readMeta(data []byte) (*heifMeta, error) {
 			it.typ, it.at = string(typ), offset(data, b.body)
 		}
 	}
+}
+
+// readRefs reads iref: what each item is derived from (dimg), and which are the primary's
+// auxiliary images (auxl).
+func (m *heifMeta) readRefs() {
 	if iref, ok := child(m.inner, "iref"); ok && len(iref.body) >= 4 && iref.body[0] <= 1 {
 		n := 2 << iref.body[0] // item numbers of 16 bits in version 0, 32 in version 1
 		get := func(b []byte) uint32 {
@@ -166,16 +216,10 @@ func readMeta(data []byte) (*heifMeta, error) {
 			}
 		}
 	}
-	iprp, ok := child(m.inner, "iprp")
-	if !ok {
-		return nil, errors.New("no item properties")
-	}
-	props := boxes(iprp.body)
-	ipco, ok := child(props, "ipco")
-	if !ok {
-		return nil, errors.New("no property container")
-	}
-	m.ipco = boxes(ipco.body)
+}
+
+// readProps reads every ipma of iprp: each item's properties, and its size from its ispe.
+func (m *heifMeta) readProps(props []box) {
 	for _, ipma := range props {
 		if ipma.typ != "ipma" || len(ipma.body) < 8 {
 			continue
@@ -223,14 +267,13 @@ func readMeta(data []byte) (*heifMeta, error) {
 			}
 		}
 	}
-	return m, nil
 }
 
-// MaxHEIFItems is the most items a HEIC's container may hold. libheif's reading of the
+// MaxItems is the most items a HEIC's container may hold (Decode refuses more). libheif's reading of the
 // container takes time that grows with the square of its items (0.2 s for 1,600, 8 s for
 // 10,000, measured), and it reads the container again for every decode. An iPhone's 24-megapixel
 // photo holds about 150 (108 tiles, a gain map's, a thumbnail, EXIF).
-const MaxHEIFItems = 1024
+const MaxItems = 1024
 
 // readHEIF reads the primary image's properties and what libheif would decode to show it. It
 // reads only within data; anything it cannot find is an error, so a file that does not say how
@@ -306,20 +349,3 @@ func ispe(body []byte) (w, h int64) {
 // derivedType is whether an item of this type is made from other items (ISO/IEC 23008-12 6.6):
 // a grid, an overlay or an identity transform.
 func derivedType(typ string) bool { return typ == "grid" || typ == "iovl" || typ == "iden" }
-
-// heicConfig is the format table's config for HEIC: the size from the container, upright (a
-// quarter turn by irot swaps it, as the decoder applies it), and YCbCr, as phones write it.
-func heicConfig(data []byte) (image.Config, heifHeader, error) {
-	h, err := readHEIF(data)
-	if err != nil {
-		return image.Config{}, h, err
-	}
-	if g, ok := readGrid(data, h); ok {
-		h.grid = &g
-	}
-	w, ht := h.w, h.h
-	if h.rotate%2 == 1 {
-		w, ht = ht, w
-	}
-	return image.Config{Width: w, Height: ht, ColorModel: color.YCbCrModel}, h, nil
-}
