@@ -142,6 +142,34 @@ var englishLabs = []struct{ group, name, unit, want string }{
 	{"", "Fibrinogen Activity", "mg/dL", "fib"},
 	{"Urinalysis", "Occult Blood", "", "urine_bld"}, // Quest's urinalysis: the urine's blood
 	{"Stool", "Occult Blood", "", "stool_ob"},
+	// Values labs compute from others (issue 20's second blind set): adjusted calcium, eAG,
+	// cholesterol ratios; their names hold a known one, which must not win.
+	{"", "Adjusted calcium", "mmol/L", "adjusted_calcium"},
+	{"", "Corrected calcium", "mmol/L", "adjusted_calcium"},
+	{"", "Calcium, Corrected", "mg/dL", "adjusted_calcium"},
+	{"", "Calcium (adjusted)", "mmol/L", "adjusted_calcium"},
+	{"", "Albumin-adjusted calcium", "mmol/L", "adjusted_calcium"},
+	{"", "Adj Ca", "mmol/L", "adjusted_calcium"},
+	{"", "Calcium (albumin corrected)", "mmol/L", "adjusted_calcium"},
+	{"", "Ca (corr)", "mmol/L", "adjusted_calcium"},
+	{"生化", "钙(校正)", "mmol/L", "adjusted_calcium"},
+	{"生化", "校正钙", "mmol/L", "adjusted_calcium"},
+	{"", "校正鈣", "mmol/L", "adjusted_calcium"},
+	{"", "Calcium", "mmol/L", "calcium"},
+	{"", "Estimated average glucose", "mg/dL", "eag"},
+	{"", "Est. average glucose", "mmol/L", "eag"},
+	{"", "eAG", "mg/dL", "eag"},
+	{"糖化", "估算平均血糖", "mmol/L", "eag"},
+	{"", "Chol/HDL Ratio", "", "tc_hdl_ratio"},
+	{"", "Cholesterol/HDL Ratio", "", "tc_hdl_ratio"},
+	{"", "TC/HDL-C", "", "tc_hdl_ratio"},
+	{"", "TC:HDL ratio", "", "tc_hdl_ratio"},
+	{"", "T. Chol/HDL Ratio", "", "tc_hdl_ratio"},
+	{"血脂", "总胆固醇/高密度脂蛋白比值", "", "tc_hdl_ratio"},
+	{"", "總膽固醇/高密度脂蛋白比值", "", "tc_hdl_ratio"},
+	{"", "LDL/HDL Ratio", "", "ldl_hdl_ratio"},
+	{"", "LDL-C/HDL-C", "", "ldl_hdl_ratio"},
+	{"", "Cholesterol, Total", "mg/dL", "total_cholesterol"},
 }
 
 func TestEnglishLabs(t *testing.T) {
@@ -177,10 +205,11 @@ func TestNear(t *testing.T) {
 		// Names of words that hold a known name are other items built on it (a ratio, a
 		// corrected or calculated value), not misreadings of it.
 		{"BUN/Creatinine Ratio", nil},
-		{"Adjusted calcium", nil},
-		{"Cholesterol/HDL Ratio", nil},
-		{"Est. average glucose", nil},
-		{"TC/HDL-C", nil},
+		{"Urea/Creatinine ratio", nil},
+		{"Calcium/Creatinine ratio", nil},
+		{"Corrected sodium", nil},
+		{"Non-HDL/HDL ratio", nil},
+		{"Mean plasma glucose", nil},
 		{"XY", nil},
 	} {
 		if _, ok := l.Lookup(c.name); ok {
