@@ -224,6 +224,13 @@ var relCases = map[string][]relCase{
 		{name: "near: 2.5", rows: []schema.OcrIndicator{in("LDL Cholesterol Calc", "mg/dL", "124", "", ""), in("HDL Cholesterol", "mg/dL", "50", "", ""), in("LDL/HDL Ratio", "", "2.5", "", "")}},
 		{name: "near: 2.0 in mmol/L", rows: []schema.OcrIndicator{in("LDL-C", "mmol/L", "2.60", "", ""), in("HDL-C", "mmol/L", "1.30", "", ""), in("LDL-C/HDL-C", "", "2.0", "", "")}},
 	},
+	"bun_cr_ratio": {
+		{name: "BUN/Creatinine 71 for 17: digits swapped", rows: []schema.OcrIndicator{in("BUN", "mg/dL", "15", "", ""), in("Creatinine", "mg/dL", "0.90", "", ""), in("BUN/Creatinine Ratio", "", "71", "", "")}, want: []int{0, 1, 2}},
+		{name: "creatinine 9.0 for 0.90 beside the ratio", rows: []schema.OcrIndicator{in("BUN", "mg/dL", "15", "6", "24"), in("Creatinine", "mg/dL", "9.0", "0.57", "1.00"), in("BUN/Creatinine Ratio", "", "17", "9", "23")}, want: []int{1}, reason: "decimal"},
+		{name: "near: 17", rows: []schema.OcrIndicator{in("BUN", "mg/dL", "15", "", ""), in("Creatinine", "mg/dL", "0.90", "", ""), in("BUN/Creatinine Ratio", "", "17", "", "")}},
+		{name: "near: 16, truncated from 16.7", rows: []schema.OcrIndicator{in("BUN", "mg/dL", "15", "", ""), in("Creatinine", "mg/dL", "0.90", "", ""), in("BUN/Creat Ratio", "", "16", "", "")}},
+		{name: "near: CKD's 9 in SI units", rows: []schema.OcrIndicator{in("Urea nitrogen", "mmol/L", "25.0", "", ""), in("Creatinine", "μmol/L", "690", "", ""), in("BUN/Creatinine Ratio", "", "9", "", "")}},
+	},
 	"ck_mb_in_ck": {
 		{name: "CK-MB 150 U/L above CK 100", rows: []schema.OcrIndicator{in("CK", "U/L", "100", "", ""), in("CK-MB", "U/L", "150", "", "")}, want: []int{0, 1}},
 		{name: "near: CK-MB 15 U/L", rows: []schema.OcrIndicator{in("CK", "U/L", "100", "", ""), in("CK-MB", "U/L", "15", "", "")}},

@@ -170,6 +170,13 @@ var englishLabs = []struct{ group, name, unit, want string }{
 	{"", "LDL/HDL Ratio", "", "ldl_hdl_ratio"},
 	{"", "LDL-C/HDL-C", "", "ldl_hdl_ratio"},
 	{"", "Cholesterol, Total", "mg/dL", "total_cholesterol"},
+	{"", "BUN/Creatinine Ratio", "", "bun_cr_ratio"},
+	{"", "BUN/Creat Ratio", "", "bun_cr_ratio"},
+	{"", "Urea Nitrogen/Creatinine Ratio", "", "bun_cr_ratio"},
+	{"", "BUN/Cr", "", "bun_cr_ratio"},
+	{"", "尿素氮/肌酸酐比值", "", "bun_cr_ratio"},
+	{"", "BUN", "mg/dL", "bun"},
+	{"", "Creatinine", "mg/dL", "creatinine"},
 }
 
 func TestEnglishLabs(t *testing.T) {
@@ -204,7 +211,6 @@ func TestNear(t *testing.T) {
 		{"Osmolality", nil},
 		// Names of words that hold a known name are other items built on it (a ratio, a
 		// corrected or calculated value), not misreadings of it.
-		{"BUN/Creatinine Ratio", nil},
 		{"Urea/Creatinine ratio", nil},
 		{"Calcium/Creatinine ratio", nil},
 		{"Corrected sodium", nil},
