@@ -231,6 +231,13 @@ var relCases = map[string][]relCase{
 		{name: "near: 16, truncated from 16.7", rows: []schema.OcrIndicator{in("BUN", "mg/dL", "15", "", ""), in("Creatinine", "mg/dL", "0.90", "", ""), in("BUN/Creat Ratio", "", "16", "", "")}},
 		{name: "near: CKD's 9 in SI units", rows: []schema.OcrIndicator{in("Urea nitrogen", "mmol/L", "25.0", "", ""), in("Creatinine", "μmol/L", "690", "", ""), in("BUN/Creatinine Ratio", "", "9", "", "")}},
 	},
+	"flc_ratio": {
+		{name: "κ/λ 7.9 for 0.79", rows: []schema.OcrIndicator{in("Kappa free light chain", "mg/L", "12.3", "3.3", "19.4"), in("Lambda free light chain", "mg/L", "15.6", "5.7", "26.3"), in("Free kappa/lambda ratio", "", "7.90", "0.26", "1.65")}, want: []int{2}, reason: "decimal"},
+		{name: "κ/λ 1.79 for 0.79, no ranges", rows: []schema.OcrIndicator{in("游离轻链κ", "mg/L", "12.3", "", ""), in("游离轻链λ", "mg/L", "15.6", "", ""), in("游离轻链κ/λ比值", "", "1.79", "", "")}, want: []int{0, 1, 2}},
+		{name: "near: 0.79", rows: []schema.OcrIndicator{in("Kappa free light chain", "mg/L", "12.3", "", ""), in("Lambda free light chain", "mg/L", "15.6", "", ""), in("Free kappa/lambda ratio", "", "0.79", "", "")}},
+		{name: "near: κ myeloma, 154.32", rows: []schema.OcrIndicator{in("Kappa free light chain", "mg/L", "1250", "3.3", "19.4", flag(schema.FlagHigh)), in("Lambda free light chain", "mg/L", "8.1", "5.7", "26.3"), in("Free kappa/lambda ratio", "", "154.32", "0.26", "1.65", flag(schema.FlagHigh))}},
+		{name: "near: in mg/dL, 0.79", rows: []schema.OcrIndicator{in("Kappa Light Chain, Free", "mg/dL", "1.23", "", ""), in("Lambda Light Chain, Free", "mg/dL", "1.56", "", ""), in("Kappa/Lambda Ratio, Free", "", "0.79", "", "")}},
+	},
 	"ck_mb_in_ck": {
 		{name: "CK-MB 150 U/L above CK 100", rows: []schema.OcrIndicator{in("CK", "U/L", "100", "", ""), in("CK-MB", "U/L", "150", "", "")}, want: []int{0, 1}},
 		{name: "near: CK-MB 15 U/L", rows: []schema.OcrIndicator{in("CK", "U/L", "100", "", ""), in("CK-MB", "U/L", "15", "", "")}},
