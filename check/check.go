@@ -101,12 +101,18 @@ func RunContext(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, w
 
 // run is Run; work is what it counted (state.work), for the tests that hold it linear.
 func run(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Context) (ws []schema.Warning, work int, err error) {
+	return runTraced(ctx, lex, d, who, nil)
+}
+
+// runTraced is run, appending to judged (when not nil) the key of each relation that
+// inconsistent_values evaluated: all its rows printed and its conditions met.
+func runTraced(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Context, judged *[]string) (ws []schema.Warning, work int, err error) {
 	if d == nil || len(d.Indicators) == 0 {
 		return nil, 0, nil
 	}
 	s := states.Get().(*state)
 	defer s.release()
-	s.d, s.ctx, s.stopAt, s.lex, s.look = d, who, ctx, lex, stopEvery
+	s.d, s.ctx, s.stopAt, s.lex, s.look, s.judged = d, who, ctx, lex, stopEvery, judged
 	s.spans = s.spanBuf[:0]
 	if len(d.Indicators) <= len(s.buf) {
 		s.rows = s.buf[:len(d.Indicators)]
@@ -174,7 +180,7 @@ func (s *state) release() {
 	}
 	clear(units)
 	s.d, s.ctx, s.stopAt, s.err, s.lex, s.rows, s.code, s.out, s.seen, s.spans = nil, Context{}, nil, nil, nil, nil, "", nil, 0, nil
-	s.listed, s.over, s.work, s.look, s.units = 0, 0, 0, 0, units
+	s.listed, s.over, s.work, s.look, s.units, s.judged = 0, 0, 0, 0, units, nil
 	states.Put(s)
 }
 
@@ -195,6 +201,8 @@ type state struct {
 	// walked. The tests hold it to a constant times the rows, whatever the draft.
 	work int
 	look int // the work at which stop looks at stopAt next
+	// judged, when not nil, collects the keys of the relations evaluated (runTraced).
+	judged *[]string
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
 	buf   [32]row

@@ -135,6 +135,9 @@ func (run *relRun) check(rel *lexicon.Relation) {
 		return
 	}
 	want, holds, judged := run.holds(rel, &m)
+	if judged && run.s.judged != nil {
+		*run.s.judged = append(*run.s.judged, rel.Key)
+	}
 	if !judged || holds {
 		return
 	}
