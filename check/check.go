@@ -114,10 +114,13 @@ func runTraced(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, wh
 	defer s.release()
 	s.d, s.ctx, s.stopAt, s.lex, s.look, s.judged = d, who, ctx, lex, stopEvery, judged
 	s.spans = s.spanBuf[:0]
-	if len(d.Indicators) <= len(s.buf) {
-		s.rows = s.buf[:len(d.Indicators)]
+	if n := len(d.Indicators); n <= cap(s.buf) {
+		s.rows = s.buf[:n]
 	} else {
-		s.rows = make([]row, len(d.Indicators))
+		s.rows = make([]row, n)
+		if n <= keepRows {
+			s.buf = s.rows[:0]
+		}
 	}
 	for i := range d.Indicators {
 		if s.stop() {
@@ -163,19 +166,23 @@ func (s *state) stop() bool {
 	return s.err != nil
 }
 
-// states reuses the per-Run state (32 rows and room for the spans of their ranges, 12 KB): a
-// Run then allocates only its warnings.
+// states reuses the per-Run state (the rows of the last draft of at most keepRows, and room for
+// the spans of 64 ranges): a Run then allocates only its warnings.
 var states = sync.Pool{New: func() any { return new(state) }}
+
+// keepRows is the most rows whose buffer a state keeps for the next Run (a report's page is a
+// few dozen; 256 rows are about 50 KB).
+const keepRows = 256
 
 // release clears s of the draft's pointers and puts it back: the rows and spans it used (the
 // rest is clear already), its small tables emptied, and its fields.
 func (s *state) release() {
-	if len(s.rows) <= len(s.buf) {
+	if len(s.rows) <= cap(s.buf) {
 		clear(s.buf[:len(s.rows)])
 	}
 	clear(s.spans)
 	units := s.units
-	if len(units) > len(s.buf) {
+	if len(units) > keepRows {
 		units = nil // a long draft's table is not kept
 	}
 	clear(units)
@@ -205,7 +212,8 @@ type state struct {
 	judged *[]string
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
-	buf   [32]row
+	// buf holds the rows of a draft of at most keepRows, kept for the next Run (empty at first).
+	buf []row
 	// spans holds the readings of rows whose draft did not bring one (not built by package
 	// draft), in spanBuf while it lasts.
 	spans   []schema.RefSpan

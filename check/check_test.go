@@ -399,8 +399,14 @@ func TestReleaseClears(t *testing.T) {
 	if len(s.units) != 0 {
 		t.Errorf("a released state keeps %d units", len(s.units))
 	}
+	for i, r := range s.buf[:cap(s.buf)] {
+		if !reflect.ValueOf(r).IsZero() {
+			t.Errorf("a released state keeps row %d", i)
+		}
+	}
 	kept := *s
 	kept.units = nil // the one table kept, emptied, for the next run
+	kept.buf = nil   // and the rows' buffer, cleared
 	if !reflect.ValueOf(&kept).Elem().IsZero() {
 		t.Error("a released state is not zero")
 	}
