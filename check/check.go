@@ -235,6 +235,7 @@ type row struct {
 	u    *lexicon.Unit    // nil: no unit printed that the analyte knows
 	v    float64
 	hasV bool
+	half float64 // half a unit of the value's last printed digit (half)
 	// rangeBad: range_implausible found the bounds wrong; later rules do not judge by them.
 	rangeBad bool
 	// judged: value_implausible warned about the value; flag_mismatch does not say it again.
@@ -272,6 +273,7 @@ func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {
 	r.name = trimName(ind.ItemName)
 	if ind.ValueNum != nil {
 		r.v, r.hasV = num(ind.ValueNum)
+		r.half = half(ind.ValueNum)
 	}
 	r.loadBounds()
 	unit := str(ind.Unit)
