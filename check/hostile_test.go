@@ -134,7 +134,7 @@ func TestDuplicateRowPairs(t *testing.T) {
 		for i := range rows {
 			s.rows[i].load(lexicon.Default(), &rows[i])
 		}
-		duplicateRowHashed(s)
+		duplicateRow(s)
 		var got []string
 		for _, w := range s.out {
 			got = append(got, *w.Path+" "+w.Params["otherPath"])
@@ -318,7 +318,7 @@ func FuzzChecks(f *testing.F) {
 		for i := range rows {
 			s.rows[i].load(lexicon.Default(), &rows[i])
 		}
-		duplicateRowHashed(s)
+		duplicateRow(s)
 		var got []string
 		for _, w := range s.out {
 			got = append(got, *w.Path+" "+w.Params["otherPath"])
