@@ -110,7 +110,6 @@ func garbled(name string) bool {
 
 func isLatin(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
-
 // maxNear bounds the analytes Near names; nearMin is the fewest characters a name must have to
 // be near another (two-letter abbreviations are one edit from dozens).
 const (
