@@ -272,8 +272,7 @@ func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {
 	r.ind = ind
 	r.name = trimName(ind.ItemName)
 	if ind.ValueNum != nil {
-		r.v, r.hasV = num(ind.ValueNum)
-		r.half = half(ind.ValueNum)
+		r.v, r.hasV, r.half = numHalf(ind.ValueNum)
 	}
 	r.loadBounds()
 	unit := str(ind.Unit)
@@ -387,6 +386,12 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // num is d as a float, without allocating. A canonical literal of at most 15 digits is an exact
 // integer divided by an exact power of ten, which is correctly rounded; others go to strconv.
 func num(d *schema.Decimal) (float64, bool) {
+	f, ok, _ := numHalf(d)
+	return f, ok
+}
+
+// numHalf is num, and half(d) read in the same pass.
+func numHalf(d *schema.Decimal) (float64, bool, float64) {
 	lit := d.String()
 	neg := lit[0] == '-'
 	s := lit
@@ -394,11 +399,12 @@ func num(d *schema.Decimal) (float64, bool) {
 		s = s[1:]
 	}
 	var m uint64
-	digits, scale, dot := 0, 0, false
+	digits, scale, dot, dots := 0, 0, false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '.':
 			dot = true
+			dots++
 		case c >= '0' && c <= '9':
 			m = m*10 + uint64(c-'0')
 			digits++
@@ -411,13 +417,16 @@ func num(d *schema.Decimal) (float64, bool) {
 	}
 	if digits > 15 || scale >= len(pow10) {
 		f, err := strconv.ParseFloat(lit, 64)
-		return f, err == nil
+		return f, err == nil, half(d)
 	}
 	f := float64(m) / pow10[scale]
 	if neg {
 		f = -f
 	}
-	return f, true
+	if dots > 1 { // not a canonical literal: half counts from the first dot
+		return f, true, half(d)
+	}
+	return f, true, halves[scale] // the digits after the one dot, as half counts them
 }
 
 // trimName is s without the spaces a name may carry around it (ASCII, ideographic, no-break),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -409,5 +410,21 @@ func TestReleaseClears(t *testing.T) {
 	kept.buf = nil   // and the rows' buffer, cleared
 	if !reflect.ValueOf(&kept).Elem().IsZero() {
 		t.Error("a released state is not zero")
+	}
+}
+
+// TestNumHalf: the value and its precision read in one pass are strconv's value and half's
+// precision, for literals of the fast path and of strconv's.
+func TestNumHalf(t *testing.T) {
+	for _, lit := range []string{"0", "5", "5.2", "5.20", "-0.05", "142", "0.000001", "123456789012345", "1234567890123456.5", "12345.6789012345678"} {
+		d, err := schema.ParseDecimal(lit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := strconv.ParseFloat(lit, 64)
+		v, ok, h := numHalf(&d)
+		if !ok || v != want || h != half(&d) {
+			t.Errorf("numHalf(%s) = %v, %v, %v; want %v, true, %v", lit, v, ok, h, want, half(&d))
+		}
 	}
 }
