@@ -428,3 +428,11 @@ func TestNumHalf(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimUnit(t *testing.T) {
+	for _, u := range []string{"", " ", "g/L", " g/L", "g/L ", "\tmmol/L\n", "μmol/L", "\u3000g/L\u3000", "g/L\u00a0", "\x7f", "%"} {
+		if got, want := trimUnit(u), strings.TrimSpace(u); got != want {
+			t.Errorf("trimUnit(%q) = %q, want %q", u, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"strconv"
@@ -573,19 +574,52 @@ type dupSlot struct {
 var dupSeed = maphash.MakeSeed()
 
 // dupKey hashes what duplicateRow compares: the name, the group (none is ""), the page and the
-// unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it), each
-// hashed on its own and the hashes mixed, as a map hashes a struct's fields.
+// unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it). A
+// key that fits dupKeyBuf is hashed in one call, each part after its length (so that no two
+// keys write the same bytes); a longer one part by part, the hashes mixed, as a map hashes a
+// struct's fields. A key's length decides which, so rows of one key hash alike.
 func dupKey(r *row) uint64 {
-	h := maphash.String(dupSeed, r.name)
-	if g := str(r.ind.ItemGroup); g != "" {
-		h = mix(h) ^ maphash.String(dupSeed, g)
+	g, u := str(r.ind.ItemGroup), trimUnit(str(r.ind.Unit))
+	var buf [dupKeyBuf]byte
+	// Lengths and page take at most 20 bytes; the folded unit is never longer than u (the least
+	// rune of a fold orbit has the least code point, so no more bytes).
+	if len(r.name)+len(g)+len(u)+20 > len(buf) {
+		h := maphash.String(dupSeed, r.name)
+		if g != "" {
+			h = mix(h) ^ maphash.String(dupSeed, g)
+		}
+		if r.ind.Page != nil {
+			h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
+		}
+		return mix(h^1<<61) ^ maphash.Bytes(dupSeed, foldUnit(nil, u))
 	}
-	if r.ind.Page != nil {
-		h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
+	b := binary.AppendUvarint(buf[:0], uint64(len(r.name)))
+	b = append(b, r.name...)
+	b = binary.AppendUvarint(b, uint64(len(g)))
+	b = append(b, g...)
+	if p := r.ind.Page; p != nil {
+		b = append(b, 1)
+		b = binary.LittleEndian.AppendUint64(b, uint64(*p))
+	} else {
+		b = append(b, 0)
 	}
-	var buf [64]byte
-	b := buf[:0]
-	u := strings.TrimSpace(str(r.ind.Unit))
+	return maphash.Bytes(dupSeed, foldUnit(b, u))
+}
+
+// trimUnit is strings.TrimSpace(u), without its call for a unit that begins and ends in an
+// ASCII letter, digit or sign (all but a few).
+func trimUnit(u string) string {
+	if n := len(u); n > 0 && ' ' < u[0] && u[0] < utf8.RuneSelf && ' ' < u[n-1] && u[n-1] < utf8.RuneSelf {
+		return u
+	}
+	return strings.TrimSpace(u)
+}
+
+// dupKeyBuf is the longest key dupKey hashes in one call.
+const dupKeyBuf = 192
+
+// foldUnit appends u with its case folded as strings.EqualFold folds it to b.
+func foldUnit(b []byte, u string) []byte {
 	for i := 0; i < len(u); {
 		c := u[i]
 		if c < utf8.RuneSelf {
@@ -606,7 +640,7 @@ func dupKey(r *row) uint64 {
 		}
 		b = utf8.AppendRune(b, least)
 	}
-	return mix(h^1<<61) ^ maphash.Bytes(dupSeed, b)
+	return b
 }
 
 // mix spreads the bits of a hash before another is xored in (splitmix64's finaliser).
