@@ -436,3 +436,21 @@ func TestTrimUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateRowFoldedUnit: two rows whose units are one to strings.EqualFold but of different
+// lengths (k and the Kelvin sign, 1 and 3 bytes) are one key, whatever the length of their name.
+func TestDuplicateRowFoldedUnit(t *testing.T) {
+	for n := 150; n <= 180; n++ {
+		name := strings.Repeat("x", n)
+		d := &schema.OcrDraft{Indicators: []schema.OcrIndicator{in(name, "k/uL", "5", "", ""), in(name, "\u212a/uL", "6", "", "")}}
+		var got []string
+		for _, w := range Run(lexicon.Default(), d, Context{}) {
+			if w.Code == schema.DuplicateRow {
+				got = append(got, *w.Path)
+			}
+		}
+		if len(got) != 1 || got[0] != "indicators[1].valueNum" {
+			t.Errorf("name of %d bytes: duplicate_row at %v, want indicators[1].valueNum", n, got)
+		}
+	}
+}

@@ -577,13 +577,13 @@ var dupSeed = maphash.MakeSeed()
 // unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it). A
 // key that fits dupKeyBuf is hashed in one call, each part after its length (so that no two
 // keys write the same bytes); a longer one part by part, the hashes mixed, as a map hashes a
-// struct's fields. A key's length decides which, so rows of one key hash alike.
+// struct's fields. Which one is decided by the folded key's length, the same for every row of
+// one key (the unit as printed is not: k and the Kelvin sign fold alike in 1 and 3 bytes).
 func dupKey(r *row) uint64 {
-	g, u := str(r.ind.ItemGroup), trimUnit(str(r.ind.Unit))
-	var buf [dupKeyBuf]byte
-	// Lengths and page take at most 20 bytes; the folded unit is never longer than u (the least
-	// rune of a fold orbit has the least code point, so no more bytes).
-	if len(r.name)+len(g)+len(u)+20 > len(buf) {
+	g := str(r.ind.ItemGroup)
+	var ubuf [64]byte
+	fu := foldUnit(ubuf[:0], trimUnit(str(r.ind.Unit)))
+	if len(r.name)+len(g)+len(fu)+20 > dupKeyBuf { // lengths and page take at most 20 bytes
 		h := maphash.String(dupSeed, r.name)
 		if g != "" {
 			h = mix(h) ^ maphash.String(dupSeed, g)
@@ -591,8 +591,9 @@ func dupKey(r *row) uint64 {
 		if r.ind.Page != nil {
 			h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
 		}
-		return mix(h^1<<61) ^ maphash.Bytes(dupSeed, foldUnit(nil, u))
+		return mix(h^1<<61) ^ maphash.Bytes(dupSeed, fu)
 	}
+	var buf [dupKeyBuf]byte
 	b := binary.AppendUvarint(buf[:0], uint64(len(r.name)))
 	b = append(b, r.name...)
 	b = binary.AppendUvarint(b, uint64(len(g)))
@@ -603,7 +604,7 @@ func dupKey(r *row) uint64 {
 	} else {
 		b = append(b, 0)
 	}
-	return maphash.Bytes(dupSeed, foldUnit(b, u))
+	return maphash.Bytes(dupSeed, append(b, fu...))
 }
 
 // trimUnit is strings.TrimSpace(u), without its call for a unit that begins and ends in an
