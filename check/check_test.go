@@ -430,7 +430,8 @@ func TestNumHalf(t *testing.T) {
 }
 
 func TestTrimUnit(t *testing.T) {
-	for _, u := range []string{"", " ", "g/L", " g/L", "g/L ", "\tmmol/L\n", "μmol/L", "\u3000g/L\u3000", "g/L\u00a0", "\x7f", "%"} {
+	for _, u := range []string{"", " ", "g/L", " g/L", "g/L ", "\tmmol/L\n", "μmol/L", "μmol/L ", "\u3000g/L\u3000", "g/L\u00a0", "\x7f", "%",
+		"mL/min/1.73m²", "\u2003μ\u2003", "\x85g\x85", "\u0085g", "g\u0085", "\xffg", "g\xff", "\x01g"} {
 		if got, want := trimUnit(u), strings.TrimSpace(u); got != want {
 			t.Errorf("trimUnit(%q) = %q, want %q", u, got, want)
 		}

@@ -520,6 +520,7 @@ func duplicateRow(s *state) {
 		t = make([]dupSlot, size)
 	}
 	mask := uint64(len(t) - 1)
+	var sc dupScratch
 	for j := range s.rows {
 		if s.stop() {
 			return
@@ -529,7 +530,7 @@ func duplicateRow(s *state) {
 		if b.ValueNum == nil {
 			continue
 		}
-		h := dupKey(r)
+		h := dupKey(r, &sc)
 		for k := h & mask; ; k = (k + 1) & mask {
 			s.work++
 			sl := &t[k]
@@ -579,10 +580,9 @@ var dupSeed = maphash.MakeSeed()
 // keys write the same bytes); a longer one part by part, the hashes mixed, as a map hashes a
 // struct's fields. Which one is decided by the folded key's length, the same for every row of
 // one key (the unit as printed is not: k and the Kelvin sign fold alike in 1 and 3 bytes).
-func dupKey(r *row) uint64 {
+func dupKey(r *row, sc *dupScratch) uint64 {
 	g := str(r.ind.ItemGroup)
-	var ubuf [64]byte
-	fu := foldUnit(ubuf[:0], trimUnit(str(r.ind.Unit)))
+	fu := foldUnit(sc.unit[:0], trimUnit(str(r.ind.Unit)))
 	if len(r.name)+len(g)+len(fu)+20 > dupKeyBuf { // lengths and page take at most 20 bytes
 		h := maphash.String(dupSeed, r.name)
 		if g != "" {
@@ -593,8 +593,7 @@ func dupKey(r *row) uint64 {
 		}
 		return mix(h^1<<61) ^ maphash.Bytes(dupSeed, fu)
 	}
-	var buf [dupKeyBuf]byte
-	b := binary.AppendUvarint(buf[:0], uint64(len(r.name)))
+	b := binary.AppendUvarint(sc.key[:0], uint64(len(r.name)))
 	b = append(b, r.name...)
 	b = binary.AppendUvarint(b, uint64(len(g)))
 	b = append(b, g...)
@@ -607,17 +606,33 @@ func dupKey(r *row) uint64 {
 	return maphash.Bytes(dupSeed, append(b, fu...))
 }
 
-// trimUnit is strings.TrimSpace(u), without its call for a unit that begins and ends in an
-// ASCII letter, digit or sign (all but a few).
+// trimUnit is strings.TrimSpace(u), without its call (and its walk of a unit that begins with
+// μ) for a unit that neither begins nor ends with a space (all but a few).
 func trimUnit(u string) string {
-	if n := len(u); n > 0 && ' ' < u[0] && u[0] < utf8.RuneSelf && ' ' < u[n-1] && u[n-1] < utf8.RuneSelf {
+	if u == "" {
 		return u
+	}
+	first, last := rune(u[0]), rune(u[len(u)-1])
+	if first >= utf8.RuneSelf {
+		first, _ = utf8.DecodeRuneInString(u)
+	}
+	if last >= utf8.RuneSelf {
+		last, _ = utf8.DecodeLastRuneInString(u)
+	}
+	if ' ' < first && !unicode.IsSpace(first) && ' ' < last && !unicode.IsSpace(last) {
+		return u // TrimSpace trims unicode.IsSpace runes at either end: there are none
 	}
 	return strings.TrimSpace(u)
 }
 
 // dupKeyBuf is the longest key dupKey hashes in one call.
 const dupKeyBuf = 192
+
+// dupScratch is where dupKey writes a key, one for all the rows of a draft (not zeroed for each).
+type dupScratch struct {
+	key  [dupKeyBuf]byte
+	unit [64]byte
+}
 
 // foldUnit appends u with its case folded as strings.EqualFold folds it to b.
 func foldUnit(b []byte, u string) []byte {
