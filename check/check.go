@@ -101,17 +101,26 @@ func RunContext(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, w
 
 // run is Run; work is what it counted (state.work), for the tests that hold it linear.
 func run(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Context) (ws []schema.Warning, work int, err error) {
+	return runTraced(ctx, lex, d, who, nil)
+}
+
+// runTraced is run, appending to judged (when not nil) the key of each relation that
+// inconsistent_values evaluated: all its rows printed and its conditions met.
+func runTraced(ctx context.Context, lex *lexicon.Lexicon, d *schema.OcrDraft, who Context, judged *[]string) (ws []schema.Warning, work int, err error) {
 	if d == nil || len(d.Indicators) == 0 {
 		return nil, 0, nil
 	}
 	s := states.Get().(*state)
 	defer s.release()
-	s.d, s.ctx, s.stopAt, s.lex, s.look = d, who, ctx, lex, stopEvery
+	s.d, s.ctx, s.stopAt, s.lex, s.look, s.judged = d, who, ctx, lex, stopEvery, judged
 	s.spans = s.spanBuf[:0]
-	if len(d.Indicators) <= len(s.buf) {
-		s.rows = s.buf[:len(d.Indicators)]
+	if n := len(d.Indicators); n <= cap(s.buf) {
+		s.rows = s.buf[:n]
 	} else {
-		s.rows = make([]row, len(d.Indicators))
+		s.rows = make([]row, n)
+		if n <= keepRows {
+			s.buf = s.rows[:0]
+		}
 	}
 	for i := range d.Indicators {
 		if s.stop() {
@@ -157,24 +166,28 @@ func (s *state) stop() bool {
 	return s.err != nil
 }
 
-// states reuses the per-Run state (32 rows and room for the spans of their ranges, 12 KB): a
-// Run then allocates only its warnings.
+// states reuses the per-Run state (the rows of the last draft of at most keepRows, and room for
+// the spans of 64 ranges): a Run then allocates only its warnings.
 var states = sync.Pool{New: func() any { return new(state) }}
+
+// keepRows is the most rows whose buffer a state keeps for the next Run (a report's page is a
+// few dozen; 256 rows are about 50 KB).
+const keepRows = 256
 
 // release clears s of the draft's pointers and puts it back: the rows and spans it used (the
 // rest is clear already), its small tables emptied, and its fields.
 func (s *state) release() {
-	if len(s.rows) <= len(s.buf) {
+	if len(s.rows) <= cap(s.buf) {
 		clear(s.buf[:len(s.rows)])
 	}
 	clear(s.spans)
 	units := s.units
-	if len(units) > len(s.buf) {
+	if len(units) > keepRows {
 		units = nil // a long draft's table is not kept
 	}
 	clear(units)
 	s.d, s.ctx, s.stopAt, s.err, s.lex, s.rows, s.code, s.out, s.seen, s.spans = nil, Context{}, nil, nil, nil, nil, "", nil, 0, nil
-	s.listed, s.over, s.work, s.look, s.units = 0, 0, 0, 0, units
+	s.listed, s.over, s.work, s.look, s.units, s.judged = 0, 0, 0, 0, units, nil
 	states.Put(s)
 }
 
@@ -195,9 +208,12 @@ type state struct {
 	// walked. The tests hold it to a constant times the rows, whatever the draft.
 	work int
 	look int // the work at which stop looks at stopAt next
+	// judged, when not nil, collects the keys of the relations evaluated (runTraced).
+	judged *[]string
 	// units remembers, per printed unit, whether the lexicon knows it (knownUnit).
 	units map[string]bool
-	buf   [32]row
+	// buf holds the rows of a draft of at most keepRows, kept for the next Run (empty at first).
+	buf []row
 	// spans holds the readings of rows whose draft did not bring one (not built by package
 	// draft), in spanBuf while it lasts.
 	spans   []schema.RefSpan
@@ -219,6 +235,7 @@ type row struct {
 	u    *lexicon.Unit    // nil: no unit printed that the analyte knows
 	v    float64
 	hasV bool
+	half float64 // half a unit of the value's last printed digit (half)
 	// rangeBad: range_implausible found the bounds wrong; later rules do not judge by them.
 	rangeBad bool
 	// judged: value_implausible warned about the value; flag_mismatch does not say it again.
@@ -255,7 +272,7 @@ func (r *row) load(l *lexicon.Lexicon, ind *schema.OcrIndicator) {
 	r.ind = ind
 	r.name = trimName(ind.ItemName)
 	if ind.ValueNum != nil {
-		r.v, r.hasV = num(ind.ValueNum)
+		r.v, r.hasV, r.half = numHalf(ind.ValueNum)
 	}
 	r.loadBounds()
 	unit := str(ind.Unit)
@@ -369,6 +386,12 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // num is d as a float, without allocating. A canonical literal of at most 15 digits is an exact
 // integer divided by an exact power of ten, which is correctly rounded; others go to strconv.
 func num(d *schema.Decimal) (float64, bool) {
+	f, ok, _ := numHalf(d)
+	return f, ok
+}
+
+// numHalf is num, and half(d) read in the same pass.
+func numHalf(d *schema.Decimal) (float64, bool, float64) {
 	lit := d.String()
 	neg := lit[0] == '-'
 	s := lit
@@ -376,11 +399,12 @@ func num(d *schema.Decimal) (float64, bool) {
 		s = s[1:]
 	}
 	var m uint64
-	digits, scale, dot := 0, 0, false
+	digits, scale, dot, dots := 0, 0, false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '.':
 			dot = true
+			dots++
 		case c >= '0' && c <= '9':
 			m = m*10 + uint64(c-'0')
 			digits++
@@ -393,13 +417,16 @@ func num(d *schema.Decimal) (float64, bool) {
 	}
 	if digits > 15 || scale >= len(pow10) {
 		f, err := strconv.ParseFloat(lit, 64)
-		return f, err == nil
+		return f, err == nil, half(d)
 	}
 	f := float64(m) / pow10[scale]
 	if neg {
 		f = -f
 	}
-	return f, true
+	if dots > 1 { // not a canonical literal: half counts from the first dot
+		return f, true, half(d)
+	}
+	return f, true, halves[scale] // the digits after the one dot, as half counts them
 }
 
 // trimName is s without the spaces a name may carry around it (ASCII, ideographic, no-break),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -399,9 +400,58 @@ func TestReleaseClears(t *testing.T) {
 	if len(s.units) != 0 {
 		t.Errorf("a released state keeps %d units", len(s.units))
 	}
+	for i, r := range s.buf[:cap(s.buf)] {
+		if !reflect.ValueOf(r).IsZero() {
+			t.Errorf("a released state keeps row %d", i)
+		}
+	}
 	kept := *s
 	kept.units = nil // the one table kept, emptied, for the next run
+	kept.buf = nil   // and the rows' buffer, cleared
 	if !reflect.ValueOf(&kept).Elem().IsZero() {
 		t.Error("a released state is not zero")
+	}
+}
+
+// TestNumHalf: the value and its precision read in one pass are strconv's value and half's
+// precision, for literals of the fast path and of strconv's.
+func TestNumHalf(t *testing.T) {
+	for _, lit := range []string{"0", "5", "5.2", "5.20", "-0.05", "142", "0.000001", "123456789012345", "1234567890123456.5", "12345.6789012345678"} {
+		d, err := schema.ParseDecimal(lit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := strconv.ParseFloat(lit, 64)
+		v, ok, h := numHalf(&d)
+		if !ok || v != want || h != half(&d) {
+			t.Errorf("numHalf(%s) = %v, %v, %v; want %v, true, %v", lit, v, ok, h, want, half(&d))
+		}
+	}
+}
+
+func TestTrimUnit(t *testing.T) {
+	for _, u := range []string{"", " ", "g/L", " g/L", "g/L ", "\tmmol/L\n", "μmol/L", "μmol/L ", "\u3000g/L\u3000", "g/L\u00a0", "\x7f", "%",
+		"mL/min/1.73m²", "\u2003μ\u2003", "\x85g\x85", "\u0085g", "g\u0085", "\xffg", "g\xff", "\x01g"} {
+		if got, want := trimUnit(u), strings.TrimSpace(u); got != want {
+			t.Errorf("trimUnit(%q) = %q, want %q", u, got, want)
+		}
+	}
+}
+
+// TestDuplicateRowFoldedUnit: two rows whose units are one to strings.EqualFold but of different
+// lengths (k and the Kelvin sign, 1 and 3 bytes) are one key, whatever the length of their name.
+func TestDuplicateRowFoldedUnit(t *testing.T) {
+	for n := 150; n <= 180; n++ {
+		name := strings.Repeat("x", n)
+		d := &schema.OcrDraft{Indicators: []schema.OcrIndicator{in(name, "k/uL", "5", "", ""), in(name, "\u212a/uL", "6", "", "")}}
+		var got []string
+		for _, w := range Run(lexicon.Default(), d, Context{}) {
+			if w.Code == schema.DuplicateRow {
+				got = append(got, *w.Path)
+			}
+		}
+		if len(got) != 1 || got[0] != "indicators[1].valueNum" {
+			t.Errorf("name of %d bytes: duplicate_row at %v, want indicators[1].valueNum", n, got)
+		}
 	}
 }

@@ -99,10 +99,10 @@ func TestHostileWork(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 12 a row: loading it, each rule's look, the duplicate table's probes, the relations'
-			// index; the pairs and walks of a short draft, at most walkUpTo²/2 and 80 walkUpTo;
+			// index; the walks of a short draft, at most 80 walkUpTo (duplicate_row compares no pairs);
 			// and at most 8 walks of the lexicon for units (the shapes print 7); the near names of
 			// at most walkUpTo unknown names, each of at most maxName characters.
-			if limit := 12*n + walkUpTo*walkUpTo/2 + 80*walkUpTo + 8*len(lexicon.Default().Analytes()) + walkUpTo*2*maxName; work > limit {
+			if limit := 12*n + 80*walkUpTo + 8*len(lexicon.Default().Analytes()) + walkUpTo*2*maxName; work > limit {
 				t.Errorf("%s/%d rows: work %d, over %d", sh.name, n, work, limit)
 			}
 		}
@@ -134,7 +134,7 @@ func TestDuplicateRowPairs(t *testing.T) {
 		for i := range rows {
 			s.rows[i].load(lexicon.Default(), &rows[i])
 		}
-		duplicateRowHashed(s)
+		duplicateRow(s)
 		var got []string
 		for _, w := range s.out {
 			got = append(got, *w.Path+" "+w.Params["otherPath"])
@@ -311,14 +311,14 @@ func FuzzChecks(f *testing.F) {
 			t.Fatal(err)
 		}
 		// As TestHostileWork, with a lexicon walk for every row's unit.
-		if limit := 12*n + walkUpTo*walkUpTo/2 + 80*walkUpTo + n*len(lexicon.Default().Analytes()); work > limit {
+		if limit := 12*n + 80*walkUpTo + n*len(lexicon.Default().Analytes()); work > limit {
 			t.Fatalf("%d rows: work %d, over %d", n, work, limit)
 		}
 		s := &state{d: &schema.OcrDraft{Indicators: rows}, code: schema.DuplicateRow, rows: make([]row, n)}
 		for i := range rows {
 			s.rows[i].load(lexicon.Default(), &rows[i])
 		}
-		duplicateRowHashed(s)
+		duplicateRow(s)
 		var got []string
 		for _, w := range s.out {
 			got = append(got, *w.Path+" "+w.Params["otherPath"])

@@ -25,8 +25,11 @@ type choice struct {
 // and every span shares it; spans that still differ (by age, or by nothing printed) give none
 // either.
 func decide(rd *schema.RefReading, sex Sex) choice {
-	if rd == nil || len(rd.Spans) == 0 || rd.Plain() {
+	if rd == nil || len(rd.Spans) == 0 {
 		return choice{}
+	}
+	if sp := &rd.Spans[0]; len(rd.Spans) == 1 && sp.Cond == "" && sp.Sex == "" || rd.Plain() {
+		return choice{} // one span for everyone (Plain, without its walk), the most common
 	}
 	var male, female bool
 	for _, sp := range rd.Spans {

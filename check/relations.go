@@ -135,6 +135,9 @@ func (run *relRun) check(rel *lexicon.Relation) {
 		return
 	}
 	want, holds, judged := run.holds(rel, &m)
+	if judged && run.s.judged != nil {
+		*run.s.judged = append(*run.s.judged, rel.Key)
+	}
 	if !judged || holds {
 		return
 	}
@@ -194,7 +197,7 @@ func (run *relRun) band(i int, t *lexicon.Term) lexicon.Band {
 // bandAt is band with v in place of the row's value.
 func (run *relRun) bandAt(i int, t *lexicon.Term, v float64) lexicon.Band {
 	r := &run.s.rows[i]
-	h := half(r.ind.ValueNum)
+	h := r.half
 	if r.u.Factor == 0 {
 		return lexicon.Of(v, h)
 	}
@@ -210,11 +213,22 @@ func (run *relRun) bandAt(i int, t *lexicon.Term, v float64) lexicon.Band {
 // half is half a unit of the last printed digit of d: what rounding may have moved it.
 func half(d *schema.Decimal) float64 {
 	lit := d.String()
-	if _, frac, ok := strings.Cut(lit, "."); ok {
-		return 0.5 * math.Pow10(-len(frac))
+	if i := strings.IndexByte(lit, '.'); i >= 0 {
+		if n := len(lit) - i - 1; n < len(halves) {
+			return halves[n]
+		}
+		return 0.5 * math.Pow10(-(len(lit) - i - 1))
 	}
 	return 0.5
 }
+
+// halves are half's answers for 0 to 15 decimals, 0.5 × math.Pow10(-n) each.
+var halves = func() (h [16]float64) {
+	for n := range h {
+		h[n] = 0.5 * math.Pow10(-n)
+	}
+	return h
+}()
 
 // applies reports whether the relation's conditions hold for these rows.
 func (run *relRun) applies(rel *lexicon.Relation, m *members) bool {

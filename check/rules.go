@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"strconv"
@@ -490,62 +491,36 @@ func pageBit(page *int) pageSet {
 // release): the same name with different values is their point, not a duplicate.
 var timeSeries = []string{"糖耐量", "耐量", "释放", "釋放", "OGTT", "ogtt", "曲线", "曲線", "小时", "min", "分钟"}
 
+// walkUpTo bounds the walks some rules make at a constant: nameUnknown looks at the first
+// walkUpTo unknown names; duplicateRow's table for a draft of at most walkUpTo rows lives on the
+// stack.
+const walkUpTo = 64
+
 // duplicateRow (duplicate_row): two rows of one page with the same name, group and unit, both
 // numbers, and different values: a neighbouring row read twice, or a model looping. Not across
 // units (中性粒细胞 in % and in ×10^9/L is a pair), not for words (a dipstick 阴性 beside a
 // sediment count), not in a time-series test (timeSeries). Each later row warns once, naming
 // the first earlier row of its key with another value.
 //
-// A report's few dozen rows are compared pair by pair (at most walkUpTo of them: 2,016 pairs,
-// cheaper than hashing them); a longer draft's are hashed (duplicateRowHashed).
+// The rows are hashed on their key (dupKey), so a draft of n rows costs n look-ups whatever
+// their number: a report's 40 rows cost less than their 780 pairs, and a looping model's 7,000
+// rows not the 24 million pairs. Per key the table keeps the first row and the first later row
+// whose value differs from it: the first earlier row with another value than v is the first row
+// when v differs from it, else that later row (every row before it has v).
 func duplicateRow(s *state) {
-	if len(s.rows) > walkUpTo {
-		duplicateRowHashed(s)
-		return
-	}
-	for j := 1; j < len(s.rows); j++ {
-		if s.stop() {
-			return
-		}
-		b := s.rows[j].ind
-		if b.ValueNum == nil {
-			continue
-		}
-		name := s.rows[j].name
-		s.work += j // the pairs this row may compare: counted once, not in the loop
-		for i := 0; i < j; i++ {
-			a := s.rows[i].ind
-			if a.ValueNum == nil || s.rows[i].name != name || !samePtr(a.ItemGroup, b.ItemGroup) ||
-				!samePage(a.Page, b.Page) || !sameUnit(a.Unit, b.Unit) || a.ValueNum.Equal(*b.ValueNum) || inTimeSeries(b.ItemGroup) {
-				continue
-			}
-			if !s.unlisted() {
-				p := facts(b)
-				p["otherValue"] = a.ValueNum.String()
-				p["otherPath"] = "indicators[" + strconv.Itoa(i) + "]"
-				s.warn(j, "valueNum", "values", p)
-			}
-			break
-		}
-	}
-}
-
-// walkUpTo is the most rows a rule compares pair by pair, or walks for each look-up (find): for
-// a report's few dozen rows that costs less than a table, and it bounds the walk at a constant.
-const walkUpTo = 64
-
-// duplicateRowHashed is duplicateRow by a table: the rows are hashed on their key (dupKey), so a
-// draft of n rows costs n look-ups, not the n²/2 pairs a looping model's 7,000 rows made. Per key
-// the table keeps the first row and the first later row whose value differs from it: the first
-// earlier row with another value than v is the first row when v differs from it, else that
-// later row (every row before it has v).
-func duplicateRowHashed(s *state) {
 	size := 8
 	for size < 2*len(s.rows) {
 		size *= 2
 	}
-	t := make([]dupSlot, size)
+	var small [2 * walkUpTo]dupSlot
+	t := small[:]
+	if size <= len(small) {
+		t = small[:size]
+	} else {
+		t = make([]dupSlot, size)
+	}
 	mask := uint64(len(t) - 1)
+	var sc dupScratch
 	for j := range s.rows {
 		if s.stop() {
 			return
@@ -555,7 +530,7 @@ func duplicateRowHashed(s *state) {
 		if b.ValueNum == nil {
 			continue
 		}
-		h := dupKey(r)
+		h := dupKey(r, &sc)
 		for k := h & mask; ; k = (k + 1) & mask {
 			s.work++
 			sl := &t[k]
@@ -600,19 +575,67 @@ type dupSlot struct {
 var dupSeed = maphash.MakeSeed()
 
 // dupKey hashes what duplicateRow compares: the name, the group (none is ""), the page and the
-// unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it), each
-// hashed on its own and the hashes mixed, as a map hashes a struct's fields.
-func dupKey(r *row) uint64 {
-	h := maphash.String(dupSeed, r.name)
-	if g := str(r.ind.ItemGroup); g != "" {
-		h = mix(h) ^ maphash.String(dupSeed, g)
+// unit as sameUnit compares it (spaces trimmed, case folded as strings.EqualFold folds it). A
+// key that fits dupKeyBuf is hashed in one call, each part after its length (so that no two
+// keys write the same bytes); a longer one part by part, the hashes mixed, as a map hashes a
+// struct's fields. Which one is decided by the folded key's length, the same for every row of
+// one key (the unit as printed is not: k and the Kelvin sign fold alike in 1 and 3 bytes).
+func dupKey(r *row, sc *dupScratch) uint64 {
+	g := str(r.ind.ItemGroup)
+	fu := foldUnit(sc.unit[:0], trimUnit(str(r.ind.Unit)))
+	if len(r.name)+len(g)+len(fu)+20 > dupKeyBuf { // lengths and page take at most 20 bytes
+		h := maphash.String(dupSeed, r.name)
+		if g != "" {
+			h = mix(h) ^ maphash.String(dupSeed, g)
+		}
+		if r.ind.Page != nil {
+			h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
+		}
+		return mix(h^1<<61) ^ maphash.Bytes(dupSeed, fu)
 	}
-	if r.ind.Page != nil {
-		h = mix(h ^ uint64(*r.ind.Page) ^ 1<<62)
+	b := binary.AppendUvarint(sc.key[:0], uint64(len(r.name)))
+	b = append(b, r.name...)
+	b = binary.AppendUvarint(b, uint64(len(g)))
+	b = append(b, g...)
+	if p := r.ind.Page; p != nil {
+		b = append(b, 1)
+		b = binary.LittleEndian.AppendUint64(b, uint64(*p))
+	} else {
+		b = append(b, 0)
 	}
-	var buf [64]byte
-	b := buf[:0]
-	u := strings.TrimSpace(str(r.ind.Unit))
+	return maphash.Bytes(dupSeed, append(b, fu...))
+}
+
+// trimUnit is strings.TrimSpace(u), without its call (and its walk of a unit that begins with
+// μ) for a unit that neither begins nor ends with a space (all but a few).
+func trimUnit(u string) string {
+	if u == "" {
+		return u
+	}
+	first, last := rune(u[0]), rune(u[len(u)-1])
+	if first >= utf8.RuneSelf {
+		first, _ = utf8.DecodeRuneInString(u)
+	}
+	if last >= utf8.RuneSelf {
+		last, _ = utf8.DecodeLastRuneInString(u)
+	}
+	if ' ' < first && !unicode.IsSpace(first) && ' ' < last && !unicode.IsSpace(last) {
+		return u // TrimSpace trims unicode.IsSpace runes at either end: there are none
+	}
+	return strings.TrimSpace(u)
+}
+
+// dupKeyBuf is the longest key dupKey hashes in one call.
+const dupKeyBuf = 192
+
+// dupScratch is where dupKey writes a key, one for all the rows of a draft (not zeroed for each).
+type dupScratch struct {
+	key  [dupKeyBuf]byte
+	unit [64]byte
+}
+
+// foldUnit appends u with its case folded as strings.EqualFold folds it to b.
+func foldUnit(b []byte, u string) []byte {
 	for i := 0; i < len(u); {
 		c := u[i]
 		if c < utf8.RuneSelf {
@@ -633,7 +656,7 @@ func dupKey(r *row) uint64 {
 		}
 		b = utf8.AppendRune(b, least)
 	}
-	return mix(h^1<<61) ^ maphash.Bytes(dupSeed, b)
+	return b
 }
 
 // mix spreads the bits of a hash before another is xored in (splitmix64's finaliser).

@@ -79,6 +79,7 @@ type Unit struct {
 	Factor float64
 
 	norm      string
+	bare      string  // Name without its leading × before a power of ten, or ""
 	low, high float64 // own limits of a unit with no factor
 	hasLimits bool
 	a         *Analyte
@@ -187,7 +188,9 @@ func (l *Lexicon) Analyte(key string) (*Analyte, bool) {
 // Unit returns the analyte's unit printed as u, in any of its tolerated spellings.
 func (a *Analyte) Unit(u string) (*Unit, bool) {
 	for i := range a.Units {
-		if a.Units[i].Name == u {
+		// As printed, or as a report prints ×10^9/L most often: no need to normalise u. Units
+		// of one analyte differ after normalising (Parse), so the one that matches is the one.
+		if a.Units[i].Name == u || a.Units[i].bare == u && u != "" {
 			return &a.Units[i], true
 		}
 	}

@@ -384,3 +384,29 @@ func TestSimplify(t *testing.T) {
 		t.Errorf("Simplify of Simplified text allocates %v times", n)
 	}
 }
+
+// TestUnitBare: a unit printed without the leading × of the lexicon's ×10^9/L is the unit that
+// normalising finds (Analyte.Unit takes it without normalising).
+func TestUnitBare(t *testing.T) {
+	n := 0
+	for _, a := range Default().Analytes() {
+		for i := range a.Units {
+			u := &a.Units[i]
+			if u.bare == "" {
+				continue
+			}
+			n++
+			var k key
+			normUnit(&k, u.bare)
+			if string(k.bytes()) != u.norm {
+				t.Errorf("%s: %q normalises to %q, %q to %q", a.Key, u.bare, k.bytes(), u.Name, u.norm)
+			}
+			if got, ok := a.Unit(u.bare); !ok || got != u {
+				t.Errorf("%s: Unit(%q) = %v, want %q", a.Key, u.bare, got, u.Name)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no unit of the lexicon is written ×10…")
+	}
+}

@@ -248,6 +248,9 @@ func (l *Lexicon) parseUnits(s string) ([]Unit, error) {
 			return nil, fmt.Errorf("unit %q too long", name)
 		}
 		u.norm = l.intern(k.bytes())
+		if rest, ok := strings.CutPrefix(name, "×"); ok && strings.HasPrefix(rest, "10") {
+			u.bare = rest // ×10^9/L printed as 10^9/L: the same after normalising
+		}
 		for _, v := range us {
 			if v.norm == u.norm {
 				return nil, fmt.Errorf("units %q and %q are the same after normalising", v.Name, name)

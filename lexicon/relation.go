@@ -117,6 +117,7 @@ type Relation struct {
 
 	fn     *formula
 	params []Band
+	ages   []float64 // an eGFR row's age factors (egfrAges), read with the row
 }
 
 // Tolerance is a relation's allowance beyond rounding.
@@ -185,7 +186,7 @@ func (r *Relation) Eval(in []Band, sex schema.Sex) (b Band, ok bool) {
 		case fINR:
 			return inr(in, r.params)
 		case fEGFR:
-			return egfr(in, r.params, sex)
+			return egfr(in, r.params, r.ages, sex)
 		case fPH:
 			return ph(in, r.params)
 		}
@@ -241,22 +242,36 @@ func inr(in, p []Band) (Band, bool) {
 // study equation (Levey AS et al., Clin Chem 2007;53:766–72) and its Chinese modification
 // (Ma YC et al., J Am Soc Nephrol 2006;17:2937–44). Each falls with creatinine and age, so
 // the band is each at its corners, joined.
-func egfr(in, p []Band, sex schema.Sex) (Band, bool) {
+// ages are the equations' age factors at p[0]'s ends (egfrAges), read once with the row; nil:
+// computed here.
+func egfr(in, p []Band, ages []float64, sex schema.Sex) (Band, bool) {
 	scr, age := Band{in[0].Lo / 88.4, in[0].Hi / 88.4}, p[0]
 	if !scr.positive() || !age.positive() {
 		return Band{}, false
+	}
+	if ages == nil {
+		ages = egfrAges(age)
 	}
 	b := Band{math.Inf(1), math.Inf(-1)}
 	for _, female := range [2]bool{false, true} {
 		if sex == schema.SexMale && female || sex == schema.SexFemale && !female {
 			continue
 		}
-		for _, eq := range egfrEquations {
-			lo, hi := eq(scr.Hi, age.Hi, female, false), eq(scr.Lo, age.Lo, female, true)
+		for k, eq := range egfrEquations {
+			lo, hi := eq.f(scr.Hi, ages[2*k+1], female, false), eq.f(scr.Lo, ages[2*k], female, true)
 			b = Band{min(b.Lo, lo), max(b.Hi, hi)}
 		}
 	}
 	return b, true
+}
+
+// egfrAges are each equation's age factor at the ages' low and high end, in egfrEquations' order.
+func egfrAges(age Band) []float64 {
+	out := make([]float64, 0, 2*len(egfrEquations))
+	for _, eq := range egfrEquations {
+		out = append(out, eq.age(age.Lo), eq.age(age.Hi))
+	}
+	return out
 }
 
 // Blood-gas pH = pKa + log10(HCO3⁻ / (S × pCO2)) (Henderson–Hasselbalch; pKa 6.1 and CO2
@@ -274,19 +289,23 @@ func ph(in, p []Band) (Band, bool) {
 // egfrEquations are the creatinine equations of formulas["egfr"]: eGFR in mL/min/1.73 m² from
 // creatinine in mg/dL, age in years and sex; high takes the race coefficients of the equations
 // that have one (the highest a lab may have printed), else none.
-var egfrEquations = []func(scr, age float64, female, high bool) float64{
+var egfrEquations = []struct {
+	// f is the equation at creatinine scr with age factor ageF (age's, its value at the age).
+	f   func(scr, ageF float64, female, high bool) float64
+	age func(age float64) float64
+}{
 	// CKD-EPI 2021: 142 × min(Scr/κ, 1)^α × max(Scr/κ, 1)^−1.200 × 0.9938^age × 1.012 [female];
 	// κ 0.7 (F) / 0.9 (M), α −0.241 (F) / −0.302 (M).
-	func(scr, age float64, female, _ bool) float64 {
+	{func(scr, ageF float64, female, _ bool) float64 {
 		k, a, f := 0.9, -0.302, 1.0
 		if female {
 			k, a, f = 0.7, -0.241, 1.012
 		}
-		return 142 * math.Pow(min(scr/k, 1), a) * math.Pow(max(scr/k, 1), -1.2) * math.Pow(0.9938, age) * f
-	},
+		return 142 * math.Pow(min(scr/k, 1), a) * math.Pow(max(scr/k, 1), -1.2) * ageF * f
+	}, func(age float64) float64 { return math.Pow(0.9938, age) }},
 	// CKD-EPI 2009: 141 × min(Scr/κ, 1)^α × max(Scr/κ, 1)^−1.209 × 0.993^age × 1.018 [female]
 	// × 1.159 [Black]; κ 0.7 / 0.9, α −0.329 / −0.411.
-	func(scr, age float64, female, high bool) float64 {
+	{func(scr, ageF float64, female, high bool) float64 {
 		k, a, f := 0.9, -0.411, 1.0
 		if female {
 			k, a, f = 0.7, -0.329, 1.018
@@ -294,10 +313,10 @@ var egfrEquations = []func(scr, age float64, female, high bool) float64{
 		if high {
 			f *= 1.159
 		}
-		return 141 * math.Pow(min(scr/k, 1), a) * math.Pow(max(scr/k, 1), -1.209) * math.Pow(0.993, age) * f
-	},
+		return 141 * math.Pow(min(scr/k, 1), a) * math.Pow(max(scr/k, 1), -1.209) * ageF * f
+	}, func(age float64) float64 { return math.Pow(0.993, age) }},
 	// MDRD (IDMS-traceable): 175 × Scr^−1.154 × age^−0.203 × 0.742 [female] × 1.212 [Black].
-	func(scr, age float64, female, high bool) float64 {
+	{func(scr, ageF float64, female, high bool) float64 {
 		f := 1.0
 		if female {
 			f = 0.742
@@ -305,16 +324,16 @@ var egfrEquations = []func(scr, age float64, female, high bool) float64{
 		if high {
 			f *= 1.212
 		}
-		return 175 * math.Pow(scr, -1.154) * math.Pow(age, -0.203) * f
-	},
+		return 175 * math.Pow(scr, -1.154) * ageF * f
+	}, func(age float64) float64 { return math.Pow(age, -0.203) }},
 	// Chinese-modified MDRD: 175 × Scr^−1.234 × age^−0.179 × 0.79 [female].
-	func(scr, age float64, female, _ bool) float64 {
+	{func(scr, ageF float64, female, _ bool) float64 {
 		f := 1.0
 		if female {
 			f = 0.79
 		}
-		return 175 * math.Pow(scr, -1.234) * math.Pow(age, -0.179) * f
-	},
+		return 175 * math.Pow(scr, -1.234) * ageF * f
+	}, func(age float64) float64 { return math.Pow(age, -0.179) }},
 }
 
 // relation	key	kind	whole	terms	when	tol	formula	source (the format is at the top of
@@ -557,6 +576,9 @@ func (l *Lexicon) formula(r *Relation, fn *formula, s string) error {
 		if !ok {
 			return fmt.Errorf("parameter %s missing", fn.params[i])
 		}
+	}
+	if fn.id == fEGFR {
+		r.ages = egfrAges(r.params[0])
 	}
 	return nil
 }
