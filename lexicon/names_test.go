@@ -142,6 +142,13 @@ var englishLabs = []struct{ group, name, unit, want string }{
 	{"", "Fibrinogen Activity", "mg/dL", "fib"},
 	{"Urinalysis", "Occult Blood", "", "urine_bld"}, // Quest's urinalysis: the urine's blood
 	{"Stool", "Occult Blood", "", "stool_ob"},
+	// A bracket that names the item or its specimen: the part that says what it is wins.
+	{"", "Cholesterol (HDL)", "mmol/L", "hdl_c"},
+	{"", "Cholesterol (LDL)", "mmol/L", "ldl_c"},
+	{"", "Creatinine (urine)", "mmol/L", "urine_creatinine"},
+	{"", "Albumin (urine)", "mg/L", "urine_microalbumin"},
+	{"Urinalysis", "Creatinine", "mmol/L", "urine_creatinine"},
+	{"", "Bilirubin (Direct)", "mg/dL", "dbil"},
 	// Values labs compute from others (issue 20's second blind set): adjusted calcium, eAG,
 	// cholesterol ratios; their names hold a known one, which must not win.
 	{"", "Adjusted calcium", "mmol/L", "adjusted_calcium"},
