@@ -243,6 +243,10 @@ func fitOf(v parse.Value) fit {
 			n.rows = 1
 		case named(v):
 			n.named = 1
+		default:
+			if list, _, ok := asTable(v); ok { // {"headers": [...], "rows": [[...]]}, columns/data
+				n.add(listRows(list, 1))
+			}
 		}
 		f.fields = reportFields(v.Members)
 		side := 0
@@ -255,11 +259,12 @@ func fitOf(v parse.Value) fit {
 					side = max(side, reportFields(m.Value.Elems[0].Members)) // {"pages": [{"title": …}, …]}
 				}
 			case m.Value.Kind == parse.Object && k == fIndicators:
-				n.rows += keyedRows(m.Value.Members)
+				n.add(objectRows(m.Value, true))
 			case m.Value.Kind == parse.Object && k == noField && isPageKey(m.Key):
 				n.add(pageRows(m.Value)) // {"page1": {…}, "page2": {…}}
 			case m.Value.Kind == parse.Object && k == noField && !isPersonKey(m.Key):
 				side = max(side, reportFields(m.Value.Members))
+				n.add(objectRows(m.Value, false)) // {"table": {"headers": …}}, {"血常规": {"WBC": {…}}}
 			}
 		}
 		f.rows, f.named = n.rows, n.named
@@ -304,7 +309,7 @@ func rowLike(v parse.Value) bool {
 		switch fieldOf(m.Key, 1) {
 		case fItemName:
 			name = name || m.Value.Kind == parse.String && strings.TrimSpace(m.Value.Text) != ""
-		case fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fPrintedFlag:
+		case fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fPrintedFlag, fInRange, fOutRange:
 			result = result || m.Value.Kind != parse.Null && m.Value.Kind != parse.Array
 		}
 	}
@@ -352,11 +357,28 @@ func listRows(elems []parse.Value, depth int) count {
 			case m.Value.Kind == parse.Array && (k == fIndicators || k == fValue || k == fItemName):
 				n.add(listRows(m.Value.Elems, depth+1))
 			case m.Value.Kind == parse.Object && k == fIndicators:
-				n.rows += keyedRows(m.Value.Members)
+				n.add(objectRows(m.Value, true))
 			}
 		}
 	}
 	return n
+}
+
+// objectRows counts the rows an object under a key gives as Build reads it (rowsOf, keyedItems):
+// a table of a header and rows ({"headers": [...], "rows": [[...]]}, columns/data), rows keyed by
+// their names ({"WBC": {"结果": "6.5"}}), and, under a key that names the list (list), indicators
+// keyed by name as text ({"总胆固醇": "5.86 mmol/L"}).
+func objectRows(v parse.Value, list bool) count {
+	if t, _, ok := asTable(v); ok {
+		return listRows(t, 1)
+	}
+	if list {
+		return count{rows: keyedRows(v.Members)}
+	}
+	if isKeyedRows(v.Members) {
+		return count{rows: keyedRows(v.Members)}
+	}
+	return count{}
 }
 
 // keyedRows counts the rows of indicators keyed by name ({"总胆固醇": "5.86 mmol/L"} or

@@ -15,6 +15,9 @@ import (
 // draftJSON is a small draft as a model writes it.
 const draftJSON = `{"title":"血脂","hospital":"协和","indicators":[{"itemName":"总胆固醇","valueNum":5.86,"unit":"mmol/L"},{"itemName":"甘油三酯","valueNum":1.42,"unit":"mmol/L"}]}`
 
+// tableJSON is a draft's rows as a table object of a header and rows, no report fields.
+const tableJSON = `{"table":{"headers":["项目","结果","单位"],"rows":[["钠","141","mmol/L"],["钾","4.1","mmol/L"]]}}`
+
 // quoted is s as a JSON string literal.
 func quoted(s string) string {
 	b, _ := json.Marshal(s)
@@ -52,6 +55,19 @@ func TestFind(t *testing.T) {
 			rows: []string{"A"}, title: "血脂"},
 		{name: "pages keyed by number stay the reply's", reply: `{"page1":{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5}]},"page2":{"title":"血常规","indicators":[{"itemName":"ALT","valueNum":20}]}}`,
 			rows: []string{"WBC", "ALT"}, title: "血常规"},
+		// Rows in other clothes fit as rows: a table inside a body or a tool call is found.
+		{name: "a table object in a chat completion", reply: `{"choices":[{"message":{"content":` + quoted(tableJSON) + `}}],"model":"m"}`,
+			found: "choices[0].message.content", rows: []string{"钠", "钾"}},
+		{name: "a table object in a tool call", reply: `[TOOL_CALLS][{"name":"record_report","arguments":` + tableJSON + `}]`,
+			found: "[0].arguments", rows: []string{"钠", "钾"}},
+		{name: "columns and data in tool call arguments", reply: `{"tool_calls":[{"function":{"name":"submit","arguments":` + quoted(`{"columns":["Test","Result","Units"],"data":[["Glucose","98","mg/dL"],["Sodium","140","mmol/L"]]}`) + `}}]}`,
+			found: "tool_calls[0].function.arguments", rows: []string{"Glucose", "Sodium"}},
+		{name: "status columns only", reply: `{"message":{"content":` + quoted(`[{"test":"Glucose","in_range":"98"},{"test":"LDL","out_of_range":"160 H"}]`) + `}}`,
+			found: "message.content", rows: []string{"Glucose", "LDL"}},
+		{name: "rows keyed by name in a group, in a tool call", reply: `[TOOL_CALLS][{"name":"record","arguments":{"血常规":{"WBC":{"结果":"6.5"},"HGB":{"结果":"135"}}}}]`,
+			found: "[0].arguments", rows: []string{"WBC", "HGB"}},
+		{name: "a two-column header in a body", reply: `{"response":` + quoted(`[["名称","结果","名称","结果"],["A","1","B","2"],["C","3","D","4"]]`) + `,"done":true}`,
+			found: "response", rows: []string{"A", "C", "B", "D"}},
 		{name: "several reports are pages", reply: `[{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5}]},{"title":"肝功能","indicators":[{"itemName":"ALT","valueNum":20}]}]`,
 			rows: []string{"WBC", "ALT"}, title: "血常规"},
 	}
