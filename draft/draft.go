@@ -386,26 +386,40 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	// Every key that names the list counts, in order: a model that writes "indicators" twice
 	// means both lists, not the last.
 	for _, m := range members {
-		if !known(m.Key, 0) || fieldOf(m.Key, 0) != fIndicators {
-			continue
+		if known(m.Key, 0) && fieldOf(m.Key, 0) == fIndicators {
+			bd.list(m.Value, true)
 		}
-		switch m.Value.Kind {
-		case parse.Array:
-			bd.items(tableRows(m.Value.Elems), "indicators", nil, 0)
-		case parse.Object:
-			if list, at, ok := asTable(m.Value); ok { // {"results": {"columns": [...], "rows": [[...]]}}
-				bd.items(list, "indicators."+at, nil, 0)
-				continue
-			}
-			bd.items(keyedItems(m.Value.Members), "indicators", nil, 0)
-		case parse.Null:
-		case parse.String:
-			if !isNullWord(strings.TrimSpace(m.Value.Text)) {
-				bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
-			}
-		default:
-			bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
+	}
+}
+
+// list reads the value under a key that names the list: a list, a table, indicators keyed by
+// name, or (when inString) a list or object written as a JSON string ("indicators": "[{…}]"),
+// decoded once: JSON in that string's strings is not decoded again.
+func (bd *build) list(v parse.Value, inString bool) {
+	switch v.Kind {
+	case parse.Array:
+		bd.items(tableRows(v.Elems), "indicators", nil, 0)
+	case parse.Object:
+		if list, at, ok := asTable(v); ok { // {"results": {"columns": [...], "rows": [[...]]}}
+			bd.items(list, "indicators."+at, nil, 0)
+			return
 		}
+		bd.items(keyedItems(v.Members), "indicators", nil, 0)
+	case parse.Null:
+	case parse.String:
+		t := strings.TrimSpace(v.Text)
+		if isNullWord(t) {
+			return
+		}
+		if inString && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
+			if inner, err := parse.Decode(t); err == nil && inner.IsContainer() {
+				bd.list(visible(inner), false)
+				return
+			}
+		}
+		bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
+	default:
+		bd.warn(schema.IndicatorDropped, "not_list", ReplyPrefix+"indicators", nil)
 	}
 }
 

@@ -583,6 +583,15 @@ var draftTests = []struct {
 		want: `{"title":"血常规","hospital":"协和医院","checkupDate":"2026-03-05","reportYear":2026}`},
 	{name: "indicators null", in: `{"title":"血常规","indicators":null}`, want: `{"title":"血常规"}`},
 	{name: "indicators null word", in: `{"title":"血常规","indicators":"N/A"}`, want: `{"title":"血常规"}`},
+	// A list written as a JSON string inside the draft is the list, decoded once.
+	{name: "indicators as a JSON string", in: `{"title":"血常规","indicators":"[{\"itemName\":\"WBC\",\"valueNum\":6.5},{\"itemName\":\"HGB\",\"valueNum\":135}]"}`,
+		want: `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5},{"itemName":"HGB","valueNum":135}]}`},
+	{name: "indicators as a JSON string of a table", in: `{"title":"血常规","indicators":" [[\"项目\",\"结果\"],[\"WBC\",\"6.5\"]] "}`,
+		want: `{"title":"血常规","indicators":[{"itemName":"WBC","valueNum":6.5}]}`},
+	{name: "indicators as a JSON string, broken", in: `{"title":"血常规","indicators":"[{\"itemName\":\"WBC\""}`,
+		want: `{"title":"血常规"}`, warn: []string{"indicator_dropped@reply.indicators"}},
+	{name: "indicators as a string in a string", in: `{"title":"血常规","indicators":"\"[{\\\"itemName\\\":\\\"WBC\\\"}]\""}`,
+		want: `{"title":"血常规"}`, warn: []string{"indicator_dropped@reply.indicators"}},
 	{name: "group items null word", in: `{"title":"血常规","indicators":[{"itemName":"WBC"},{"group":"尿常规","items":"None"}]}`,
 		want: `{"title":"血常规","indicators":[{"itemName":"WBC"}]}`, warn: []string{"indicator_dropped@reply.indicators[1]"}},
 
