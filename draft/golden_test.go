@@ -43,11 +43,14 @@ func replies(t testing.TB) []string {
 // generated are replies too large to commit, made by the test; their golden files sit beside
 // the others. *.length names were cut at the token limit, as for files.
 var generated = map[string]func() string{
-	// A complete reply longer than parse.MaxReply: three rows, white space to past the cap, one
+	// A complete reply longer than parse.MaxReply: three rows, a remark to past the cap, one
 	// more row. Only the first three are read, with reply_too_long, not output_truncated.
 	"generated-over-cap": func() string { return overCap(3) },
 	// The same, and the model said it stopped at its token limit: both warnings.
 	"generated-over-cap.length": func() string { return overCap(3) },
+	// Three rows, a flood of white space to past the cap, one more row: a flood is no content,
+	// and all four are read, without reply_too_long.
+	"generated-flood": func() string { return flood(3) },
 }
 
 func readGolden(b *Builder, file string) ([]byte, error) {

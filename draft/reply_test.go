@@ -28,15 +28,26 @@ func rowsIn(n int, format string) string {
 	return s.String()
 }
 
-// overCap is a complete reply longer than parse.MaxReply: rows, then white space to past the
-// cap, then one more row.
+// overCap is a complete reply whose content is longer than parse.MaxReply: rows, then a remark
+// that runs past the cap, then one more row.
 func overCap(rows int) string {
+	return padded(rows, `{"itemName":"备注","valueText":"`+strings.Repeat("注", parse.MaxReply/3)+`"},`)
+}
+
+// flood is a complete reply that a flood of white space between its rows pushes past
+// parse.MaxReply: rows, then spaces and blank lines to past the cap, then one more row.
+func flood(rows int) string {
+	return padded(rows, strings.Repeat(" ", parse.MaxReply/2)+strings.Repeat("\n  \n", parse.MaxReply/8))
+}
+
+// padded is a draft of rows, then pad, then one more row.
+func padded(rows int, pad string) string {
 	var s strings.Builder
 	s.WriteString(`{"title":"血脂四项","indicators":[`)
 	for i := range rows {
 		s.WriteString(row(i) + ",")
 	}
-	s.WriteString(strings.Repeat(" ", parse.MaxReply))
+	s.WriteString(pad)
 	s.WriteString(row(rows) + "]}")
 	return s.String()
 }
@@ -75,6 +86,9 @@ func TestFromReplyAccounts(t *testing.T) {
 			warn: []string{"reply_too_long~256 KB"}, long: true},
 		{name: "over the service's cap and cut by the model", reply: overCap(3), cut: true, kept: 3,
 			warn: []string{"reply_too_long", "output_truncated"}, long: true},
+		{name: "a flood of white space past the cap", reply: flood(3), kept: 4},
+		{name: "a flood of white space past the cap, cut by the model", reply: flood(3), cut: true, kept: 4,
+			warn: []string{"output_truncated"}},
 		{name: "10 000 rows over the service's cap", reply: longList(10000), kept: -1,
 			warn: []string{"reply_too_long"}, long: true},
 		{name: "repair budget spent", reply: "[" + strings.Repeat(`{'itemName': 'x', 'valueNum': 5.86↑},`, 3000) + "]", kept: -1,

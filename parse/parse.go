@@ -106,6 +106,10 @@ func Reply(reply string) ([]Candidate, error) {
 // is done, Read returns its error, wrapped.
 func Read(ctx context.Context, reply string) (Reading, error) {
 	r := &reader{ctx: ctx}
+	cut := false // the reply goes on past what is read
+	if len(reply) > MaxReply {
+		reply, cut = r.squeeze(reply, MaxReply) // a flood of white space is no content (flood.go)
+	}
 	text, unfinished := answer(reply)
 	if (unfinished != "" || len(text) != len(reply)) && len(reply) <= MaxReply && r.valid(trim(reply)) {
 		// The reply is JSON, and the tags or markers are in its strings (an API body whose
@@ -113,8 +117,8 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		text, unfinished = reply, ""
 	}
 	text = trim(text)
-	rd := Reading{TooLong: len(text) > MaxReply}
-	if rd.TooLong {
+	rd := Reading{TooLong: cut || len(text) > MaxReply}
+	if len(text) > MaxReply {
 		n := MaxReply
 		for n > 0 && !utf8.RuneStart(text[n]) {
 			n-- // cut at a character, not inside one
