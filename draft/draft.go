@@ -18,7 +18,6 @@
 package draft
 
 import (
-	"cmp"
 	"reflect"
 	"slices"
 	"strconv"
@@ -62,12 +61,12 @@ const (
 
 // Build reads a draft out of a decoded JSON value. It never fails: what it cannot read is null or
 // left out, with a warning.
-func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, false) }
+func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, modelRows{}) }
 
-// build reads a draft; confirmed says it is a draft a person confirmed (Validate), whose bounds
-// and pages are the person's.
-func (b *Builder) build(v parse.Value, confirmed bool) schema.Result {
-	bd := build{b: b, page: 1, confirmed: confirmed}
+// build reads a draft whose rows come from source: a model's reply, or a draft a person
+// confirmed (Validate), whose bounds and pages are the person's.
+func (b *Builder) build(v parse.Value, source rowSource) schema.Result {
+	bd := build{b: b, page: 1, source: source}
 	bd.a.lex = b.lex
 	bd.draft.Indicators = []schema.OcrIndicator{}
 	bd.root(visible(v), 0)
@@ -101,19 +100,19 @@ func (bd *build) result() schema.Result {
 
 // build is the state of one Build call.
 type build struct {
-	b         *Builder
-	a         arena
-	draft     schema.OcrDraft
-	warnings  []schema.Warning
-	over      []schema.WarningCode // warnings past maxWarnings, counted, not written
-	page      int                  // the page the reply is of, 1-based
-	pagePtr   *int                 // page, shared by every indicator and warning of the build
-	confirmed bool                 // a draft a person confirmed (Validate), not a model's reply
+	b        *Builder
+	a        arena
+	draft    schema.OcrDraft
+	warnings []schema.Warning
+	over     []schema.WarningCode // warnings past maxWarnings, counted, not written
+	page     int                  // the page the reply is of, 1-based
+	pagePtr  *int                 // page, shared by every indicator and warning of the build
+	source   rowSource            // where the rows come from, which settles their reading
 }
 
 // sub starts the build of a part of the reply, read on its own.
 func (bd *build) sub() *build {
-	sub := &build{b: bd.b, page: bd.page, confirmed: bd.confirmed}
+	sub := &build{b: bd.b, page: bd.page, source: bd.source}
 	sub.a.lex = bd.b.lex
 	sub.draft.Indicators = []schema.OcrIndicator{}
 	return sub
@@ -500,7 +499,7 @@ func (bd *build) pages(members []parse.Member, depth int) bool {
 		if m.Value.Kind != parse.Object || !isPageKey(m.Key) {
 			continue
 		}
-		sub := &build{b: bd.b}
+		sub := &build{b: bd.b, source: bd.source}
 		sub.draft.Indicators = []schema.OcrIndicator{}
 		sub.root(m.Value, depth+1)
 		res := sub.result()
@@ -698,196 +697,13 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 			bd.items(tableRows(sub.Elems), itemPath(path, i)+"."+f[fIndicators].key, g, depth+1)
 			continue
 		}
-		if ind, ok := bd.item(&f, path, i, group); ok {
-			if bd.confirmed { // a confirmed draft says its rows' pages; code cannot know them
-				if p, ok := raw.Get("page"); ok && p.Kind == parse.Number {
-					if n, err := strconv.Atoi(p.Text); err == nil && n >= 1 {
-						ind.Page = &n
-					}
-				}
-			}
+		if ind, ok := bd.settle(readRow(&f, raw, group, &bd.a), path, i); ok {
 			bd.draft.Indicators = append(bd.draft.Indicators, ind)
 		}
 	}
 }
 
 func itemPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-// item reads one indicator. Warnings about it name its place in the draft; if it is dropped,
-// they are taken back and the one warning names its place in the reply.
-func (bd *build) item(f *fields, path string, i int, group *string) (schema.OcrIndicator, bool) {
-	var ind schema.OcrIndicator
-	name, _ := readText(f[fItemName].val, &bd.a)
-	if name == nil || *name == "" {
-		bd.dropped(path, i, "no_name", nil)
-		return ind, false
-	}
-	if isPlaceholder(*name) {
-		bd.dropped(path, i, "placeholder_name", kv("itemName", *name))
-		return ind, false
-	}
-	ind.ItemName = *name
-	mark, markOver := len(bd.warnings), len(bd.over)
-	idx := len(bd.draft.Indicators)
-	warn := func(code schema.WarningCode, reason, field string, p map[string]string) {
-		if p == nil {
-			p = map[string]string{}
-		}
-		p["itemName"] = ind.ItemName
-		bd.warn(code, reason, itemPath("indicators", idx)+"."+field, p)
-	}
-
-	if g, ok := readText(f[fItemGroup].val, &bd.a); ok && g != nil {
-		ind.ItemGroup = g
-	} else {
-		ind.ItemGroup = group
-	}
-	nested(f)
-	if u, ok := readText(f[fUnit].val, &bd.a); ok {
-		ind.Unit = u
-	} else {
-		warn(schema.InvalidValue, "not_text", "unit", kv("value", param(f[fUnit].val)))
-	}
-	setUnit := func(u string) {
-		if ind.Unit == nil && u != "" {
-			ind.Unit = bd.a.str(u)
-		}
-	}
-
-	// The result: valueNum, then valueText, then a generic value key, then columns by status.
-	statusRange(f, &bd.a)
-	num := readValue(f[fValueNum].val, &bd.a)
-	txt := readValue(f[fValueText].val, &bd.a)
-	gen := readValue(f[fValue].val, &bd.a)
-	// A number's own unit that differs from the unit given: a power-of-ten multiplier
-	// ("1.2×10^3" beside IU/mL) belongs in front of the unit, as the report prints it; any other
-	// ("98 mg/dL" beside mmol/L) leaves the given unit, as the rule says, with a warning to check.
-	// Only the value that gives the number is checked: valueNum, else valueText, else value.
-	for _, v := range []struct {
-		v     *value
-		field string
-	}{{&num, "valueNum"}, {&txt, "valueText"}, {&gen, "valueNum"}} {
-		if v.v.num == nil {
-			continue
-		}
-		if v.v.unit == "" || ind.Unit == nil || sameUnit(v.v.unit, *ind.Unit) {
-			break
-		}
-		if isMultiplier(v.v.unit) && !isMultiplier(leadingMultiplier(*ind.Unit)) {
-			ind.Unit = bd.a.str(v.v.unit + " " + *ind.Unit)
-			break
-		}
-		warn(schema.UnitConflict, "differs", v.field, kv("value", v.v.src, "valueUnit", v.v.unit, "unit", *ind.Unit))
-		break
-	}
-	// A value that is only a mark ("↑", "偏高") is the mark of the number given beside it; with no
-	// number anywhere, it is the result as printed, and not a mark.
-	hasNumber := num.num != nil || txt.num != nil || gen.num != nil
-	for _, v := range []*value{&num, &txt, &gen} {
-		if v.num == nil && v.text != nil && v.flag != "" {
-			if hasNumber {
-				v.text = nil
-			} else {
-				v.flag = ""
-			}
-		}
-	}
-	if num.bad {
-		warn(schema.InvalidValue, "not_number", "valueNum", kv("value", param(f[fValueNum].val)))
-	}
-	if txt.bad {
-		warn(schema.InvalidValue, "not_text", "valueText", kv("value", param(f[fValueText].val)))
-	}
-	ind.ValueNum = num.num
-	setUnit(num.unit)
-	if num.text != nil { // valueNum held text such as "阴性": it is the result as text
-		if txt.text == nil && txt.num == nil {
-			ind.ValueText = num.text
-		} else if txt.text == nil || *txt.text != *num.text {
-			warn(schema.InvalidValue, "not_number", "valueNum", kv("value", *num.text))
-		}
-	}
-	switch {
-	case txt.num != nil && ind.ValueNum == nil: // a plain number in valueText is the number
-		ind.ValueNum = txt.num
-		setUnit(txt.unit)
-	case txt.num != nil && ind.ValueNum.Equal(*txt.num): // said twice
-		setUnit(txt.unit)
-	case txt.num != nil: // another number: the text as printed, its mark left in it
-		s := strings.TrimSpace(f[fValueText].val.Text)
-		ind.ValueText = &s
-		txt.flag = ""
-	case txt.text != nil:
-		ind.ValueText = txt.text
-	}
-	if ind.ValueNum != nil && ind.ValueText != nil && censors(*ind.ValueText, *ind.ValueNum, &bd.a) {
-		ind.ValueNum = nil // valueNum 0.5 beside valueText "<0.5": the result is below 0.5, not 0.5
-	}
-	rngText := cmp.Or(num.rng, txt.rng)
-	flag := joinFlags(num.flag, txt.flag)
-	if ind.ValueNum == nil && ind.ValueText == nil {
-		if gen.bad {
-			warn(schema.InvalidValue, "not_result", "valueNum", kv("value", param(f[fValue].val)))
-		}
-		ind.ValueNum, ind.ValueText = gen.num, gen.text
-		setUnit(gen.unit)
-		rngText = cmp.Or(rngText, gen.rng)
-		flag = joinFlags(flag, gen.flag)
-	}
-	inFlagColumn := false // the flag column held the result itself ("Flag": "105 H")
-	if ind.ValueNum == nil && ind.ValueText == nil {
-		st := readStatus(f, &bd.a)
-		if st.conflict {
-			warn(schema.InvalidValue, "status_both", "valueNum", kv("inRange", st.in, "outOfRange", st.out))
-		}
-		ind.ValueNum, ind.ValueText = st.v.num, st.v.text
-		setUnit(st.v.unit)
-		rngText = cmp.Or(rngText, st.v.rng)
-		flag = joinFlags(flag, st.flag)
-		inFlagColumn = st.fromFlag
-	}
-	for _, k := range [...]field{fValueNum, fValueText, fValue, fRefRange, fRefLow, fRefHigh} {
-		setUnit(keyUnit(f[k].key)) // value(mmol/L): a unit printed only in the key
-	}
-
-	// The printed mark: a flag column says it; else the mark beside the number.
-	// A report's own flag column may hold a remark (提示: 正常，无需复查): only the contract's
-	// key, which the model was told takes a mark, warns about a value that is not one.
-	if s := f[fPrintedFlag]; s.key != "" && !inFlagColumn {
-		fl, ok := readFlag(s.val)
-		if !ok && lookup(s.key)[1].rank == 0 {
-			warn(schema.InvalidValue, "not_flag", "printedFlag", kv("value", param(s.val)))
-		}
-		if fl != "" {
-			flag = fl
-		}
-	}
-	if flag != "" {
-		ind.PrintedFlag = bd.a.flag(flag)
-	}
-
-	bd.ranges(f, &ind, rngText, warn, setUnit)
-
-	// Validation, field by field: a broken optional field is nulled, a broken name drops the item.
-	if err := bd.b.validate.Struct(ind); err != nil {
-		for _, fe := range asFieldErrors(err) {
-			if fe.StructField() == "ItemName" {
-				bd.warnings, bd.over = bd.warnings[:mark], bd.over[:markOver]
-				bd.dropped(path, i, "name_too_long", kv("max", fe.Param()))
-				return ind, false
-			}
-			reflect.ValueOf(&ind).Elem().FieldByName(fe.StructField()).SetZero()
-			reason, p := broken(fe)
-			warn(schema.InvalidValue, reason, fe.Field(), p)
-		}
-	}
-	// Evidence filled by code: the page, and the analyte the row's name, group and unit name.
-	ind.Page = bd.pageNum()
-	if a, _, ok := bd.b.lex.Find(deref(ind.ItemGroup), ind.ItemName, deref(ind.Unit)); ok {
-		ind.Analyte = bd.a.str(a.Key)
-	}
-	return ind, true
-}
 
 // nestedFields are what a result object may hold besides its value:
 // {"value": 5.86, "unit": "mmol/L", "flag": "H", "range": {"low": 3.1, "high": 5.2}}.
@@ -912,59 +728,6 @@ func nested(f *fields) {
 				f[j] = sub[j]
 			}
 		}
-	}
-}
-
-// ranges reads the reference range: the range as printed (a range key, or the range written
-// in the result string), and refLow and refHigh, each a number or a range string. The bounds are
-// the printed range's when it gives any: code splits a range, the model's own split is only a
-// fallback. A range whose reading is not plain (per sex, per condition) gives no bounds here and
-// its reading goes with the row: which span applies is the checks' to decide, with the caller's
-// context. A confirmed draft's bounds are the person's, and win.
-func (bd *build) ranges(f *fields, ind *schema.OcrIndicator, rngText string, warn func(code schema.WarningCode, reason, field string, p map[string]string), setUnit func(string)) {
-	lowRange, low, lowOK := readRange(f[fRefLow].val, &bd.a)
-	highRange, high, highOK := readRange(f[fRefHigh].val, &bd.a)
-	rv := f[fRefRange].val
-	if f[fRefRange].key == "" && rngText != "" {
-		rv = parse.Value{Kind: parse.String, Text: rngText}
-	}
-	rng, lone, rngOK := readRange(rv, &bd.a)
-	if !lowOK {
-		warn(schema.InvalidValue, "not_bound", "refLow", kv("value", param(f[fRefLow].val)))
-	}
-	if !highOK {
-		warn(schema.InvalidValue, "not_bound", "refHigh", kv("value", param(f[fRefHigh].val)))
-	}
-	ind.RefText, ind.Range = rng.text, rng.reading
-	if lone != nil && rv.Kind == parse.String { // "5.2" in a range key: printed, if not a range
-		ind.RefText = bd.a.str(clean(rv.Text))
-	}
-	for _, b := range []*bounds{&lowRange, &highRange} {
-		if ind.RefText == nil && b.text != nil {
-			ind.RefText, ind.Range = b.text, b.reading
-		}
-	}
-	given := first(low, lowRange.low, highRange.low) != nil || first(high, highRange.high, lowRange.high) != nil
-	switch {
-	case bd.confirmed && given:
-		ind.RefLow = first(low, lowRange.low, highRange.low)
-		ind.RefHigh = first(high, highRange.high, lowRange.high)
-	case ind.Range != nil && !ind.Range.Plain(): // the checks decide, and say so
-	case rng.low != nil || rng.high != nil:
-		ind.RefLow, ind.RefHigh = rng.low, rng.high
-	default:
-		ind.RefLow = first(low, lowRange.low, highRange.low)
-		ind.RefHigh = first(high, highRange.high, lowRange.high)
-	}
-	if (!rngOK || lone != nil) && ind.RefLow == nil && ind.RefHigh == nil && !bd.confirmed {
-		warn(schema.InvalidValue, "range_unread", "refLow", kv("refText", param(rv)))
-	}
-	setUnit(lowRange.unit)
-	setUnit(highRange.unit)
-	setUnit(rng.unit)
-	if ind.RefLow != nil && ind.RefHigh != nil && ind.RefLow.Cmp(*ind.RefHigh) > 0 {
-		ind.RefLow, ind.RefHigh = ind.RefHigh, ind.RefLow
-		warn(schema.ReferenceRangeSwapped, "swapped", "refLow", kv("refLow", ind.RefHigh.String(), "refHigh", ind.RefLow.String(), "refText", deref(ind.RefText)))
 	}
 }
 
@@ -1009,7 +772,7 @@ func (bd *build) check() {
 	d.Indicators = nil // validated one by one in item
 	err := bd.b.validate.Struct(d)
 	for _, fe := range asFieldErrors(err) {
-		reflect.ValueOf(&bd.draft).Elem().FieldByName(fe.StructField()).SetZero()
+		nullDraft[fe.StructField()](&bd.draft)
 		reason, p := broken(fe)
 		bd.warn(schema.InvalidValue, reason, fe.Field(), p)
 	}

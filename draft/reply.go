@@ -113,33 +113,10 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	best.Truncated = cut || best.Truncated && !rd.TooLong
 	template := placeholderDrops(best.Warnings)
 	if empty(best.Draft) || template && onlyYear(best.Draft) {
-		why := "the model's reply holds no report data"
-		switch {
-		case rd.TooLong:
-			why = fmt.Sprintf("the model's reply is longer than the %d KB the service reads, and holds no complete item before that", parse.MaxReply>>10)
-		case cut:
-			why = "the model's reply was cut off before any complete item"
-		case best.Truncated:
-			// The text alone cannot tell a reply cut off from one broken: say what it shows.
-			why = "the model's reply holds no complete item: its JSON is left open (cut off, or broken)"
-		case template:
-			why = "the model's reply holds only a format template with placeholders (such as <医院名称> or YYYY-MM-DD), no report data: it did not read the page"
-		case rd.Unread > 0:
-			why = fmt.Sprintf("the model's reply holds no report data that could be read; %d more values were not read: reading them would cost more work than one reply may", rd.Unread)
-		}
+		why := nothingRead(rd, best.Truncated, cut, template)
 		return Outcome{Stage: parse.Failed, Truncated: best.Truncated, TooLong: rd.TooLong, Work: rd.Work}, parse.Unparseable(reply, why)
 	}
-	var ws []schema.Warning
-	if rd.TooLong {
-		ws = append(ws, msg.New(schema.ReplyTooLong, "too_long", nil, nil, map[string]string{"kb": strconv.Itoa(parse.MaxReply >> 10)}))
-	}
-	if best.Truncated {
-		ws = append(ws, msg.New(schema.OutputTruncated, "cut_off", nil, nil, nil))
-	}
-	if rd.Unread > 0 {
-		ws = append(ws, msg.New(schema.IndicatorDropped, "unread", nil, nil, map[string]string{"count": strconv.Itoa(rd.Unread)}))
-	}
-	if ws != nil {
+	if ws := replyWarnings(rd, best.Truncated); ws != nil {
 		best.Warnings = append(ws, best.Warnings...)
 	}
 	// A reply is one page: its warnings are page 1's, the reply's own (cut off, too long) too,
@@ -152,6 +129,41 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 		}
 	}
 	return best, nil
+}
+
+// nothingRead says why a reply gave no draft: what it shows (too long, cut off, left open, a
+// template, too costly to read), or that it holds no report data.
+func nothingRead(rd parse.Reading, truncated, cut, template bool) string {
+	switch {
+	case rd.TooLong:
+		return fmt.Sprintf("the model's reply is longer than the %d KB the service reads, and holds no complete item before that", parse.MaxReply>>10)
+	case cut:
+		return "the model's reply was cut off before any complete item"
+	case truncated:
+		// The text alone cannot tell a reply cut off from one broken: say what it shows.
+		return "the model's reply holds no complete item: its JSON is left open (cut off, or broken)"
+	case template:
+		return "the model's reply holds only a format template with placeholders (such as <医院名称> or YYYY-MM-DD), no report data: it did not read the page"
+	case rd.Unread > 0:
+		return fmt.Sprintf("the model's reply holds no report data that could be read; %d more values were not read: reading them would cost more work than one reply may", rd.Unread)
+	}
+	return "the model's reply holds no report data"
+}
+
+// replyWarnings are the reply's own warnings, before its rows': too long for the service, cut
+// off by the model, values left unread.
+func replyWarnings(rd parse.Reading, truncated bool) []schema.Warning {
+	var ws []schema.Warning
+	if rd.TooLong {
+		ws = append(ws, msg.New(schema.ReplyTooLong, "too_long", nil, nil, map[string]string{"kb": strconv.Itoa(parse.MaxReply >> 10)}))
+	}
+	if truncated {
+		ws = append(ws, msg.New(schema.OutputTruncated, "cut_off", nil, nil, nil))
+	}
+	if rd.Unread > 0 {
+		ws = append(ws, msg.New(schema.IndicatorDropped, "unread", nil, nil, map[string]string{"count": strconv.Itoa(rd.Unread)}))
+	}
+	return ws
 }
 
 func empty(d schema.OcrDraft) bool {
