@@ -192,18 +192,16 @@ func (bd *build) root(v parse.Value, depth int) {
 		}
 		// A wrapper: {"data": …}, {"code": 0, "result": …}, or {"patient": {…}, "report": {…}}.
 		// Each object or list inside is read on its own, and the one that yields the most
-		// indicators (then any data at all) is the draft.
+		// indicators (then any data at all) is the draft. The finder has most often unwrapped it
+		// already; this stays for what it leaves here: a tie, which the reply's own value wins
+		// ({"data": [rows]} fits as well as its list), and values past its walk bound. JSON held
+		// in a wrapper's strings is the finder's alone: parse reads it within its work bound.
 		if bd.pages(v.Members, depth) {
 			return
 		}
 		var best *build
 		for _, m := range v.Members {
 			val := m.Value
-			if val.Kind == parse.String { // {"response": "{\"title\": …}"}: JSON inside a string
-				if inner, err := parse.Decode(strings.TrimSpace(val.Text)); err == nil && inner.IsContainer() {
-					val = inner
-				}
-			}
 			if !val.IsContainer() {
 				continue
 			}

@@ -317,10 +317,10 @@ func rowLike(v parse.Value) bool {
 }
 
 // named reports an object Build keeps as an item without a result: a name and an item field
-// beside it, even null ({"itemName": "x", "refRange": null}). A tool call's {"name": …,
-// "arguments": …} is not one.
+// beside it, even null ({"itemName": "x", "refRange": null}), or a name alone ({"itemName":
+// "x"}). A tool call's {"name": …, "arguments": …} is not one.
 func named(v parse.Value) bool {
-	name, other := false, false
+	name, other := false, len(v.Members) == 1
 	for _, m := range v.Members {
 		switch k := fieldOf(m.Key, 1); {
 		case k == fItemName:
