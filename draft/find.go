@@ -308,7 +308,7 @@ func rowLike(v parse.Value) bool {
 	for _, m := range v.Members {
 		switch fieldOf(m.Key, 1) {
 		case fItemName:
-			name = name || m.Value.Kind == parse.String && strings.TrimSpace(m.Value.Text) != ""
+			name = name || isName(m.Value)
 		case fValueNum, fValueText, fValue, fUnit, fRefLow, fRefHigh, fRefRange, fPrintedFlag, fInRange, fOutRange:
 			result = result || m.Value.Kind != parse.Null && m.Value.Kind != parse.Array
 		}
@@ -317,16 +317,16 @@ func rowLike(v parse.Value) bool {
 }
 
 // named reports an object Build keeps as an item without a result: a name and an item field
-// beside it, even null ({"itemName": "x", "refRange": null}), or a name alone ({"itemName":
-// "x"}). A tool call's {"name": …, "arguments": …} is not one.
+// beside it, even null ({"itemName": "x", "refRange": null}), a name beside a null under any key,
+// or a name alone ({"itemName": "x"}). A tool call's {"name": …, "arguments": …} is not one.
 func named(v parse.Value) bool {
 	name, other := false, len(v.Members) == 1
 	for _, m := range v.Members {
 		switch k := fieldOf(m.Key, 1); {
 		case k == fItemName:
-			name = name || m.Value.Kind == parse.String && strings.TrimSpace(m.Value.Text) != ""
-		case k != noField && k != fIndicators:
-			other = true
+			name = name || isName(m.Value)
+		case k != noField && k != fIndicators, m.Value.Kind == parse.Null:
+			other = true // an item field, or a null beside the name: a tool call's arguments are never null
 		}
 	}
 	return name && other
@@ -438,4 +438,10 @@ func laterStage(a, b schema.ParseStage) schema.ParseStage {
 		}
 	}
 	return b
+}
+
+// isName reports a value Build reads as an item's name: text that is not blank, or a number
+// ({"name": 0} is a row named 0, as readText reads it).
+func isName(v parse.Value) bool {
+	return v.Kind == parse.String && strings.TrimSpace(v.Text) != "" || v.Kind == parse.Number
 }
