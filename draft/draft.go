@@ -770,7 +770,7 @@ func (bd *build) check() {
 	d.Indicators = nil // validated one by one in item
 	err := bd.b.validate.Struct(d)
 	for _, fe := range asFieldErrors(err) {
-		nullDraft[fe.StructField()](&bd.draft)
+		bd.draft = nulledDraft(bd.draft, fe.StructField())
 		reason, p := broken(fe)
 		bd.warn(schema.InvalidValue, reason, fe.Field(), p)
 	}

@@ -31,14 +31,18 @@ type rowReading struct {
 	dropArgs map[string]string // the drop's params
 	findings []finding
 
-	// The reference range: the bounds given (refLow and refHigh, numbers or ranges written in
-	// them), the bounds code split from the printed range, and how that range read.
+	bounds   rowBounds
+	rangeArg string // the range printed, for a warning that it was not split
+	page     *int   // the page the row gives itself ("page": 2), when it gives one
+}
+
+// rowBounds are a row's reference bounds as read: those given (refLow and refHigh, numbers or
+// ranges written in them), those code split from the printed range, and how that range read.
+type rowBounds struct {
 	givenLow, givenHigh     *schema.Decimal
 	printedLow, printedHigh *schema.Decimal
-	plain                   bool   // the printed range applies to everyone (not per sex or condition)
-	unread                  bool   // a range was printed that code could not split
-	rangeArg                string // that range, for its warning
-	page                    *int   // the page the row gives itself ("page": 2), when it gives one
+	plain                   bool // the printed range applies to everyone (not per sex or condition)
+	unread                  bool // a range was printed that code could not split
 }
 
 func (r *rowReading) find(code schema.WarningCode, reason, field string, params map[string]string) {
@@ -115,7 +119,7 @@ func (r *rowReading) result(f *fields, a *arena, setUnit func(string)) (rngText 
 	num := readValue(f[fValueNum].val, a)
 	txt := readValue(f[fValueText].val, a)
 	gen := readValue(f[fValue].val, a)
-	r.ownUnit(&num, &txt, &gen, a)
+	r.ownUnit([3]value{num, txt, gen}, a)
 	// A value that is only a mark ("↑", "偏高") is the mark of the number given beside it; with no
 	// number anywhere, it is the result as printed, and not a mark.
 	hasNumber := num.num != nil || txt.num != nil || gen.num != nil
@@ -188,23 +192,21 @@ func (r *rowReading) result(f *fields, a *arena, setUnit func(string)) (rngText 
 // multiplier ("1.2×10^3" beside IU/mL) belongs in front of the unit, as the report prints it; any
 // other ("98 mg/dL" beside mmol/L) leaves the given unit, as the rule says, with a warning to
 // check. Only the value that gives the number is held: valueNum, else valueText, else value.
-func (r *rowReading) ownUnit(num, txt, gen *value, a *arena) {
+func (r *rowReading) ownUnit(vals [3]value, a *arena) {
 	ind := &r.ind
-	for _, v := range []struct {
-		v     *value
-		field string
-	}{{num, "valueNum"}, {txt, "valueText"}, {gen, "valueNum"}} {
-		if v.v.num == nil {
+	for i, field := range [3]string{"valueNum", "valueText", "valueNum"} {
+		v := vals[i]
+		if v.num == nil {
 			continue
 		}
-		if v.v.unit == "" || ind.Unit == nil || sameUnit(v.v.unit, *ind.Unit) {
+		if v.unit == "" || ind.Unit == nil || sameUnit(v.unit, *ind.Unit) {
 			return
 		}
-		if isMultiplier(v.v.unit) && !isMultiplier(leadingMultiplier(*ind.Unit)) {
-			ind.Unit = a.str(v.v.unit + " " + *ind.Unit)
+		if isMultiplier(v.unit) && !isMultiplier(leadingMultiplier(*ind.Unit)) {
+			ind.Unit = a.str(v.unit + " " + *ind.Unit)
 			return
 		}
-		r.find(schema.UnitConflict, "differs", v.field, kv("value", v.v.src, "valueUnit", v.v.unit, "unit", *ind.Unit))
+		r.find(schema.UnitConflict, "differs", field, kv("value", v.src, "valueUnit", v.unit, "unit", *ind.Unit))
 		return
 	}
 }
@@ -238,11 +240,14 @@ func (r *rowReading) ranges(f *fields, rngText string, a *arena, setUnit func(st
 			ind.RefText, ind.Range = b.text, b.reading
 		}
 	}
-	r.givenLow = first(low, lowRange.low, highRange.low)
-	r.givenHigh = first(high, highRange.high, lowRange.high)
-	r.printedLow, r.printedHigh = rng.low, rng.high
-	r.plain = ind.Range == nil || ind.Range.Plain()
-	r.unread, r.rangeArg = !rngOK || lone != nil, param(rv)
+	r.bounds = rowBounds{
+		givenLow:   first(low, lowRange.low, highRange.low),
+		givenHigh:  first(high, highRange.high, lowRange.high),
+		printedLow: rng.low, printedHigh: rng.high,
+		plain:  ind.Range == nil || ind.Range.Plain(),
+		unread: !rngOK || lone != nil,
+	}
+	r.rangeArg = param(rv)
 	setUnit(lowRange.unit)
 	setUnit(highRange.unit)
 	setUnit(rng.unit)
@@ -253,9 +258,9 @@ func (r *rowReading) ranges(f *fields, rngText string, a *arena, setUnit func(st
 type rowSource interface {
 	// bounds are the reference bounds that stand, and whether a range printed but not split is
 	// said (range_unread).
-	bounds(r *rowReading) (low, high *schema.Decimal, sayUnread bool)
-	// page is the row's page: the build's, or the one the row gives.
-	page(r *rowReading, build *int) *int
+	bounds(b rowBounds) (low, high *schema.Decimal, sayUnread bool)
+	// page is the row's page: the build's, or the one the row gives (given, nil when none).
+	page(given, build *int) *int
 }
 
 // modelRows are the rows of a model's reply. The bounds are the printed range's when it gives
@@ -263,33 +268,33 @@ type rowSource interface {
 // gives none here (the checks decide, and say so). The page is the reply's.
 type modelRows struct{}
 
-func (modelRows) bounds(r *rowReading) (low, high *schema.Decimal, sayUnread bool) {
+func (modelRows) bounds(b rowBounds) (low, high *schema.Decimal, sayUnread bool) {
 	switch {
-	case !r.plain:
-	case r.printedLow != nil || r.printedHigh != nil:
-		low, high = r.printedLow, r.printedHigh
+	case !b.plain:
+	case b.printedLow != nil || b.printedHigh != nil:
+		low, high = b.printedLow, b.printedHigh
 	default:
-		low, high = r.givenLow, r.givenHigh
+		low, high = b.givenLow, b.givenHigh
 	}
-	return low, high, r.unread && low == nil && high == nil
+	return low, high, b.unread && low == nil && high == nil
 }
 
-func (modelRows) page(_ *rowReading, build *int) *int { return build }
+func (modelRows) page(_, build *int) *int { return build }
 
 // confirmedRows are the rows of a draft a person confirmed: bounds given beside a refText are the
 // person's and win (they may have corrected them), and a range without bounds is theirs to leave;
 // the page is the one the row gives (code cannot know it).
 type confirmedRows struct{}
 
-func (confirmedRows) bounds(r *rowReading) (low, high *schema.Decimal, sayUnread bool) {
-	if r.givenLow != nil || r.givenHigh != nil {
-		return r.givenLow, r.givenHigh, false
+func (confirmedRows) bounds(b rowBounds) (low, high *schema.Decimal, sayUnread bool) {
+	if b.givenLow != nil || b.givenHigh != nil {
+		return b.givenLow, b.givenHigh, false
 	}
-	low, high, _ = modelRows{}.bounds(r)
+	low, high, _ = modelRows{}.bounds(b)
 	return low, high, false
 }
 
-func (confirmedRows) page(r *rowReading, build *int) *int { return cmp.Or(r.page, build) }
+func (confirmedRows) page(given, build *int) *int { return cmp.Or(given, build) }
 
 // settle decides what of a row's reading is kept and says it: a row that cannot be kept is one
 // warning naming its place in the reply (item i of the list at path), and nothing else; a kept
@@ -301,7 +306,7 @@ func (bd *build) settle(r rowReading, path string, i int) (schema.OcrIndicator, 
 	}
 	ind := r.ind
 	var sayUnread bool
-	ind.RefLow, ind.RefHigh, sayUnread = bd.source.bounds(&r)
+	ind.RefLow, ind.RefHigh, sayUnread = bd.source.bounds(r.bounds)
 	if sayUnread {
 		r.find(schema.InvalidValue, "range_unread", "refLow", kv("refText", r.rangeArg))
 	}
@@ -316,7 +321,7 @@ func (bd *build) settle(r rowReading, path string, i int) (schema.OcrIndicator, 
 				bd.dropped(path, i, "name_too_long", kv("max", fe.Param()))
 				return ind, false
 			}
-			nullIndicator[fe.StructField()](&ind)
+			ind = nulled(ind, fe.StructField())
 			reason, p := broken(fe)
 			r.find(schema.InvalidValue, reason, fe.Field(), p)
 		}
@@ -330,7 +335,7 @@ func (bd *build) settle(r rowReading, path string, i int) (schema.OcrIndicator, 
 		bd.warn(fd.code, fd.reason, at+fd.field, fd.params)
 	}
 	// Evidence filled by code: the page, and the analyte the row's name, group and unit name.
-	ind.Page = bd.source.page(&r, bd.pageNum())
+	ind.Page = bd.source.page(r.page, bd.pageNum())
 	if a, _, ok := bd.b.lex.Find(deref(ind.ItemGroup), ind.ItemName, deref(ind.Unit)); ok {
 		ind.Analyte = bd.a.str(a.Key)
 	}
@@ -353,3 +358,20 @@ var (
 		"ReportYear": func(d *schema.OcrDraft) { d.ReportYear = nil },
 	}
 )
+
+// nulled is ind with its field named field nulled (nullIndicator). A copy, so that the row being
+// settled stays on the stack (not inlined, for the same reason).
+//
+//go:noinline
+func nulled(ind schema.OcrIndicator, field string) schema.OcrIndicator {
+	nullIndicator[field](&ind)
+	return ind
+}
+
+// nulledDraft is d with its field named field nulled (nullDraft), as nulled.
+//
+//go:noinline
+func nulledDraft(d schema.OcrDraft, field string) schema.OcrDraft {
+	nullDraft[field](&d)
+	return d
+}
