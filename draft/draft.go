@@ -695,7 +695,9 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 			bd.items(tableRows(sub.Elems), itemPath(path, i)+"."+f[fIndicators].key, g, depth+1)
 			continue
 		}
-		if ind, ok := bd.settle(readRow(&f, raw, group, &bd.a), path, i); ok {
+		var r rowReading
+		readRow(&r, &f, group, &bd.a)
+		if ind, ok := bd.settle(&r, raw, path, i); ok {
 			bd.draft.Indicators = append(bd.draft.Indicators, ind)
 		}
 	}

@@ -33,7 +33,6 @@ type rowReading struct {
 
 	bounds   rowBounds
 	rangeArg string // the range printed, for a warning that it was not split
-	page     *int   // the page the row gives itself ("page": 2), when it gives one
 }
 
 // rowBounds are a row's reference bounds as read: those given (refLow and refHigh, numbers or
@@ -49,19 +48,18 @@ func (r *rowReading) find(code schema.WarningCode, reason, field string, params 
 	r.findings = append(r.findings, finding{code, reason, field, params})
 }
 
-// readRow reads one row's fields, f, which it consumes (a result object's fields become the
-// row's own). It writes no warning and changes nothing else: what it finds is in the reading, and
+// readRow reads one row's fields, f, into r. It consumes f (a result object's fields become the
+// row's own), writes no warning and changes nothing else: what it finds is in the reading, and
 // its values are kept in the build's arena a.
-func readRow(f *fields, raw parse.Value, group *string, a *arena) rowReading {
-	var r rowReading
+func readRow(r *rowReading, f *fields, group *string, a *arena) {
 	name, _ := readText(f[fItemName].val, a)
 	switch {
 	case name == nil || *name == "":
 		r.drop = "no_name"
-		return r
+		return
 	case isPlaceholder(*name):
 		r.drop, r.dropArgs = "placeholder_name", kv("itemName", *name)
-		return r
+		return
 	}
 	ind := &r.ind
 	ind.ItemName = *name
@@ -102,12 +100,6 @@ func readRow(f *fields, raw parse.Value, group *string, a *arena) rowReading {
 		ind.PrintedFlag = a.flag(flag)
 	}
 	r.ranges(f, rngText, a, setUnit)
-	if p, ok := raw.Get("page"); ok && p.Kind == parse.Number {
-		if n, err := strconv.Atoi(p.Text); err == nil && n >= 1 {
-			r.page = &n
-		}
-	}
-	return r
 }
 
 // result reads the result: valueNum, then valueText, then a generic value key, then columns by
@@ -259,8 +251,8 @@ type rowSource interface {
 	// bounds are the reference bounds that stand, and whether a range printed but not split is
 	// said (range_unread).
 	bounds(b rowBounds) (low, high *schema.Decimal, sayUnread bool)
-	// page is the row's page: the build's, or the one the row gives (given, nil when none).
-	page(given, build *int) *int
+	// page is the row's page: the build's, or the one the row, raw, gives.
+	page(raw parse.Value, build *int) *int
 }
 
 // modelRows are the rows of a model's reply. The bounds are the printed range's when it gives
@@ -279,7 +271,7 @@ func (modelRows) bounds(b rowBounds) (low, high *schema.Decimal, sayUnread bool)
 	return low, high, b.unread && low == nil && high == nil
 }
 
-func (modelRows) page(_, build *int) *int { return build }
+func (modelRows) page(_ parse.Value, build *int) *int { return build }
 
 // confirmedRows are the rows of a draft a person confirmed: bounds given beside a refText are the
 // person's and win (they may have corrected them), and a range without bounds is theirs to leave;
@@ -294,12 +286,19 @@ func (confirmedRows) bounds(b rowBounds) (low, high *schema.Decimal, sayUnread b
 	return low, high, false
 }
 
-func (confirmedRows) page(given, build *int) *int { return cmp.Or(given, build) }
+func (confirmedRows) page(raw parse.Value, build *int) *int {
+	if p, ok := raw.Get("page"); ok && p.Kind == parse.Number {
+		if n, err := strconv.Atoi(p.Text); err == nil && n >= 1 {
+			return &n
+		}
+	}
+	return build
+}
 
 // settle decides what of a row's reading is kept and says it: a row that cannot be kept is one
 // warning naming its place in the reply (item i of the list at path), and nothing else; a kept
 // row's warnings name its place in the draft.
-func (bd *build) settle(r rowReading, path string, i int) (schema.OcrIndicator, bool) {
+func (bd *build) settle(r *rowReading, raw parse.Value, path string, i int) (schema.OcrIndicator, bool) {
 	if r.drop != "" {
 		bd.dropped(path, i, r.drop, r.dropArgs)
 		return schema.OcrIndicator{}, false
@@ -335,7 +334,7 @@ func (bd *build) settle(r rowReading, path string, i int) (schema.OcrIndicator, 
 		bd.warn(fd.code, fd.reason, at+fd.field, fd.params)
 	}
 	// Evidence filled by code: the page, and the analyte the row's name, group and unit name.
-	ind.Page = bd.source.page(r.page, bd.pageNum())
+	ind.Page = bd.source.page(raw, bd.pageNum())
 	if a, _, ok := bd.b.lex.Find(deref(ind.ItemGroup), ind.ItemName, deref(ind.Unit)); ok {
 		ind.Analyte = bd.a.str(a.Key)
 	}
