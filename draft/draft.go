@@ -175,6 +175,13 @@ func (bd *build) root(v parse.Value, depth int) {
 			return
 		}
 		switch lists := otherLists(v.Members, 0); {
+		case len(lists) > 0 && reportBeside(v.Members):
+			// {"report": {"title": …, "date": …}, "table": {"headers": …, "rows": …}}: the
+			// report's fields in an object beside rows under a key no list alias names. Read as
+			// the draft it is, the fields from that object, the rows from beside it; unwrapped,
+			// one of the two would be lost.
+			bd.fields(&f, v.Members)
+			return
 		case len(lists) >= 2:
 			bd.groups(lists) // {"血常规": [...], "尿常规": [...]}
 			return
@@ -216,6 +223,22 @@ func (bd *build) root(v parse.Value, depth int) {
 			bd.draft, bd.warnings, bd.over = best.draft, best.warnings, best.over
 		}
 	}
+}
+
+// reportBeside reports whether one of members is an object of the report's own fields (a title,
+// hospital or date, not a patient's) that holds no rows of its own: what fields reads beside a list.
+func reportBeside(members []parse.Member) bool {
+	for _, m := range members {
+		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+			continue
+		}
+		var g fields
+		g.pick(m.Value.Members, 0)
+		if g[fIndicators].key == "" && (g[fTitle].key != "" || g[fHospital].key != "" || g[fCheckupDate].key != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasResult reports whether an item's fields hold a result or a range, so that a lone object
