@@ -61,15 +61,19 @@ const (
 
 // Build reads a draft out of a decoded JSON value. It never fails: what it cannot read is null or
 // left out, with a warning.
-func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, modelRows{}) }
+func (b *Builder) Build(v parse.Value) schema.Result { return b.build(v, modelRows{}, false) }
 
 // build reads a draft whose rows come from source: a model's reply, or a draft a person
-// confirmed (Validate), whose bounds and pages are the person's.
-func (b *Builder) build(v parse.Value, source rowSource) schema.Result {
+// confirmed (Validate), whose bounds and pages are the person's. clean says that v's text is
+// known to hold no invisible character (see cleanText), sparing the walk that removes them.
+func (b *Builder) build(v parse.Value, source rowSource, clean bool) schema.Result {
 	bd := build{b: b, page: 1, source: source}
 	bd.a.lex = b.lex
 	bd.draft.Indicators = []schema.OcrIndicator{}
-	bd.root(visible(v), 0)
+	if !clean {
+		v = visible(v)
+	}
+	bd.root(v, 0)
 	bd.check()
 	return bd.result()
 }

@@ -309,7 +309,7 @@ func FuzzEvidence(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again := mustJSON(b.build(v, confirmedRows{}).Draft); again != draftJSON {
+		if again := mustJSON(b.build(v, confirmedRows{}, false).Draft); again != draftJSON {
 			t.Fatalf("rebuilding changed the draft:\n%s\n%s", draftJSON, again)
 		}
 	})

@@ -82,7 +82,7 @@ func FuzzFromReply(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := b.build(v, confirmedRows{})
+		again := b.build(v, confirmedRows{}, false)
 		againJSON, _ := json.Marshal(again.Draft)
 		if diff := cmp.Diff(string(draftJSON), string(againJSON)); diff != "" {
 			t.Fatalf("rebuilding the draft changed it (-first +again):\n%s", diff)

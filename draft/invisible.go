@@ -35,6 +35,13 @@ func hasInvisible(s string) bool {
 	return false
 }
 
+// cleanText reports whether every string a JSON value decoded from text can hold is free of
+// invisible characters: text holds none itself, nor a \u escape that could write one. Most
+// replies are, and their values need no walk (visible) at all.
+func cleanText(text string) bool {
+	return !hasInvisible(text) && !strings.Contains(text, `\u`)
+}
+
 // dropInvisible returns s without its invisible characters.
 func dropInvisible(s string) string {
 	if !hasInvisible(s) {

@@ -59,8 +59,9 @@ func (b *Builder) FromReplyContext(ctx context.Context, reply string, cut bool) 
 	fd := finder{limit: parse.Bound(len(reply)).Walked}
 	cands := fd.expand(rd.Candidates)
 	rd.Work.Walked = fd.walked
+	clean := cleanText(reply)
 	build := func(v parse.Value) schema.Result {
-		res := b.Build(v)
+		res := b.build(v, modelRows{}, clean)
 		scrub(&res)
 		return res
 	}

@@ -83,7 +83,7 @@ func TestSettle(t *testing.T) {
 			if tt.confirmed {
 				src = confirmedRows{}
 			}
-			res := b.build(decodeValue(t, tt.in), src)
+			res := b.build(decodeValue(t, tt.in), src, false)
 			var got []string
 			for _, w := range res.Warnings {
 				got = append(got, string(w.Code)+"@"+deref(w.Path))

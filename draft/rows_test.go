@@ -207,6 +207,39 @@ func TestVisibleShares(t *testing.T) {
 	}
 }
 
+// TestCleanText: a reply read without the walk that removes invisible characters is one that
+// cannot hold any, written out or as a \u escape; both kinds are still removed.
+func TestCleanText(t *testing.T) {
+	for _, c := range []struct {
+		reply string
+		clean bool
+	}{
+		{`{"indicators":[{"itemName":"ALT","valueNum":"45"}]}`, true},
+		{`{"indicators":[{"itemName":"谷丙转氨酶","valueNum":"45"}]}`, true},
+		{"{\"indicators\":[{\"itemName\":\"ALT\",\"valueNum\":\"45\u200b\"}]}", false},
+		{`{"indicators":[{"itemName":"ALT","valueNum":"45\u200b"}]}`, false},
+		{`{"indicators":[{"itemName":"ALT","valueNum":"45\u0035"}]}`, false}, // any escape: it is not decoded to see
+	} {
+		if got := cleanText(c.reply); got != c.clean {
+			t.Errorf("cleanText(%q) = %v, want %v", c.reply, got, c.clean)
+		}
+	}
+	b := New(lexicon.Default())
+	for _, reply := range []string{
+		"{\"indicators\":[{\"itemName\":\"AL\u200bT\",\"valueNum\":\"45\u200b\"}]}",
+		`{"indicators":[{"itemName":"AL\u200bT","valueNum":"45\u200b"}]}`,
+	} {
+		out, err := b.FromReply(reply, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ind := out.Draft.Indicators
+		if len(ind) != 1 || ind[0].ItemName != "ALT" || ind[0].ValueNum == nil || ind[0].ValueNum.String() != "45" {
+			t.Errorf("%q read as %s", reply, mustJSON(out.Draft))
+		}
+	}
+}
+
 // TestStatusWordsAreResults: the words that name a status column (normal, 范围内) are results
 // when a reply prints them as one, never a template's placeholder (FromReply's scrub).
 func TestStatusWordsAreResults(t *testing.T) {

@@ -50,7 +50,7 @@ func (b *Builder) Validate(body []byte) (schema.Result, error) {
 			Fields: fields,
 		}
 	}
-	return b.build(v, confirmedRows{}), nil
+	return b.build(v, confirmedRows{}, false), nil
 }
 
 // isResponse reports whether v is a whole response ({"draft": …, "warnings": …, "meta": …})
