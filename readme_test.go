@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ocrdraft/ocrdraft/lexicon"
 )
 
 // TestREADMEPaths: every repository file the README and docs/ name in a command or a link
@@ -44,5 +47,20 @@ func TestREADMELength(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "\n"); n > 200 {
 		t.Errorf("README.md has %d lines; keep it at most 200 and move detail to docs/", n)
+	}
+}
+
+// TestREADMEAnalytes: the README's count of the lexicon's analytes is the lexicon's.
+func TestREADMEAnalytes(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`a lexicon of (\d+) analytes`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal(`README.md no longer says "a lexicon of N analytes": update this test`)
+	}
+	if n := len(lexicon.Default().Analytes()); string(m[1]) != strconv.Itoa(n) {
+		t.Errorf("README.md says %s analytes; the lexicon has %d", m[1], n)
 	}
 }
