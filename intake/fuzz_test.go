@@ -318,8 +318,8 @@ func FuzzPDF(f *testing.F) {
 		// objects walked and its image streams read within the document's bounds (each
 		// bound is checked as it is passed, so one more), and the instances alive capped
 		// within the decode memory.
-		opens, walked, raw := pdfStats.opens.Load(), pdfStats.walked.Load(), pdfStats.raw.Load()
-		pdfStats.livePeak.Store(pdfStats.live.Load())
+		opens, walked, raw := testRuntime.stats.opens.Load(), testRuntime.stats.walked.Load(), testRuntime.stats.raw.Load()
+		testRuntime.stats.livePeak.Store(testRuntime.stats.live.Load())
 		n, err := p.Split(ctx, data)
 		ok(err)
 		for i := range min(n, 2) {
@@ -329,16 +329,16 @@ func FuzzPDF(f *testing.F) {
 				t.Fatalf("page %d: %s %d×%d", i+1, pg.MIME, pg.Width, pg.Height)
 			}
 		}
-		if got := pdfStats.opens.Load() - opens; got > 1 {
+		if got := testRuntime.stats.opens.Load() - opens; got > 1 {
 			t.Errorf("opened %d times", got)
 		}
-		if got := pdfStats.walked.Load() - walked; got > pdfDocFactor*maxPageObjects+1 {
+		if got := testRuntime.stats.walked.Load() - walked; got > pdfDocFactor*maxPageObjects+1 {
 			t.Errorf("walked %d objects; the bound is %d", got, pdfDocFactor*maxPageObjects)
 		}
-		if got := pdfStats.raw.Load() - raw; got > 2*p.l.MaxBytes+int64(len(data)) {
+		if got := testRuntime.stats.raw.Load() - raw; got > 2*p.l.MaxBytes+int64(len(data)) {
 			t.Errorf("read %d bytes of image streams from %d bytes", got, len(data))
 		}
-		if got := pdfStats.livePeak.Load(); got > p.l.DecodeMemory {
+		if got := testRuntime.stats.livePeak.Load(); got > p.l.DecodeMemory {
 			t.Errorf("instances capped at %s alive at once; the decode memory is %s", mib(got), mib(p.l.DecodeMemory))
 		}
 	})

@@ -81,6 +81,7 @@ func (r *Runtime) startPDF() (pdfium.Pool, error) {
 type pdfDoc struct {
 	inst  pdfium.Pdfium
 	mem   *wasmmem.Capped // the instance's memory, capped at what the document is charged
+	stats *pdfCounters    // its runtime's
 	doc   references.FPDF_DOCUMENT
 	stop  func() bool // the AfterFunc that kills the instance when ctx ends
 	pages int
@@ -105,9 +106,9 @@ func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDo
 		}
 		return nil, fmt.Errorf("intake: PDFium instance: %w", err)
 	}
-	d := &pdfDoc{inst: inst, mem: mem}
-	pdfStats.opens.Add(1)
-	pdfLive(int64(mem.Max))
+	d := &pdfDoc{inst: inst, mem: mem, stats: &r.stats}
+	d.stats.opens.Add(1)
+	d.stats.alive(int64(mem.Max))
 	d.stop = context.AfterFunc(ctx, d.kill)
 	empty := ""
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
@@ -159,7 +160,7 @@ func (d *pdfDoc) kill() {
 	if !d.dead {
 		d.dead = true
 		d.inst.Kill()
-		pdfGone(d.mem)
+		d.stats.gone(d.mem)
 	}
 }
 
@@ -174,7 +175,7 @@ func (d *pdfDoc) close() {
 			d.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d.doc})
 		}
 		d.inst.Close()
-		pdfGone(d.mem)
+		d.stats.gone(d.mem)
 	}
 }
 

@@ -151,7 +151,7 @@ func TestPDFBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := tt.data()
 			p := New(tt.limits, testRuntime)
-			opens := pdfStats.opens.Load()
+			opens := testRuntime.stats.opens.Load()
 			n, err := p.Split(t.Context(), data)
 			if err != nil {
 				t.Fatal(err)
@@ -164,7 +164,7 @@ func TestPDFBounds(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Code != problem.ImageTooLarge || !strings.Contains(pe.Detail, tt.detail) {
 				t.Fatalf("got %v; want image_too_large saying %q", err, tt.detail)
 			}
-			if got := pdfStats.opens.Load() - opens; got != 1 {
+			if got := testRuntime.stats.opens.Load() - opens; got != 1 {
 				t.Errorf("opened %d times, want once for its count and its page", got)
 			}
 		})
@@ -176,7 +176,7 @@ func TestPDFBounds(t *testing.T) {
 func TestPDFOpenedOnce(t *testing.T) {
 	data := gen.BrokenXref(3, 50_000)
 	p := New(Limits{}, testRuntime)
-	opens := pdfStats.opens.Load()
+	opens := testRuntime.stats.opens.Load()
 	n, err := p.Split(t.Context(), data)
 	if err != nil || n != 3 {
 		t.Fatalf("Split: %d, %v", n, err)
@@ -190,7 +190,7 @@ func TestPDFOpenedOnce(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if got := pdfStats.opens.Load() - opens; got != 1 {
+	if got := testRuntime.stats.opens.Load() - opens; got != 1 {
 		t.Errorf("opened %d times for %d pages, want once", got, n)
 	}
 	if p.docs.get(data) != nil {
@@ -212,7 +212,7 @@ func TestPDFMemoryCharged(t *testing.T) {
 	if charge > budget || int64(limit) > charge {
 		t.Fatalf("charge %d, cap %d, within %d", charge, limit, budget)
 	}
-	pdfStats.livePeak.Store(pdfStats.live.Load())
+	testRuntime.stats.livePeak.Store(testRuntime.stats.live.Load())
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
 	for i := range 16 {
@@ -229,10 +229,10 @@ func TestPDFMemoryCharged(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if peak := pdfStats.livePeak.Load(); peak > budget {
+	if peak := testRuntime.stats.livePeak.Load(); peak > budget {
 		t.Errorf("the instances alive at once were capped at %s in all; the decode memory is %s", mib(peak), mib(budget))
 	}
-	t.Logf("charge %s, cap %s; the largest instance grew to %s", mib(charge), mib(int64(limit)), mib(pdfStats.peak.Load()))
+	t.Logf("charge %s, cap %s; the largest instance grew to %s", mib(charge), mib(int64(limit)), mib(testRuntime.stats.peak.Load()))
 }
 
 // TestPDFReusedBuffer: a document kept between its Split and its pages is found only for the

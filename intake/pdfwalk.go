@@ -195,7 +195,7 @@ func (w *pageWalk) walk(stack []walkFrame) error {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		pdfStats.walked.Add(1)
+		w.d.stats.walked.Add(1)
 		if w.objects++; w.objects > maxPageObjects {
 			return w.refuse("has more than %d drawing objects", maxPageObjects)
 		}
@@ -410,7 +410,7 @@ func (p *Preparer) pdfImage(d *pdfDoc, obj references.FPDF_PAGEOBJECT, doc *pdfT
 		if err != nil {
 			return im.sized(), nil
 		}
-		pdfStats.raw.Add(int64(len(raw.Data)))
+		d.stats.raw.Add(int64(len(raw.Data)))
 		if doc.raw += int64(len(raw.Data)); doc.raw > 2*p.l.MaxBytes {
 			return im, fmt.Errorf("holds images whose streams are more than %s in all", mib(2*p.l.MaxBytes))
 		}

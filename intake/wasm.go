@@ -25,6 +25,7 @@ type Runtime struct {
 	cache wazero.CompilationCache
 	heic  *heif.Decoder
 	pdf   func() (pdfium.Pool, error) // the PDFium pool, started on first use (pdf.go)
+	stats pdfCounters                 // its PDFium work, for tests to hold to their bounds
 
 	// next hands the memory cap of the PDFium instance being made to the allocator, and the
 	// allocator's memory back: go-pdfium makes an instance inside GetInstance, on the caller's
@@ -90,33 +91,33 @@ func (r *Runtime) pdfInstance(ctx context.Context, pool pdfium.Pool, limit uint6
 	return inst, mem, nil
 }
 
-// pdfStats counts PDFium's work that tests and fuzzers hold to a bound: documents opened (once
-// for all their pages), and the memory caps of the instances alive, with their peak sum, which
-// the decode memory bounds.
-var pdfStats struct {
+// pdfCounters count a Runtime's PDFium work, which tests and fuzzers hold to a bound: documents
+// opened (once for all their pages), objects walked before drawing, image stream bytes read, and
+// the memory caps of the instances alive, with their peak sum, which the decode memory bounds.
+type pdfCounters struct {
 	opens          atomic.Int64
 	live, livePeak atomic.Int64
 	peak           atomic.Int64 // the most one instance's memory grew to
 	walked, raw    atomic.Int64 // objects looked at before drawing, image stream bytes read
 }
 
-// pdfGone records an instance's end: its cap is no longer alive, and its peak counts.
-func pdfGone(m *wasmmem.Capped) {
-	pdfLive(-int64(m.Max))
+// gone records an instance's end: its cap is no longer alive, and its peak counts.
+func (c *pdfCounters) gone(m *wasmmem.Capped) {
+	c.alive(-int64(m.Max))
 	for {
-		p := pdfStats.peak.Load()
-		if int64(m.Peak) <= p || pdfStats.peak.CompareAndSwap(p, int64(m.Peak)) {
+		p := c.peak.Load()
+		if int64(m.Peak) <= p || c.peak.CompareAndSwap(p, int64(m.Peak)) {
 			return
 		}
 	}
 }
 
-// pdfLive adds n bytes of cap to the instances alive.
-func pdfLive(n int64) {
-	v := pdfStats.live.Add(n)
+// alive adds n bytes of cap to the instances alive.
+func (c *pdfCounters) alive(n int64) {
+	v := c.live.Add(n)
 	for {
-		p := pdfStats.livePeak.Load()
-		if v <= p || pdfStats.livePeak.CompareAndSwap(p, v) {
+		p := c.livePeak.Load()
+		if v <= p || c.livePeak.CompareAndSwap(p, v) {
 			return
 		}
 	}
