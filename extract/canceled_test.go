@@ -35,7 +35,7 @@ func TestCanceledPage(t *testing.T) {
 		cancel()
 	}()
 	_, err = New(Config{Model: c, Prep: fakePrep{}, Observer: observerFunc(func(p schema.PageMeta) { metas <- p })}).
-		Extract(ctx, [][]byte{[]byte("p")}, nil, check.Context{})
+		Extract(ctx, owned([][]byte{[]byte("p")}), check.Context{})
 	if problem.CodeOf(err) != problem.Canceled || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want canceled wrapping context.Canceled", err)
 	}

@@ -25,7 +25,7 @@ func TestChecksRunOnTheMergedDraft(t *testing.T) {
 		}
 		return reply(`{"indicators":[{"itemName":"总胆固醇","valueNum":586,"unit":"mmol/L","refLow":3.1,"refHigh":5.2}]}`), nil
 	}}
-	res, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, nil, check.Context{Sex: check.Female})
+	res, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), owned([][]byte{[]byte("p1"), []byte("p2")}), check.Context{Sex: check.Female})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +80,11 @@ func TestChecksStopAtTheDeadline(t *testing.T) {
 		return reply(strings.ReplaceAll(b.String(), `"valueNum":`, `"valueNum":`+page[1:])), nil
 	}}
 	ctx := &late{Context: t.Context()}
-	_, err := New(Config{Model: m, Prep: fakePrep{}, Observer: ctx}).Extract(ctx, [][]byte{[]byte("p1")}, nil, check.Context{})
+	_, err := New(Config{Model: m, Prep: fakePrep{}, Observer: ctx}).Extract(ctx, owned([][]byte{[]byte("p1")}), check.Context{})
 	if problem.CodeOf(err) != problem.ModelTimeout {
 		t.Fatalf("err %v, want model_timeout", err)
 	}
-	res, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p1")}, nil, check.Context{})
+	res, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), owned([][]byte{[]byte("p1")}), check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestChecksStopAtTheDeadline(t *testing.T) {
 	for i := range pages {
 		pages[i] = []byte("p" + strconv.Itoa(i+1))
 	}
-	ten, err := New(Config{Model: other, Prep: fakePrep{}}).Extract(t.Context(), pages, nil, check.Context{})
+	ten, err := New(Config{Model: other, Prep: fakePrep{}}).Extract(t.Context(), owned(pages), check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -54,7 +55,7 @@ func TestUpstreamCounts(t *testing.T) {
 			}
 			m := metrics.New()
 			s := extract.New(extract.Config{Model: modelcall.New(c, modelcall.Options{Observer: m}), Prep: anyPage{}, Observer: m})
-			res, err := s.Extract(t.Context(), [][]byte{[]byte("page 1"), []byte("page 2")}, nil, check.Context{})
+			res, err := s.Extract(t.Context(), []*budget.Bytes{budget.NewBytes([]byte("page 1"), nil, 0), budget.NewBytes([]byte("page 2"), nil, 0)}, check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}

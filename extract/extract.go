@@ -154,32 +154,39 @@ type Response struct {
 // page's work is recovered there and fails the request with internal_error, the panic and its
 // stack in the cause (Err) for the caller to log.
 //
-// Extract takes images over: it sets each element to nil once the pages are prepared, and lets
-// go of each page as early as it can (see Config.RetryMemory), so the caller should keep no
-// other reference to them. held, if not nil, is the memory the images are accounted in (the
-// server's upload memory): Extract gives back each page's share as soon as the page is off its
-// hands — a smaller page prepared from a larger upload at once, then each page when its model
-// request has carried it or the retry memory has taken it over — and whatever is left when it
-// returns.
+// Extract takes the uploads over, one budget.Bytes per upload (counted in the server's upload
+// memory, or in nothing), and closes each of them, on every way out: the caller keeps no other
+// reference to their bytes. Once an upload's pages are prepared, its share moves to its pages
+// (each takes what its image needs, at most what the upload has left, see budget.Bytes.Carve)
+// and the upload is closed, giving back the rest — a smaller page prepared from a larger upload
+// at once; then each page gives its share back when its model request has carried it or the
+// retry memory has taken it over (see Config.RetryMemory). When Extract returns, nothing of the
+// uploads is counted any more.
 //
 // who is what the caller knows about the patient (the sex, to pick a printed range); it is used
 // only by the checks, never sent to the model nor logged.
-func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hold, who check.Context) (Response, error) {
+func (s *Service) Extract(ctx context.Context, uploads []*budget.Bytes, who check.Context) (Response, error) {
 	start := time.Now()
-	defer held.Close()
-	if len(images) == 0 {
+	// An upload is closed once its pages are prepared; any still open when Extract returns
+	// (it was refused, or the request ended first) is closed here.
+	defer func() {
+		for _, up := range uploads {
+			up.Close()
+		}
+	}()
+	if len(uploads) == 0 {
 		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
 	}
-	if err := s.sniff(images); err != nil {
-		n := len(images) // the pages, if no upload is a document, which only Split counts
-		for _, img := range images {
-			if document(img) {
+	if err := s.sniff(uploads); err != nil {
+		n := len(uploads) // the pages, if no upload is a document, which only Split counts
+		for _, up := range uploads {
+			if document(up.Bytes()) {
 				n = 0
 			}
 		}
 		return Response{Pages: n}, err
 	}
-	counts, err := s.split(ctx, images)
+	counts, err := s.split(ctx, uploads)
 	n := 0
 	for _, c := range counts {
 		n += c
@@ -187,8 +194,7 @@ func (s *Service) Extract(ctx context.Context, images [][]byte, held *budget.Hol
 	if err != nil {
 		return Response{Pages: n}, err
 	}
-	pages, err := s.prepare(ctx, images, counts, held)
-	clear(images)
+	pages, err := s.prepare(ctx, uploads, counts)
 	if err != nil {
 		return Response{Pages: n}, err
 	}
@@ -318,8 +324,8 @@ func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) s
 // split counts each upload's pages (1 each unless the Preparer is a Splitter) and refuses a
 // request of more than MaxPages of them, before any page is prepared; the counts come with that
 // refusal too, and are nil when an upload cannot be split.
-func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
-	counts := make([]int, len(images))
+func (s *Service) split(ctx context.Context, uploads []*budget.Bytes) ([]int, error) {
+	counts := make([]int, len(uploads))
 	sp, ok := s.cfg.Prep.(Splitter)
 	if !ok {
 		for i := range counts {
@@ -330,9 +336,9 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 		// them (see phase).
 		work, cancel := context.WithCancel(ctx)
 		defer cancel()
-		errs := make([]error, len(images))
+		errs := make([]error, len(uploads))
 		var wg sync.WaitGroup
-		for i, img := range images {
+		for i, up := range uploads {
 			wg.Go(func() {
 				defer func() {
 					if v := recover(); v != nil {
@@ -342,7 +348,7 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 						cancel()
 					}
 				}()
-				counts[i], errs[i] = sp.Split(work, img)
+				counts[i], errs[i] = sp.Split(work, up.Bytes())
 			})
 		}
 		wg.Wait()
@@ -355,7 +361,7 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 				first += counts[j]
 				exact = exact && errs[j] == nil
 			}
-			return nil, numbered(err, first, exact, i, len(images) > 1)
+			return nil, numbered(err, first, exact, i, len(uploads) > 1)
 		}
 	}
 	total := 0
@@ -363,7 +369,7 @@ func (s *Service) split(ctx context.Context, images [][]byte) ([]int, error) {
 		total += n
 	}
 	if s.cfg.MaxPages > 0 && total > s.cfg.MaxPages {
-		if total == len(images) {
+		if total == len(uploads) {
 			return counts, TooManyPages(s.cfg.MaxPages)
 		}
 		return counts, problem.Errorf(problem.TooManyPages,
@@ -394,11 +400,11 @@ type page struct {
 // prepare checks and normalises every page of every upload concurrently (the Preparer bounds
 // the CPU work), in order, and returns the first page's error, in page order, if any fails.
 //
-// Each upload's bytes are held in held; its pages take their shares of them, in order, and
-// what is left is given back (the upload is garbage once its pages are made). Pages rendered
-// from a small document may need more than it held: the excess is not accounted here (the
-// retry memory and the page limit bound it).
-func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int, held *budget.Hold) ([]page, error) {
+// Once every page is prepared, each upload's pages take their shares of its memory, in order
+// (budget.Bytes.Carve), and the upload is closed, giving back what is left. Pages rendered from
+// a small document may need more than it held: the excess is not accounted here (the retry
+// memory and the page limit bound it).
+func (s *Service) prepare(ctx context.Context, uploads []*budget.Bytes, counts []int) ([]page, error) {
 	total := 0
 	for _, n := range counts {
 		total += n
@@ -411,7 +417,8 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int, he
 	defer cancel()
 	var wg sync.WaitGroup
 	at := 0
-	for u, img := range images {
+	for u, up := range uploads {
+		img := up.Bytes() // for the page work alone, which ends before up is closed
 		for j := range counts[u] {
 			i := at + j
 			wg.Go(func() {
@@ -441,15 +448,12 @@ func (s *Service) prepare(ctx context.Context, images [][]byte, counts []int, he
 	}
 	out := make([]page, total)
 	at = 0
-	for u, img := range images {
-		left := int64(len(img))
+	for u, up := range uploads {
 		for j := range counts[u] {
 			pg := pages[at+j]
-			share := min(int64(len(pg.Data)), left)
-			left -= share
-			out[at+j] = page{img: budget.NewBytes(pg.Data, held, share), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, text: pg.Text}
+			out[at+j] = page{img: up.Carve(pg.Data, int64(len(pg.Data))), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, text: pg.Text}
 		}
-		held.Give(left)
+		up.Close() // what no page took goes back; the upload is its pages' now
 		at += counts[u]
 	}
 	return out, nil
@@ -464,15 +468,16 @@ type Refuser interface {
 // sniff refuses, before any upload is split or any page prepared, an upload whose bytes alone
 // already say it is refused, when the Preparer is a Refuser: its answer need not wait for the
 // heavy work on its siblings (two PDFs drawn, say).
-func (s *Service) sniff(images [][]byte) error {
+func (s *Service) sniff(uploads []*budget.Bytes) error {
 	r, ok := s.cfg.Prep.(Refuser)
 	if !ok {
 		return nil
 	}
 	page, exact := 1, true
-	for i, img := range images {
+	for i, up := range uploads {
+		img := up.Bytes()
 		if err := r.Refuse(img); err != nil {
-			return numbered(err, page, exact, i, len(images) > 1)
+			return numbered(err, page, exact, i, len(uploads) > 1)
 		}
 		if document(img) {
 			exact = false // its pages are not counted yet, so neither are those after it

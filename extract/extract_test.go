@@ -93,7 +93,7 @@ func TestPagesRunConcurrently(t *testing.T) {
 		seen = append(seen, p)
 		mu.Unlock()
 	})})
-	res, err := s.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, nil, check.Context{})
+	res, err := s.Extract(t.Context(), owned([][]byte{[]byte("p1"), []byte("p2")}), check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestExtract(t *testing.T) {
 			for _, p := range tt.pages {
 				images = append(images, []byte(p))
 			}
-			res, err := s.Extract(t.Context(), images, nil, check.Context{})
+			res, err := s.Extract(t.Context(), owned(images), check.Context{})
 			if len(m.reqs) != tt.calls {
 				t.Errorf("model calls = %d, want %d", len(m.reqs), tt.calls)
 			}
@@ -258,7 +258,7 @@ func TestReask(t *testing.T) {
 		}
 		return reply(`[{"itemName":"TC","valueNum":5.6}]`), nil
 	}}
-	if _, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("p")}, nil, check.Context{}); err != nil {
+	if _, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), owned([][]byte{[]byte("p")}), check.Context{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.reqs) != 2 || m.reqs[0].Retry != "" || m.reqs[1].Previous != "Sure! Here you go." || m.reqs[1].Retry == "" {
@@ -293,10 +293,10 @@ func TestRetryMemory(t *testing.T) {
 		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: mem, Observer: observerFunc(func(p schema.PageMeta) { seen = p })})
 		uploads := budget.New(2 * size)
 		held, _ := uploads.TryTake(size + 100) // the body: the page and 100 bytes around it
-		images, page := upload(size)
+		pages, page := upload(size, held)
 		done := make(chan error, 1)
 		go func() {
-			_, err := svc.Extract(t.Context(), images, held, check.Context{})
+			_, err := svc.Extract(t.Context(), pages, check.Context{})
 			done <- err
 		}()
 		<-arrived
@@ -326,6 +326,11 @@ func TestRetryMemory(t *testing.T) {
 		} else {
 			h.Close()
 		}
+		// The 100 around the page are the caller's (the server's) to give back, not Extract's.
+		if held.Held() != 100 {
+			t.Errorf("fits %v: %d bytes of the upload held after Extract returned, want the 100 around the page", fits, held.Held())
+		}
+		held.Close()
 		if h, ok := uploads.TryTake(2 * size); !ok {
 			t.Errorf("fits %v: upload memory still held after Extract returned", fits)
 		} else {
@@ -335,10 +340,23 @@ func TestRetryMemory(t *testing.T) {
 }
 
 // upload returns a page image the caller holds no other reference to, and a weak pointer to it.
-func upload(n int) ([][]byte, weak.Pointer[byte]) {
+func upload(n int, h *budget.Hold) ([]*budget.Bytes, weak.Pointer[byte]) {
 	data := make([]byte, n)
 	data[0] = 'p'
-	return [][]byte{data}, weak.Make(&data[0])
+	return counted(h, [][]byte{data}), weak.Make(&data[0])
+}
+
+// owned is images as uploads counted in no memory, as the CLI hands them to Extract.
+func owned(images [][]byte) []*budget.Bytes { return counted(nil, images) }
+
+// counted is images as uploads each counted as its length in h, as the server hands them to
+// Extract (having given back the share of the body around them).
+func counted(h *budget.Hold, images [][]byte) []*budget.Bytes {
+	uploads := make([]*budget.Bytes, len(images))
+	for i, img := range images {
+		uploads[i] = budget.NewBytes(img, h, int64(len(img)))
+	}
+	return uploads
 }
 
 // TestSentOnceIsNotRetried: a page sent once gets one call, whether the endpoint fails or the
@@ -360,7 +378,7 @@ func TestSentOnceIsNotRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: 1, MaxAttempts: 3})
-		_, err = svc.Extract(t.Context(), [][]byte{[]byte("page")}, nil, check.Context{})
+		_, err = svc.Extract(t.Context(), owned([][]byte{[]byte("page")}), check.Context{})
 		if code := problem.CodeOf(err); code != tt.code || f.Calls() != 1 {
 			t.Errorf("want %s: got %v after %d calls, want 1 call", tt.code, err, f.Calls())
 		}

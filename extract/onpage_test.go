@@ -77,7 +77,7 @@ func TestValueNotOnPage(t *testing.T) {
 			for i, p := range tt.pages {
 				imgs[i] = []byte(p)
 			}
-			res, err := New(Config{Model: answers(tt.reply), Prep: textPrep{}}).Extract(t.Context(), imgs, nil, check.Context{})
+			res, err := New(Config{Model: answers(tt.reply), Prep: textPrep{}}).Extract(t.Context(), owned(imgs), check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestValueNotOnPageDigitalPDF(t *testing.T) {
 				}
 				return reply(tt.replies[1]), nil
 			}}
-			res, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), [][]byte{pdf}, nil, check.Context{})
+			res, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), owned([][]byte{pdf}), check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestValueNotOnPageCIDFonts(t *testing.T) {
 		{"a value and a bound misread", misread, "indicators[3].valueNum,indicators[4].refHigh"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := New(Config{Model: answersAll(tt.reply), Prep: intake.New(intake.Limits{}, wasm)}).Extract(t.Context(), [][]byte{pdf}, nil, check.Context{})
+			res, err := New(Config{Model: answersAll(tt.reply), Prep: intake.New(intake.Limits{}, wasm)}).Extract(t.Context(), owned([][]byte{pdf}), check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,7 +91,7 @@ func TestPagesStartInOrder(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				res, err := svc.Extract(t.Context(), images, nil, check.Context{})
+				res, err := svc.Extract(t.Context(), owned(images), check.Context{})
 				done <- result{res, err}
 			}()
 
@@ -152,7 +152,7 @@ func TestPagesReachEndpointInOrder(t *testing.T) {
 	}
 	images, want := pageUploads(5)
 	svc := New(Config{Model: client, Prep: &fakeDocs{}, Concurrency: 1})
-	if _, err := svc.Extract(t.Context(), images, nil, check.Context{}); err != nil {
+	if _, err := svc.Extract(t.Context(), owned(images), check.Context{}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -55,6 +55,7 @@ func TestMemoryReturns(t *testing.T) {
 				size += int64(len(p))
 			}
 			held, _ := uploads.TryTake(size + 10)
+			held.Give(10) // the body around the images, given back before Extract as the server does
 			mem := int64(1 << 20)
 			if !fits {
 				mem = 1
@@ -68,7 +69,7 @@ func TestMemoryReturns(t *testing.T) {
 				cancel()
 				ctx, cancel = context.WithTimeout(t.Context(), 20*time.Millisecond)
 			}
-			_, err := svc.Extract(ctx, images, held, check.Context{})
+			_, err := svc.Extract(ctx, counted(held, images), check.Context{})
 			cancel()
 			want := tt.code
 			if tt.name == "re-asked" && !fits {
@@ -108,7 +109,7 @@ func TestMemoryReturns(t *testing.T) {
 			uploads := budget.New(1 << 20)
 			held, _ := uploads.TryTake(4)
 			svc := New(Config{Model: client, Prep: fakePrep{}, RetryMemory: mem})
-			svc.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, held, check.Context{})
+			svc.Extract(t.Context(), counted(held, [][]byte{[]byte("p1"), []byte("p2")}), check.Context{})
 			if uploads.InUse() != 0 || svc.retry.InUse() != 0 {
 				t.Errorf("real client, fits %v: %d bytes of upload memory and %d of retry memory in use after Extract returned", fits, uploads.InUse(), svc.retry.InUse())
 			}
@@ -133,7 +134,7 @@ func TestUnsentPageLetGo(t *testing.T) {
 	held, _ := uploads.TryTake(4)
 	// One page at a time: page 2's call starts once page 1's has ended and its page let go.
 	svc := New(Config{Model: m, Prep: fakePrep{}, RetryMemory: 1, Concurrency: 1})
-	res, err := svc.Extract(t.Context(), [][]byte{[]byte("p1"), []byte("p2")}, held, check.Context{})
+	res, err := svc.Extract(t.Context(), counted(held, [][]byte{[]byte("p1"), []byte("p2")}), check.Context{})
 	if err != nil || len(res.Warnings) == 0 {
 		t.Fatalf("%v, %v; want a page_failed warning", err, res.Warnings)
 	}
@@ -172,7 +173,7 @@ func TestRetriedPageKept(t *testing.T) {
 		svc := New(Config{Model: m, Prep: fakePrep{}, RetryMemory: mem, MaxAttempts: 3})
 		retry = svc.retry
 		held, _ := uploads.TryTake(2)
-		_, err := svc.Extract(t.Context(), [][]byte{[]byte("p1")}, held, check.Context{})
+		_, err := svc.Extract(t.Context(), counted(held, [][]byte{[]byte("p1")}), check.Context{})
 		if fits {
 			if err != nil || len(calls) != 3 {
 				t.Fatalf("kept: %v after %d calls, want a draft after 3", err, len(calls))

@@ -69,7 +69,7 @@ func TestOwnWork(t *testing.T) {
 			s := New(Config{Model: byName(), Prep: sl})
 			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 			defer cancel()
-			_, err := s.Extract(ctx, [][]byte{[]byte(tt.upload)}, nil, check.Context{})
+			_, err := s.Extract(ctx, owned([][]byte{[]byte(tt.upload)}), check.Context{})
 			var pe *problem.Error
 			if !errors.As(err, &pe) || pe.Code != tt.code || !strings.Contains(pe.Detail, tt.detail) {
 				t.Fatalf("err = %v, want %s with %q", err, tt.code, tt.detail)

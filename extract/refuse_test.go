@@ -107,7 +107,7 @@ func TestRefusedAtOnce(t *testing.T) {
 			for i, u := range tt.uploads {
 				images[i] = []byte(u)
 			}
-			_, err := s.Extract(t.Context(), images, nil, check.Context{})
+			_, err := s.Extract(t.Context(), owned(images), check.Context{})
 			var pe *problem.Error
 			if !errors.As(err, &pe) || pe.Code != tt.code || !strings.HasPrefix(pe.Detail, tt.detail) {
 				t.Fatalf("err = %v, want %s %q", err, tt.code, tt.detail)

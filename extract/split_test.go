@@ -100,7 +100,7 @@ func TestDocuments(t *testing.T) {
 			for i, u := range tt.uploads {
 				images[i] = []byte(u)
 			}
-			res, err := New(Config{Model: m, Prep: prep, MaxPages: tt.max}).Extract(t.Context(), images, nil, check.Context{})
+			res, err := New(Config{Model: m, Prep: prep, MaxPages: tt.max}).Extract(t.Context(), owned(images), check.Context{})
 			if res.Pages != tt.pages {
 				t.Errorf("Response.Pages %d, want %d", res.Pages, tt.pages)
 			}
@@ -155,7 +155,7 @@ func TestDocumentShares(t *testing.T) {
 				}
 				return reply(`{"indicators":[{"itemName":"` + strings.TrimSpace(page) + `","valueNum":1}]}`), nil
 			}}
-			res, err := New(Config{Model: m, Prep: &fakeDocs{pad: pad}, Concurrency: 1}).Extract(t.Context(), [][]byte{doc}, held, check.Context{})
+			res, err := New(Config{Model: m, Prep: &fakeDocs{pad: pad}, Concurrency: 1}).Extract(t.Context(), counted(held, [][]byte{doc}), check.Context{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,14 +189,14 @@ func TestFaxPagesInOrder(t *testing.T) {
 		}
 		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + `","valueNum":1}]}`), nil
 	}}
-	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm), MaxPages: 3}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
+	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm), MaxPages: 3}).Extract(t.Context(), owned([][]byte{fax}), check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := names(res.Draft); got != "864,800,432" {
 		t.Errorf("pages by width %s, want 864,800,432", got)
 	}
-	_, err = New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm), MaxPages: 2}).Extract(t.Context(), [][]byte{fax}, nil, check.Context{})
+	_, err = New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm), MaxPages: 2}).Extract(t.Context(), owned([][]byte{fax}), check.Context{})
 	if problem.CodeOf(err) != problem.TooManyPages || len(m.reqs) != 3 {
 		t.Errorf("3 pages over a limit of 2: %v after %d calls; want too_many_pages and no new call", err, len(m.reqs))
 	}
@@ -225,7 +225,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 		return reply(`{"indicators":[{"itemName":"` + strconv.Itoa(cfg.Width) + "x" + strconv.Itoa(cfg.Height) + `","valueNum":1}]}`), nil
 	}}
 	prep := intake.New(intake.Limits{}, wasm)
-	res, err := New(Config{Model: m, Prep: prep, MaxPages: 10}).Extract(t.Context(), [][]byte{photo, doc("digital.pdf"), doc("rotated.pdf")}, nil, check.Context{})
+	res, err := New(Config{Model: m, Prep: prep, MaxPages: 10}).Extract(t.Context(), owned([][]byte{photo, doc("digital.pdf"), doc("rotated.pdf")}), check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 		{"bomb-ispe.heic", problem.ImageTooLarge},
 		{"truncated.heic", problem.ImageUnreadable},
 	} {
-		_, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), [][]byte{photo, doc(tt.file)}, nil, check.Context{})
+		_, err := New(Config{Model: m, Prep: prep}).Extract(t.Context(), owned([][]byte{photo, doc(tt.file)}), check.Context{})
 		if problem.CodeOf(err) != tt.code {
 			t.Errorf("%s: got %v, want %s", tt.file, err, tt.code)
 		}

@@ -61,7 +61,7 @@ func TestPanics(t *testing.T) {
 			for i := range tt.pages {
 				images = append(images, []byte("page"+string(rune('0'+i))))
 			}
-			_, err := New(cfg).Extract(t.Context(), images, nil, check.Context{})
+			_, err := New(cfg).Extract(t.Context(), owned(images), check.Context{})
 			var pe *problem.Error
 			if !errors.As(err, &pe) || pe.Code != problem.Internal {
 				t.Fatalf("err = %v, want internal_error", err)
@@ -86,7 +86,7 @@ func TestUsageSums(t *testing.T) {
 		r.PromptTokens, r.CompletionTokens = math.MaxInt, -5
 		return r, nil
 	}}
-	res, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), [][]byte{[]byte("a"), []byte("b")}, nil, check.Context{})
+	res, err := New(Config{Model: m, Prep: fakePrep{}}).Extract(t.Context(), owned([][]byte{[]byte("a"), []byte("b")}), check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestUpstreamReplies(t *testing.T) {
 				}
 				pages.Add(1)
 			})
-			res, err := New(Config{Model: c, Prep: fakePrep{}, Observer: obs}).Extract(t.Context(), [][]byte{[]byte("p")}, nil, check.Context{})
+			res, err := New(Config{Model: c, Prep: fakePrep{}, Observer: obs}).Extract(t.Context(), owned([][]byte{[]byte("p")}), check.Context{})
 			if pages.Load() != 1 {
 				t.Errorf("observer saw %d pages", pages.Load())
 			}

@@ -23,9 +23,11 @@ import (
 // endpoint would, three are rate limited. Only those model codes may make a 5xx.
 type fakeExtractor struct{}
 
-func (fakeExtractor) Extract(ctx context.Context, images [][]byte, held *budget.Hold, _ check.Context) (extract.Response, error) {
-	defer held.Close()
-	switch len(images) {
+func (fakeExtractor) Extract(ctx context.Context, uploads []*budget.Bytes, _ check.Context) (extract.Response, error) {
+	for _, up := range uploads {
+		defer up.Close() // they are its to close, as the real one's
+	}
+	switch len(uploads) {
 	case 2:
 		return extract.Response{}, problem.Errorf(problem.ModelUnavailable, "fake upstream failure")
 	case 3:

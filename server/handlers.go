@@ -17,6 +17,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -31,19 +32,23 @@ func (s *Server) extract(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer held.Close() // Extract gives it back as it goes; this covers every other way out
+	defer held.Close() // the uploads give their shares back as they go; this covers every other way out
 	// The context alone does not stop a blocked read: the body's read deadlines (guardBody)
 	// end one trickling in, or stalled, so it cannot keep its share of the upload memory.
-	images, who, err := s.images(c)
+	uploads, who, err := s.images(c, held)
 	if err != nil {
 		return err
 	}
 	size := int64(0)
-	for _, im := range images {
-		size += int64(len(im))
+	for _, up := range uploads {
+		size += int64(up.Len())
 	}
 	held.Give(held.Held() - size) // the body around the images is read and gone
-	res, err := s.cfg.Extractor.Extract(c.Request().Context(), images, held, who)
+	// Extract owns the uploads from here, and closes each (their shares moved to its pages).
+	res, err := s.cfg.Extractor.Extract(c.Request().Context(), uploads, who)
+	// Nothing of the uploads is counted once Extract returns: what is left of the hold goes
+	// back now, as it did inside Extract before, not after the answer is written.
+	held.Close()
 	if res.Pages > 0 { // pages once split, not uploads: a PDF of three pages is three
 		c.Set(ctxPages, res.Pages)
 	}
@@ -56,9 +61,11 @@ func (s *Server) extract(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-// images reads the page images of a request, multipart or JSON, enforcing the page count and the
-// per-image size while reading, and the caller's context (the patient's sex) for the checks.
-func (s *Server) images(c echo.Context) ([][]byte, check.Context, error) {
+// images reads the page images of a request, multipart or JSON, enforcing the page count and
+// the per-image size while reading, and the caller's context (the patient's sex) for the checks.
+// Each image comes as an owned budget.Bytes counted as its length in held, the upload memory it
+// was read in: the caller hands them to the Extractor, keeping no other reference to the bytes.
+func (s *Server) images(c echo.Context, held *budget.Hold) ([]*budget.Bytes, check.Context, error) {
 	head, err := headerSex(c.Request().Header)
 	if err != nil {
 		return nil, check.Context{}, err // before a byte of the upload is read
@@ -85,7 +92,11 @@ func (s *Server) images(c echo.Context) ([][]byte, check.Context, error) {
 	case who.Sex != head.Sex:
 		return nil, who, problem.Errorf(problem.InvalidRequest, "the patient's sex is given twice, differently: in the %s header and in the body", PatientSexHeader)
 	}
-	return images, who, nil
+	uploads := make([]*budget.Bytes, len(images))
+	for i, img := range images {
+		uploads[i] = budget.NewBytes(img, held, int64(len(img)))
+	}
+	return uploads, who, nil
 }
 
 // PatientSexHeader carries the patient's sex on /v1/extract. A header and not a multipart field:

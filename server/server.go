@@ -34,9 +34,10 @@ import (
 
 // Extractor reads a report's page images into a draft.
 type Extractor interface {
-	// Extract reads images, which it takes over, and gives back held's bytes as the pages
+	// Extract reads a report's uploads, one owned budget.Bytes each, which it takes over and
+	// closes, their shares of the upload memory moving to its pages and given back as they
 	// leave its hands (see extract.Service.Extract); who is for the checks only.
-	Extract(ctx context.Context, images [][]byte, held *budget.Hold, who check.Context) (extract.Response, error)
+	Extract(ctx context.Context, uploads []*budget.Bytes, who check.Context) (extract.Response, error)
 }
 
 // Config is what the server needs. Zero limits take their defaults.

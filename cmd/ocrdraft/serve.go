@@ -19,6 +19,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/version"
@@ -308,7 +309,9 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintln(stderr, "ocrdraft extract:", notConfigured)
 		return errUsage
 	}
-	var images [][]byte
+	// One owned upload per file, counted in no memory (the process reads one report): Extract
+	// takes them over and closes them, as the server's.
+	var uploads []*budget.Bytes
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
@@ -319,11 +322,11 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return writeProblem(stdout, err)
 		}
-		images = append(images, b)
+		uploads = append(uploads, budget.NewBytes(b, nil, 0))
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	res, err := svc.Extract(ctx, images, nil, check.Context{})
+	res, err := svc.Extract(ctx, uploads, check.Context{})
 	if err != nil {
 		return writeProblem(stdout, err)
 	}

@@ -55,6 +55,25 @@ func (b *Bytes) Move(h *Hold) {
 	old.Give(n)
 }
 
+// Carve returns data as a Bytes of its own that takes over n bytes of b's share (what is left of
+// it, if that is less): the hold stays the same, the accounting moves from b to the new Bytes,
+// which gives it back when closed. It is how an upload hands its memory to the pages prepared
+// from it, before it is closed and gives back what no page took. b keeps its bytes. When b is
+// closed (or nil), the new Bytes counts in nothing.
+func (b *Bytes) Carve(data []byte, n int64) *Bytes {
+	if b == nil {
+		return NewBytes(data, nil, 0)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.shut {
+		return NewBytes(data, nil, 0)
+	}
+	n = min(max(n, 0), b.n)
+	b.n -= n
+	return NewBytes(data, b.hold, n)
+}
+
 // Close lets go of the bytes and gives their share of the hold back. It may be called more than
 // once, from any goroutine; only the first does anything. The error is always nil (io.Closer).
 func (b *Bytes) Close() error {

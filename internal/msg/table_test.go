@@ -19,6 +19,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
+	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -181,7 +182,7 @@ func TestEveryReason(t *testing.T) {
 
 	// extract/: a reply the endpoint's filter stopped.
 	s := extract.New(extract.Config{Model: stopped{}, Prep: anyPage{}})
-	res, err := s.Extract(context.Background(), [][]byte{[]byte("p")}, nil, check.Context{})
+	res, err := s.Extract(context.Background(), []*budget.Bytes{budget.NewBytes([]byte("p"), nil, 0)}, check.Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
