@@ -66,6 +66,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/bmp"
+	"github.com/ocrdraft/ocrdraft/intake/internal/guard"
 	"github.com/ocrdraft/ocrdraft/intake/internal/tiff"
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -470,7 +471,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 		next := dec
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r, next) }
 	}
-	m, err := decodeWith(dec, newCtxReader(ctx, h.reader(data)))
+	m, err := decodeWith(dec, guard.Reader(ctx, h.reader(data)))
 	if ctx.Err() != nil { // nobody waits for the rest, and a failed read is no fault of the file
 		return Page{}, abandoned(ctx)
 	}
@@ -537,7 +538,7 @@ func plainPNG(m image.Image) bool {
 
 // decodeConfig reads only the header, with the decoder the signature table names.
 func decodeConfig(config func(io.Reader) (image.Config, error), r io.Reader) (cfg image.Config, err error) {
-	defer recoverInto(&err)
+	defer guard.Recover("intake", &err)
 	return config(r)
 }
 
@@ -545,34 +546,8 @@ func decodeConfig(config func(io.Reader) (image.Config, error), r io.Reader) (cf
 type decoder = func(io.Reader) (image.Image, error)
 
 func decodeWith(dec decoder, r io.Reader) (m image.Image, err error) {
-	defer recoverInto(&err)
+	defer guard.Recover("intake", &err)
 	return dec(r)
-}
-
-// ctxReader ends a decode that nobody waits for at its next read of the file. Go's decoders
-// cannot be stopped, but they read as they go, 4 KiB at a time through their own buffers (it has
-// no ReadByte, so that the check is per read, not per byte): what is left after ctx ends is the
-// work in the bytes already read, which the decode bounds cap.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(b)
-}
-
-func newCtxReader(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx, r} }
-
-// recoverInto turns a decoder panic into an error. The decoders are fuzzed upstream, but they
-// read bytes from strangers, and one bad upload must cost one request, not the process.
-func recoverInto(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("decoder panic: %v", r)
-	}
 }
 
 // unreadable is the refusal of a file its decoder could not read; what the decoder calls valid

@@ -14,9 +14,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"io"
 
 	xbmp "golang.org/x/image/bmp"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/guard"
 )
 
 // ErrUnsupported is x/image/bmp's refusal of a feature it does not read, which the table of
@@ -35,7 +36,7 @@ func (e *UnsupportedError) Error() string { return "bmp: " + e.Feature + " is no
 // DecodeConfig returns a BMP's size and colour model from its headers, refusing a feature not
 // read here (*UnsupportedError) before any pixel is read.
 func DecodeConfig(data []byte) (cfg image.Config, err error) {
-	defer recoverInto(&err)
+	defer guard.Recover("bmp", &err)
 	b, err := supported(data)
 	if err != nil {
 		return image.Config{}, err
@@ -49,7 +50,7 @@ func DecodeConfig(data []byte) (cfg image.Config, err error) {
 // Decode decodes a BMP, refusing one whose Cost is over limit bytes (ErrLimit); an uncompressed
 // one stops at its next row once ctx ends.
 func Decode(ctx context.Context, data []byte, limit int64) (m image.Image, err error) {
-	defer recoverInto(&err)
+	defer guard.Recover("bmp", &err)
 	cfg, err := DecodeConfig(data)
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func Decode(ctx context.Context, data []byte, limit int64) (m image.Image, err e
 	if b.rle() {
 		return decodeRLE(data, b)
 	}
-	return xbmp.Decode(&ctxReader{ctx, bytes.NewReader(data)})
+	return xbmp.Decode(guard.Reader(ctx, bytes.NewReader(data)))
 }
 
 // Cost is the most bytes Decode holds for a BMP of cfg: x/image/bmp holds a paletted image at a
@@ -74,26 +75,6 @@ func Cost(cfg image.Config) int64 {
 		px = 1
 	}
 	return w*h*px + 4*w
-}
-
-// ctxReader ends a decode at its next read once ctx ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(b)
-}
-
-// recoverInto turns a decoder panic into an error: one bad upload must cost one request.
-func recoverInto(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("bmp: decoder panic: %v", r)
-	}
 }
 
 // header is what a BMP's file and info headers say, beside what x/image/bmp reads: enough to name what it will not decode, and to decode run-length pixels, which it

@@ -25,6 +25,7 @@ import (
 	xtiff "golang.org/x/image/tiff"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/fax"
+	"github.com/ocrdraft/ocrdraft/intake/internal/guard"
 )
 
 // MaxPages is the most directories a TIFF's chain is followed for. A fax or a scanner's batch
@@ -99,7 +100,7 @@ func tilesDamaged(d ifd) bool {
 // DecodeConfig returns the page's size and colour model from its directory, refusing first a
 // feature that is not read here (*FeatureError) and damaged tiles.
 func (p Page) DecodeConfig(data []byte) (cfg image.Config, err error) {
-	defer recoverInto(&err)
+	defer guard.Recover("tiff", &err)
 	d := p.d
 	for _, f := range features {
 		if name := f.feature(d); name != "" {
@@ -144,12 +145,12 @@ func (p Page) Decode(ctx context.Context, data []byte, limit int64) (image.Image
 	if p.Cost(cfg, len(data)).Mem > limit {
 		return nil, ErrLimit
 	}
-	return p.decode(ctx, data, newCtxReader(ctx, reader(data, p.d)))
+	return p.decode(ctx, data, guard.Reader(ctx, reader(data, p.d)))
 }
 
 // decode decodes the page with x/image/tiff reading r (the page's view), or from data itself.
 func (p Page) decode(ctx context.Context, data []byte, r io.Reader) (m image.Image, err error) {
-	defer recoverInto(&err)
+	defer guard.Recover("tiff", &err)
 	m, err = decoder(ctx, data, p.d)(r)
 	return m, plain(err)
 }
@@ -161,13 +162,6 @@ func plain(err error) error {
 		return UnsupportedError(string(u))
 	}
 	return err
-}
-
-// recoverInto turns a decoder panic into an error: one bad upload must cost one request.
-func recoverInto(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("tiff: decoder panic: %v", r)
-	}
 }
 
 // ifd is what one image file directory says, beside what x/image/tiff reads.
@@ -920,41 +914,4 @@ var unread = map[int]string{
 var colours = map[int]string{
 	4: "transparency mask", 8: "CIE L*a*b*", 9: "ICC L*a*b*", 10: "ITU L*a*b*", 32803: "CFA (raw sensor)",
 	32844: "LogL", 32845: "LogLuv", 34892: "linear raw",
-}
-
-// ctxReader ends a decode that nobody waits for at its next read of the file. Go's decoders
-// cannot be stopped, but they read as they go, 4 KiB at a time through their own buffers (it has
-// no ReadByte, so that the check is per read, not per byte): what is left after ctx ends is the
-// work in the bytes already read, which the decode bounds cap.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(b)
-}
-
-// ctxReaderAt is ctxReader for a decoder that reads through ReadAt (x/image/tiff), which it does
-// only when its reader has the method: without it the decoder would copy the whole file first.
-type ctxReaderAt struct {
-	ctxReader
-	ra io.ReaderAt
-}
-
-func (c *ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.ra.ReadAt(b, off)
-}
-
-func newCtxReader(ctx context.Context, r io.Reader) io.Reader {
-	if ra, ok := r.(*io.SectionReader); ok {
-		return &ctxReaderAt{ctxReader{ctx, r}, ra}
-	}
-	return &ctxReader{ctx, r}
 }
