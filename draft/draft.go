@@ -229,11 +229,18 @@ func (bd *build) root(v parse.Value, depth int) {
 	}
 }
 
+// besideList reports whether m is an object beside the list that may hold the report's own
+// fields ({"report": {"title": …}, "results": [...]}): not a key the draft knows, and never the
+// patient's object.
+func besideList(m parse.Member) bool {
+	return m.Value.Kind == parse.Object && !known(m.Key, 0) && !isPersonKey(m.Key)
+}
+
 // reportBeside reports whether one of members is an object of the report's own fields (a title,
 // hospital or date, not a patient's) that holds no rows of its own: what fields reads beside a list.
 func reportBeside(members []parse.Member) bool {
 	for _, m := range members {
-		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+		if !besideList(m) {
 			continue
 		}
 		var g fields
@@ -336,7 +343,7 @@ func (bd *build) fields(f *fields, members []parse.Member) {
 	// The report's own fields may sit in an object beside the list ({"report": {"title": …},
 	// "results": [...]}); the patient's object is never read for them.
 	for _, m := range members {
-		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+		if !besideList(m) {
 			continue
 		}
 		var g fields
@@ -481,7 +488,7 @@ func (bd *build) datesAgree(chosen slot, date schema.Date, members []parse.Membe
 		}
 	}
 	for _, m := range members { // the report's fields in an object beside the list
-		if m.Value.Kind != parse.Object || known(m.Key, 0) || isPersonKey(m.Key) {
+		if !besideList(m) {
 			continue
 		}
 		for _, n := range m.Value.Members {
