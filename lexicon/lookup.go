@@ -11,8 +11,12 @@ import (
 var (
 	prefixes = []string{"血清", "血浆", "全血", "血液", "静脉血", "外周血", "serum", "plasma", "血",
 		// US specimen qualifiers, read first from "pCO2, Arterial" and "Sodium, Whole Blood".
-		"wholeblood", "arterial", "venous", "capillary", "random"}
-	suffixes = []string{"测定", "检测", "检查", "定量", "定性", "半定量", "含量", "水平", "浓度", "值"}
+		"wholeblood", "arterial", "venous", "capillary", "random",
+		// A value the lab computed is the same item (计算LDL-C, Calc. LDL); the name still says so
+		// for the checks that need it (the calculated LDL-C relation reads the printed name).
+		"计算", "估算", "calculated", "calc.", "calc"}
+	suffixes = []string{"测定", "检测", "检查", "定量", "定性", "半定量", "含量", "水平", "浓度", "计算值", "值",
+		"calculated", "calc.", "calc"}
 )
 
 // qualFirst and qualLast hold the first bytes of prefixes and hint prefixes and the last bytes
