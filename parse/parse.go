@@ -110,6 +110,10 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 	if len(reply) > MaxReply {
 		reply, cut = r.squeeze(reply, MaxReply) // a flood of white space is no content (flood.go)
 	}
+	streamed := ""
+	if t, at, ok := unstream(reply); ok { // a streamed body passed on whole (stream.go)
+		reply, streamed = t, at
+	}
 	text, unfinished := answer(reply)
 	if (unfinished != "" || len(text) != len(reply)) && len(reply) <= MaxReply && r.valid(trim(reply)) {
 		// The reply is JSON, and the tags or markers are in its strings (an API body whose
@@ -133,6 +137,11 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 	if lines := lineItems(cands); lines != nil {
 		cands = append(cands, *lines)
 		r.kept++
+	}
+	if streamed != "" {
+		for i := range cands {
+			cands[i].Path = streamed
+		}
 	}
 	rd.Candidates, rd.Unread, rd.Work = cands, r.unread, r.work
 	rd.Work.Candidates = r.kept
