@@ -21,19 +21,67 @@ func isInvisible(r rune) bool {
 	return r == 0x034F || r >= 0x00AD && unicode.Is(unicode.Cf, r)
 }
 
-// hasInvisible reports whether s holds an invisible character. ASCII holds none, and only a few
-// lead bytes start one, so most text is passed over byte by byte without decoding.
+// hasInvisible reports whether s holds an invisible character. ASCII holds none, and only a
+// dozen bytes begin one (leads): each is looked for by IndexByte, which passes over text many
+// bytes at a time, and where one is found its second byte tells most visible characters apart
+// (full-width punctuation and arrows share first bytes with invisible characters) before any
+// decoding.
 func hasInvisible(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case 0xC2, 0xCD, 0xD8, 0xD9, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3:
-			if r, _ := utf8.DecodeRuneInString(s[i:]); isInvisible(r) {
-				return true
+	for _, b := range leads {
+		for from := 0; from < len(s); {
+			j := strings.IndexByte(s[from:], b)
+			if j < 0 {
+				break
 			}
+			i := from + j
+			if i+1 < len(s) {
+				if c := s[i+1]; starts[b][c>>6]&(1<<(c&63)) != 0 {
+					if r, _ := utf8.DecodeRuneInString(s[i:]); isInvisible(r) {
+						return true
+					}
+				}
+			}
+			from = i + 1
 		}
 	}
 	return false
 }
+
+// leads are the bytes that begin an invisible character's encoding.
+var leads = func() (bs []byte) {
+	for b := range starts {
+		if starts[b] != [4]uint64{} {
+			bs = append(bs, byte(b))
+		}
+	}
+	return bs
+}()
+
+// starts holds, for each first byte, the second bytes of the UTF-8 encodings of invisible
+// characters that begin with it (a set of 256 bits).
+var starts = func() (t [256][4]uint64) {
+	add := func(r rune) {
+		var b [utf8.UTFMax]byte
+		utf8.EncodeRune(b[:], r)
+		t[b[0]][b[1]>>6] |= 1 << (b[1] & 63)
+	}
+	add(0x034F)
+	for _, rg := range unicode.Cf.R16 {
+		for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+			if isInvisible(r) {
+				add(r)
+			}
+		}
+	}
+	for _, rg := range unicode.Cf.R32 {
+		for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+			if isInvisible(r) {
+				add(r)
+			}
+		}
+	}
+	return t
+}()
 
 // cleanText reports whether every string a JSON value decoded from text can hold is free of
 // invisible characters: text holds none itself, nor a \u escape that could write one. Most
