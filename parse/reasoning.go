@@ -1,8 +1,10 @@
 package parse
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Reasoning is never data. A reasoning model writes its thinking before its answer, and its
@@ -146,24 +148,50 @@ func marked(reply string) (text string, unfinished bool) {
 	return reply, false
 }
 
+// markGroup is the markers that begin with one character, so that a reply is searched once for
+// each first character rather than once for each marker ("Final answer:" and "Final Answer"
+// begin alike).
+type markGroup struct {
+	first   string
+	markers []int // rows of markers
+}
+
+// markGroups groups markers by their first character, in the table's order.
+var markGroups = func() (gs []markGroup) {
+	for i, m := range markers {
+		_, n := utf8.DecodeRuneInString(m.text)
+		k := slices.IndexFunc(gs, func(g markGroup) bool { return g.first == m.text[:n] })
+		if k < 0 {
+			k = len(gs)
+			gs = append(gs, markGroup{first: m.text[:n]})
+		}
+		gs[k].markers = append(gs[k].markers, i)
+	}
+	return gs
+}()
+
 // findMarks returns the markers in reply outside JSON strings, in order.
 func findMarks(reply string) []mark {
 	var found []mark
-	for i, m := range markers {
+	for _, g := range markGroups {
 		for from := 0; from < len(reply); {
-			j := strings.Index(reply[from:], m.text)
+			j := strings.Index(reply[from:], g.first)
 			if j < 0 {
 				break
 			}
 			at := from + j
-			found = append(found, mark{at: at, end: at + len(m.text), m: i})
-			from = at + len(m.text)
+			for _, i := range g.markers {
+				if strings.HasPrefix(reply[at:], markers[i].text) {
+					found = append(found, mark{at: at, end: at + len(markers[i].text), m: i})
+				}
+			}
+			from = at + len(g.first)
 		}
 	}
 	if len(found) == 0 {
 		return nil
 	}
-	slices.SortFunc(found, func(a, b mark) int { return a.at - b.at })
+	slices.SortFunc(found, func(a, b mark) int { return cmp.Or(a.at-b.at, a.m-b.m) })
 	// Drop those inside a JSON string, and those inside a longer marker ("Answer:" in "Final
 	// Answer:"), by one string-aware scan.
 	out := found[:0]
