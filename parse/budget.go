@@ -99,12 +99,13 @@ func (w Work) Within(b Work) (string, bool) {
 type reader struct {
 	ctx    context.Context
 	work   Work
-	unread int   // values and list items left unread because a limit was reached
-	n      int   // the length of the reply's text, which bounds what is read again
-	kept   int   // candidates kept, inner ones included: at most maxCandidates
-	spent  bool  // the repair budget ran out
-	err    error // the context's error, once seen
-	cheap  bool  // in a cheap pass: split and fix literals, never call the repairer
+	unread int    // values and list items left unread because a limit was reached
+	n      int    // the length of the reply's text, which bounds what is read again
+	kept   int    // candidates kept, inner ones included: at most maxCandidates
+	spent  bool   // the repair budget ran out
+	err    error  // the context's error, once seen
+	cheap  bool   // in a cheap pass: split and fix literals, never call the repairer
+	broken string // the reply, trimmed, when whole found that it is not JSON
 }
 
 // halted reports that nothing more may be repaired: the budget is spent or the request is done.

@@ -114,23 +114,26 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 	if t, at, ok := unstream(reply); ok { // a streamed body passed on whole (stream.go)
 		reply, streamed = t, at
 	}
-	text, unfinished := answer(reply)
-	if (unfinished != "" || len(text) != len(reply)) && len(reply) <= MaxReply && r.valid(trim(reply)) {
-		// The reply is JSON, and the tags or markers are in its strings (an API body whose
-		// content reasons): the strings are read as replies are, reasoning dropped (inner.go).
-		text, unfinished = reply, ""
-	}
-	text = trim(text)
-	rd := Reading{TooLong: cut || len(text) > MaxReply}
-	if len(text) > MaxReply {
-		n := MaxReply
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n-- // cut at a character, not inside one
+	text, unfinished, cands := r.whole(reply)
+	if cands == nil {
+		text, unfinished = answer(reply)
+		if (unfinished != "" || len(text) != len(reply)) && len(reply) <= MaxReply && r.valid(trim(reply)) {
+			// The reply is JSON, and the tags or markers are in its strings (an API body whose
+			// content reasons): the strings are read as replies are, reasoning dropped (inner.go).
+			text, unfinished = reply, ""
 		}
-		text = text[:n]
+		text = trim(text)
+		if len(text) > MaxReply {
+			n := MaxReply
+			for n > 0 && !utf8.RuneStart(text[n]) {
+				n-- // cut at a character, not inside one
+			}
+			text = text[:n]
+		}
+		r.n = len(text)
+		cands = r.candidates(text, 0)
 	}
-	r.n = len(text)
-	cands := r.candidates(text, 0)
+	rd := Reading{TooLong: cut || len(text) > MaxReply}
 	for i := range cands {
 		r.inner(&cands[i])
 	}
@@ -158,6 +161,33 @@ func Read(ctx context.Context, reply string) (Reading, error) {
 		return rd, unparseable(reply)
 	}
 	return rd, nil
+}
+
+// whole reads a reply that is one JSON object or list, the common case, as its one candidate.
+// Reasoning's tags and markers are then in its strings, which are read as replies are (inner.go),
+// so nothing is dropped, and the reply need not be searched for them first. A reply that is not
+// JSON is remembered (r.broken), so that candidates does not decode it again.
+func (r *reader) whole(reply string) (string, string, []Candidate) {
+	t := trim(reply)
+	if len(t) > MaxReply || t == "" || t[0] != '{' && t[0] != '[' {
+		return "", "", nil
+	}
+	v, ok := r.decode(t)
+	if !ok {
+		r.broken = t
+		return "", "", nil
+	}
+	r.n = len(t)
+	r.kept++
+	return t, "", []Candidate{{Value: v, Stage: Strict, Len: len(t)}}
+}
+
+// strictly is decode, except for the reply that whole found is not JSON.
+func (r *reader) strictly(text string, depth int) (Value, bool) {
+	if depth == 0 && text == r.broken {
+		return Value{}, false
+	}
+	return r.decode(text)
 }
 
 // lineItems joins replies written one flat object per line ({"itemName": "TSH", …} then
@@ -206,8 +236,8 @@ func lineItems(cands []Candidate) *Candidate {
 
 // candidates does the work of Read on trimmed text; depth counts double-encoding unwraps.
 func (r *reader) candidates(text string, depth int) []Candidate {
-	// Stage 1: the whole reply is JSON.
-	if v, ok := r.decode(text); ok {
+	// Stage 1: the whole reply is JSON (tried already when it is the reply itself, by whole).
+	if v, ok := r.strictly(text, depth); ok {
 		if v.Kind == String {
 			if depth < maxUnwrap && r.reread(len(v.Text)) {
 				return r.candidates(trim(v.Text), depth+1)
