@@ -24,21 +24,21 @@ func (r *reader) inner(c *Candidate) {
 	if c.depth >= maxUnwrap || !c.Value.IsContainer() {
 		return
 	}
-	var path []Member // the steps to the value walked: a key, or an element's index as a number
+	var path []step // the steps to the value walked: a key, or an element's index
 	var walk func(v Value)
 	walk = func(v Value) {
 		switch v.Kind {
 		case Object:
-			for _, m := range v.Members {
-				path = append(path, Member{Key: m.Key})
-				walk(m.Value)
+			for i := range v.Members {
+				path = append(path, step{key: v.Members[i].Key, index: -1})
+				walk(v.Members[i].Value)
 				path = path[:len(path)-1]
 			}
 		case Array:
-			for i, e := range v.Elems {
-				if e.Kind == Object || e.Kind == Array || e.Kind == String && len(e.Text) >= minInner {
-					path = append(path, Member{Value: Value{Kind: Number, Text: strconv.Itoa(i)}})
-					walk(e)
+			for i := range v.Elems {
+				if e := &v.Elems[i]; e.Kind == Object || e.Kind == Array || e.Kind == String && len(e.Text) >= minInner {
+					path = append(path, step{index: i})
+					walk(*e)
 					path = path[:len(path)-1]
 				}
 			}
@@ -71,14 +71,20 @@ func (r *reader) inner(c *Candidate) {
 	walk(c.Value)
 }
 
+// step is one step of the path inner walks: a member's key, or an element's index (index ≥ 0).
+type step struct {
+	key   string
+	index int
+}
+
 // stepsPath writes the steps inner walked as a path.
-func stepsPath(path []Member) string {
+func stepsPath(path []step) string {
 	ss := make([]string, len(path))
 	for i, st := range path {
-		if st.Value.Kind == Number {
-			ss[i] = "[" + st.Value.Text + "]"
+		if st.index >= 0 {
+			ss[i] = "[" + strconv.Itoa(st.index) + "]"
 		} else {
-			ss[i] = KeyStep(st.Key)
+			ss[i] = KeyStep(st.key)
 		}
 	}
 	return JoinPath(ss...)
@@ -101,6 +107,9 @@ func (r *reader) reread(m int) bool {
 func holdsJSON(s string) bool {
 	if len(s) < minInner {
 		return false
+	}
+	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, 0xEF) < 0 {
+		return fenced(s) // most strings, looked at many bytes at a time
 	}
 	for i := 0; i < len(s); i++ {
 		var list bool
@@ -125,6 +134,11 @@ func holdsJSON(s string) bool {
 			return true
 		}
 	}
+	return fenced(s)
+}
+
+// fenced reports whether s holds a fence.
+func fenced(s string) bool {
 	return strings.Contains(s, "```") || strings.Contains(s, "~~~")
 }
 
