@@ -325,7 +325,10 @@ func (bd *build) settle(r *rowReading, raw parse.Value, path string, i int) (sch
 			r.find(schema.InvalidValue, reason, fe.Field(), p)
 		}
 	}
-	at := itemPath("indicators", len(bd.draft.Indicators)) + "."
+	var at string // the row's path, written only for a row with something to say
+	if len(r.findings) > 0 {
+		at = itemPath("indicators", len(bd.draft.Indicators)) + "."
+	}
 	for _, fd := range r.findings {
 		if fd.params == nil {
 			fd.params = map[string]string{}
