@@ -21,7 +21,7 @@ const minInner = 12
 
 // inner finds the JSON held in c's strings (and, within maxUnwrap, in theirs).
 func (r *reader) inner(c *Candidate) {
-	if c.depth >= maxUnwrap || !c.Value.IsContainer() {
+	if c.depth >= maxUnwrap || !c.Value.IsContainer() || c.plain {
 		return
 	}
 	var path []step // the steps to the value walked: a key, or an element's index

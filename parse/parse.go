@@ -57,6 +57,8 @@ type Candidate struct {
 	// Path is where an Inner value was found in the value that holds it, as a warning's path is
 	// written (choices[0].message.content, [0].arguments); "" for a value of the reply's text.
 	Path string
+	// plain: no string of the value can hold JSON (see plain), so inner has nothing to find.
+	plain bool
 	// depth counts the strings decoded again to reach the value (a double-encoded reply, a
 	// string holding JSON): at most maxUnwrap.
 	depth int
@@ -172,14 +174,40 @@ func (r *reader) whole(reply string) (string, string, []Candidate) {
 	if len(t) > MaxReply || t == "" || t[0] != '{' && t[0] != '[' {
 		return "", "", nil
 	}
-	v, ok := r.decode(t)
+	v, n, ok := r.decodeCounted(t)
 	if !ok {
 		r.broken = t
 		return "", "", nil
 	}
 	r.n = len(t)
 	r.kept++
-	return t, "", []Candidate{{Value: v, Stage: Strict, Len: len(t)}}
+	return t, "", []Candidate{{Value: v, Stage: Strict, Len: len(t), plain: plain(t, n)}}
+}
+
+// plain reports that no string of the JSON text t, holding n objects and lists, can hold JSON
+// (holdsJSON): every bracket of t is one of its values' own, and t has no full-width bracket
+// and no fence. inner then need not walk the value: the common reply costs a few scans of its
+// bytes, not a walk of every value.
+func plain(t string, n int) bool {
+	return strings.Count(t, "{")+strings.Count(t, "[") == n &&
+		!strings.Contains(t, "｛") && !strings.Contains(t, "［") && !fenced(t) && !escapesMark(t)
+}
+
+// escapesMark reports whether t writes, as a \u escape, a character that may begin JSON or a
+// fence in a string once decoded: { [ ｛ ［ ` ~.
+func escapesMark(t string) bool {
+	for i := strings.Index(t, `\u`); i >= 0 && i+6 <= len(t); {
+		switch strings.ToLower(t[i+2 : i+6]) {
+		case "007b", "005b", "ff5b", "ff3b", "0060", "007e":
+			return true
+		}
+		j := strings.Index(t[i+2:], `\u`)
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return false
 }
 
 // strictly is decode, except for the reply that whole found is not JSON.
@@ -349,8 +377,14 @@ func trim(s string) string {
 // nothing: decoding 256 KB of [1,1,…] that turns out unclosed at its end would build 128 000
 // values to throw away, and a reply's text is decoded whole by more than one stage.
 func (r *reader) decode(s string) (Value, bool) {
+	v, _, ok := r.decodeCounted(s)
+	return v, ok
+}
+
+// decodeCounted is decode, also saying how many objects and lists the value holds.
+func (r *reader) decodeCounted(s string) (Value, int, bool) {
 	if len(s) > checkFirst && !r.valid(s) {
-		return Value{}, false
+		return Value{}, 0, false
 	}
 	r.work.Decoded += len(s)
 	return decode(s)
@@ -365,18 +399,19 @@ func (r *reader) valid(s string) bool {
 	return json.Valid([]byte(s))
 }
 
-// decode is a strict decode of exactly one JSON value, keeping numbers as written.
-func decode(s string) (Value, bool) {
+// decode is a strict decode of exactly one JSON value, keeping numbers as written, with the
+// number of objects and lists in it.
+func decode(s string) (Value, int, bool) {
 	if s == "" {
-		return Value{}, false
+		return Value{}, 0, false
 	}
 	switch s[0] {
 	case '{', '[', '"':
 	default:
-		return Value{}, false
+		return Value{}, 0, false
 	}
-	v, err := Decode(s)
-	return v, err == nil
+	v, n, err := decodeCounted(s)
+	return v, n, err == nil
 }
 
 // unparseable is the error for a reply without usable JSON, quoting its start so the caller can

@@ -128,24 +128,31 @@ var errSyntax = errors.New("parse: not JSON")
 
 // Decode strictly decodes exactly one JSON value (RFC 8259) with surrounding white space.
 func Decode(s string) (Value, error) {
+	v, _, err := decodeCounted(s)
+	return v, err
+}
+
+// decodeCounted is Decode, also saying how many objects and lists it built.
+func decodeCounted(s string) (Value, int, error) {
 	d := decoder{s: s}
 	d.space()
 	v, err := d.value(0)
 	if err != nil {
-		return Value{}, err
+		return Value{}, 0, err
 	}
 	d.space()
 	if d.i != len(d.s) {
-		return Value{}, errSyntax
+		return Value{}, 0, errSyntax
 	}
-	return v, nil
+	return v, d.containers, nil
 }
 
 type decoder struct {
-	s       string
-	i       int
-	members []Member // scratch, reused across objects
-	elems   []Value  // scratch, reused across arrays
+	s          string
+	i          int
+	containers int      // objects and lists begun
+	members    []Member // scratch, reused across objects
+	elems      []Value  // scratch, reused across arrays
 }
 
 func (d *decoder) space() {
@@ -199,6 +206,7 @@ func (d *decoder) literal(word string, v Value) (Value, error) {
 
 func (d *decoder) object(depth int) (Value, error) {
 	d.i++ // {
+	d.containers++
 	base := len(d.members)
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
@@ -246,6 +254,7 @@ func (d *decoder) object(depth int) (Value, error) {
 
 func (d *decoder) array(depth int) (Value, error) {
 	d.i++ // [
+	d.containers++
 	base := len(d.elems)
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == ']' {
