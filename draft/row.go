@@ -314,7 +314,7 @@ func (bd *build) settle(r *rowReading, raw parse.Value, path string, i int) (sch
 		r.find(schema.ReferenceRangeSwapped, "swapped", "refLow", kv("refLow", ind.RefHigh.String(), "refHigh", ind.RefLow.String(), "refText", deref(ind.RefText)))
 	}
 	// Validation, field by field: a broken optional field is nulled, a broken name drops the item.
-	if err := bd.b.validate.Struct(ind); err != nil {
+	if err := bd.b.validRow(&ind); err != nil {
 		for _, fe := range asFieldErrors(err) {
 			if fe.StructField() == "ItemName" {
 				bd.dropped(path, i, "name_too_long", kv("max", fe.Param()))
