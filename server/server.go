@@ -37,7 +37,9 @@ type Extractor interface {
 	// Extract reads a report's uploads, one owned budget.Bytes each, which it takes over and
 	// closes, their shares of the upload memory moving to its pages and given back as they
 	// leave its hands (see extract.Service.Extract); who is for the checks only.
-	Extract(ctx context.Context, uploads []*budget.Bytes, who check.Context) (extract.Response, error)
+	// opts asks for more than the draft (the page images: include=pageImages); the caller
+	// closes the Response once written.
+	ExtractWith(ctx context.Context, uploads []*budget.Bytes, who check.Context, opts extract.Options) (extract.Response, error)
 }
 
 // Config is what the server needs. Zero limits take their defaults.
