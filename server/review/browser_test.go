@@ -36,7 +36,10 @@ var wasm = intake.NewRuntime("")
 
 // browser starts a headless Chromium for the test, in a fresh profile, and returns a context of
 // its first tab; without Chromium the test skips, unless OCR_BROWSER_TESTS=1 requires it.
-func browser(t *testing.T) context.Context {
+func browser(t *testing.T) context.Context { return browserIn(t, "en-US") }
+
+// browserIn is browser with the browser's language lang.
+func browserIn(t *testing.T, lang string) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("OCR_BROWSER_TESTS") == "1" {
@@ -50,7 +53,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-default-apps", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("lang", "en-US"), chromedp.WindowSize(1280, 800),
+		chromedp.Flag("lang", lang), chromedp.Flag("accept-lang", lang), chromedp.WindowSize(1280, 800),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -265,6 +268,13 @@ func TestReviewPhoto(t *testing.T) {
 	poll(t, page, `!document.getElementById("review-step").hidden`)
 	poll(t, page, `[...document.images].every(i => i.complete && i.naturalWidth > 0) && document.images.length === 1`)
 	shot(t, page, dir, "2-review")
+	do(t, page, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	shot(t, page, dir, "2-review-phone")
+	// At a phone's width the page does not scroll sideways (only the rows' table does).
+	if w := eval[int](t, page, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("at 390 px wide the page is %d px wide", w)
+	}
+	do(t, page, chromedp.EmulateViewport(1280, 800))
 
 	if n := eval[int](t, page, `document.querySelectorAll("tr.row").length`); n != 3 {
 		t.Errorf("%d rows shown, want 3", n)
@@ -483,4 +493,60 @@ func TestReviewKey(t *testing.T) {
 func raced() bool {
 	bi, ok := debug.ReadBuildInfo()
 	return ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
+}
+
+// rows is a page's reply of n rows, the first of them on a range printed upside down.
+func rows(page, n int) string {
+	var b strings.Builder
+	b.WriteString(`{"title":"血常规","indicators":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		lo, hi := "3.5", "9.5"
+		if i == 0 {
+			lo, hi = "9.5", "3.5"
+		}
+		fmt.Fprintf(&b, `{"itemName":"项目%d-%d","valueNum":%d.%02d,"unit":"g/L","refLow":%s,"refHigh":%s,"refText":"%s-%s"}`, page, i, 4+i%5, i, lo, hi, lo, hi)
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// TestReviewForty: a report of 40 rows on two pages, in a browser whose language is Chinese:
+// the page speaks Chinese and so do the warnings (the API's, asked in the page's language); the
+// DOM is built once, and typing in a field changes no element of it (no re-render per key).
+// How long the build took is logged, not asserted.
+func TestReviewForty(t *testing.T) {
+	ctx := browserIn(t, "zh-CN")
+	dir := shots(t)
+	svc := newService(t, server.Config{})
+	svc.model.Queue(fakeopenai.Reply(rows(1, 20)), fakeopenai.Reply(rows(2, 20)))
+	page, reqs := tab(t, ctx)
+	do(t, page, chromedp.Navigate(svc.URL+"/review"))
+	choose(t, page, testdata("images", "scan.jpg"), testdata("images", "scan.bmp"))
+	do(t, page, chromedp.Click(chromedp.ID("read")))
+	poll(t, page, `!document.getElementById("review-step").hidden`)
+	if n := eval[int](t, page, `document.querySelectorAll("tr.row").length`); n != 40 {
+		t.Fatalf("%d rows shown, want 40", n)
+	}
+	if got := eval[string](t, page, `document.getElementById("confirm").textContent + "|" + document.documentElement.lang`); got != "确认|zh-CN" {
+		t.Errorf("confirm button and language %q, want 确认|zh-CN", got)
+	}
+	msg := eval[string](t, page, `document.getElementById(document.querySelector('[data-path="indicators[0].refLow"]').getAttribute("aria-describedby")).textContent`)
+	if !strings.Contains(msg, "参考范围") {
+		t.Errorf("the warning of indicators[0].refLow reads %q, want it in Chinese", msg)
+	}
+	t.Logf("the review of 40 rows on two pages was built in %.1f ms", eval[float64](t, page, `performance.getEntriesByName("ocrdraft:review")[0].duration`))
+	eval[bool](t, page, `window.mutations = 0; new MutationObserver((ms) => { window.mutations += ms.length; }).observe(document.getElementById("pages"), {childList: true, subtree: true, characterData: true}); true`)
+	do(t, page, chromedp.Click(chromedp.CSS(`[data-path="indicators[25].valueText"]`)), chromedp.SendKeys(chromedp.CSS(`[data-path="indicators[25].valueText"]`), "阴性 negative"))
+	if got := eval[string](t, page, `document.querySelector('[data-path="indicators[25].valueText"]').value + "|" + window.mutations`); got != "阴性 negative|0" {
+		t.Errorf("after typing, the field and the DOM changes are %q, want the text and 0", got)
+	}
+	b, err := chromedp.Run(page, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "forty-zh.png"), b, 0o644)
+	reqs.check(t, svc.URL)
 }

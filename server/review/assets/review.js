@@ -181,6 +181,7 @@
   }
 
   function review(text) {
+    const started = performance.now();
     const res = parseDraftJSON(text);
     state.draft = res.draft;
     state.evidence = (res.meta && res.meta.evidence) || [];
@@ -205,6 +206,7 @@
     for (const w of res.warnings || []) note(w.path, w.message, false);
     pending();
     show("review-step");
+    performance.measure("ocrdraft:review", { start: started }); // for the tests' log
     const first = invalid()[0];
     (first || state.fields[0]).focus();
   }
