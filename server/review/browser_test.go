@@ -195,6 +195,18 @@ func shot(t *testing.T, ctx context.Context, dir, name string) {
 	}
 }
 
+// view writes a screenshot of what the tab shows (1280x800 less the browser's own bar).
+func view(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func testdata(parts ...string) string {
 	p, _ := filepath.Abs(filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...))
 	return p
@@ -368,10 +380,11 @@ func TestReviewPDF(t *testing.T) {
 		}
 		do(t, page, chromedp.KeyEvent("j"))
 	}
-	if got := eval[string](t, page, `document.activeElement.dataset.path || ""`); got != "indicators[7].valueNum" {
-		t.Fatalf("j never reached indicators[7].valueNum (at %q)", got)
+	if got := eval[string](t, page, `document.activeElement.dataset.path + "=" + document.activeElement.value`); got != "indicators[7].valueNum=1.27" {
+		t.Fatalf("after j, the focus is at %q, want indicators[7].valueNum=1.27 (the letter not typed into it)", got)
 	}
 	shot(t, page, dir, "pdf-2-warning")
+	view(t, page, dir, "pdf-2-warning-1280x800") // docs/review.png
 	// Not a number: /v1/validate refuses it, shown at its field.
 	do(t, page, chromedp.SetValue(chromedp.CSS(`[data-path="indicators[7].valueNum"]`), "1.2l"), chromedp.Click(chromedp.ID("confirm")))
 	poll(t, page, `document.querySelector('[data-path="indicators[7].valueNum"]').classList.contains("problem")`)
@@ -543,10 +556,6 @@ func TestReviewForty(t *testing.T) {
 	if got := eval[string](t, page, `document.querySelector('[data-path="indicators[25].valueText"]').value + "|" + window.mutations`); got != "阴性 negative|0" {
 		t.Errorf("after typing, the field and the DOM changes are %q, want the text and 0", got)
 	}
-	b, err := chromedp.Run(page, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "forty-zh.png"), b, 0o644)
+	view(t, page, dir, "forty-zh")
 	reqs.check(t, svc.URL)
 }

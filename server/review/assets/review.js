@@ -458,8 +458,18 @@
     if (inField) return;
     if (e.key === "?") { toggleKeys(); e.preventDefault(); return; }
     if (!inReview) return;
-    if (e.key === "j" || e.key === "ArrowDown" && e.target.matches && e.target.matches("tr.row")) { e.preventDefault(); step(1); }
-    else if (e.key === "k" || e.key === "ArrowUp" && e.target.matches && e.target.matches("tr.row")) { e.preventDefault(); step(-1); }
+    if (e.key === "j" || e.key === "k") {
+      e.preventDefault();
+      swallow = e.key; // the field it moves to must not get the letter as text
+      step(e.key === "j" ? 1 : -1);
+    }
+  }
+  // swallow is the j or k that just moved the focus into a field: its keypress and text input,
+  // when they come apart from the keydown (as a synthetic key or an input method sends them),
+  // are dropped there.
+  let swallow = null;
+  function dropSwallowed(e) {
+    if (swallow && (e.key === swallow || e.data === swallow)) { e.preventDefault(); swallow = null; }
   }
   function toggleKeys() {
     const k = $("keys");
@@ -499,5 +509,8 @@
   $("download").addEventListener("click", download);
   $("copy").addEventListener("click", copy);
   document.addEventListener("keydown", onKey);
+  document.addEventListener("keypress", dropSwallowed, true);
+  document.addEventListener("beforeinput", dropSwallowed, true);
+  document.addEventListener("keyup", () => { swallow = null; });
   if (needsKey && !sessionStorage.getItem(KEY)) { show("key-step"); $("key").focus(); } else { show("choose-step"); }
 })();
