@@ -671,5 +671,8 @@ func TestExtractPageImages(t *testing.T) {
 		if tt.images == 0 && strings.Contains(rec.Body.String(), "pageImages") {
 			t.Errorf("%s: pageImages in an answer that did not ask for it", tt.name)
 		}
+		if b64 := base64.StdEncoding.EncodeToString(page)[:40]; strings.Contains(e.log.String(), b64) {
+			t.Errorf("%s: the log holds the page image", tt.name)
+		}
 	}
 }

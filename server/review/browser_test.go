@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -64,8 +65,9 @@ func browserIn(t *testing.T, lang string) context.Context {
 	return ctx
 }
 
-// tab opens a new tab of the browser of ctx, recording every request it makes and failing the
-// test on an uncaught exception or a refusal by the CSP.
+// tab opens a new tab of the browser of ctx, recording every request it makes and the errors it
+// meets: an uncaught exception, a console error, a log entry of level error (a refusal by the
+// CSP, a failed load).
 func tab(t *testing.T, ctx context.Context, opts ...chromedp.ContextOption) (context.Context, *requests) {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(ctx, opts...)
@@ -82,6 +84,13 @@ func tab(t *testing.T, ctx context.Context, opts ...chromedp.ContextOption) (con
 				msg += " " + d.Exception.Description
 			}
 			reqs.fail(fmt.Sprintf("%s at %s:%d:%d", msg, d.URL, d.LineNumber+1, d.ColumnNumber+1))
+		case *cdplog.EventEntryAdded: // a refusal by the CSP, among others
+			// Not the page's faults: the browser's own ask for /favicon.ico, which the service does
+			// not serve, and the API's answers of 4xx, which the page shows (a 422 of /v1/validate).
+			e := ev.Entry
+			if e.Level == cdplog.EntryLevelError && !strings.HasSuffix(e.URL, "/favicon.ico") && !(e.Source == cdplog.EntrySourceNetwork && strings.Contains(e.URL, "/v1/")) {
+				reqs.fail(string(ev.Entry.Source) + ": " + ev.Entry.Text)
+			}
 		case *cdpruntime.EventConsoleAPICalled:
 			if string(ev.Type) == "error" {
 				reqs.fail("console.error")
@@ -314,6 +323,11 @@ func TestReviewPhoto(t *testing.T) {
 		t.Error("Enter did not accept the field")
 	}
 	shot(t, page, dir, "3-edited")
+	// Escape leaves the field for its row.
+	do(t, page, chromedp.Focus(chromedp.CSS(`[data-path="indicators[2].unit"]`)), chromedp.KeyEvent("\x1b"))
+	if got := eval[string](t, page, `document.activeElement.matches("tr.row") ? document.activeElement.dataset.row : document.activeElement.tagName`); got != "2" {
+		t.Errorf("after Escape the focus is on %q, want row 2", got)
+	}
 	do(t, page, chromedp.Click(chromedp.ID("confirm")))
 	poll(t, page, `!document.getElementById("done-step").hidden`)
 	shot(t, page, dir, "4-confirmed")
@@ -470,7 +484,7 @@ func TestReviewEmbedded(t *testing.T) {
 	stranger := parent(t, svc.URL)
 	strangerURL := local(stranger.URL)
 	before := len(svc.paths)
-	page2, _ := tab(t, ctx)
+	page2, reqs2 := tab(t, ctx)
 	do(t, page2, chromedp.Navigate(strangerURL+"/"))
 	poll(t, page2, `window.framed`)
 	shot(t, page2, dir, "embedded-3-stranger")
@@ -479,6 +493,12 @@ func TestReviewEmbedded(t *testing.T) {
 	svc.mu.Unlock()
 	if !slices.Contains(after, "/review") || slices.Contains(after, "/review/review.js") {
 		t.Errorf("framed by a stranger, the service was asked for %v; want /review and not its script", after)
+	}
+	reqs2.mu.Lock()
+	refused := slices.ContainsFunc(reqs2.errors, func(e string) bool { return strings.Contains(e, "frame-ancestors") })
+	reqs2.mu.Unlock()
+	if !refused {
+		t.Errorf("the browser did not say it refused the frame for frame-ancestors: %q", reqs2.errors)
 	}
 }
 
