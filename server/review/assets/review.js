@@ -496,6 +496,9 @@
   $("choose-form").addEventListener("submit", read);
   $("files").addEventListener("change", (e) => { addFiles(e.target.files); e.target.value = ""; });
   $("clear").addEventListener("click", () => { state.files = []; listFiles(); });
+  // A file dropped beside the drop zone would replace the page (and the draft) with itself.
+  document.addEventListener("dragover", (e) => e.preventDefault());
+  document.addEventListener("drop", (e) => e.preventDefault());
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
