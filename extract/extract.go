@@ -80,7 +80,21 @@ type Config struct {
 	// twelve pages is twelve); more is too_many_pages before any page is prepared or any model
 	// call made. 0 means no bound here (the server bounds the uploads).
 	MaxPages int
-	Observer Observer // may be nil
+	// MaxPageImageBytes bounds the page images one response may carry when they are asked for
+	// (Options.PageImages): their bytes as sent, before base64. More is payload_too_large
+	// before any model call. 0 means DefaultMaxPageImageBytes.
+	MaxPageImageBytes int64
+	Observer          Observer // may be nil
+}
+
+// Options are what a caller asks of one Extract beyond the draft.
+type Options struct {
+	// PageImages keeps each page's image as sent to the model and returns it in
+	// Response.PageImages, for a screen that shows the page beside its rows (a browser cannot
+	// show a PDF page, a HEIC or a TIFF). Kept pages stay counted where they were (the upload
+	// memory) until the caller closes the Response; they are lent to each model call, never
+	// handed over.
+	PageImages bool
 }
 
 // Service reads reports. It is safe for concurrent use.
@@ -94,6 +108,9 @@ const (
 	DefaultMaxAttempts = 2
 	DefaultConcurrency = 4
 	DefaultRetryMemory = 64 << 20
+	// DefaultMaxPageImageBytes holds ten 2048-pixel pages as drawn (about 1 MB each) three
+	// times over; the answer carrying them is a third more as base64.
+	DefaultMaxPageImageBytes = 32 << 20
 )
 
 // TooManyPages is the error for a report of more than max pages, from the API and the CLI alike.
@@ -114,6 +131,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Builder == nil {
 		cfg.Builder = draft.New(lexicon.Default())
+	}
+	if cfg.MaxPageImageBytes <= 0 {
+		cfg.MaxPageImageBytes = DefaultMaxPageImageBytes
 	}
 	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
 }
@@ -146,6 +166,20 @@ type Response struct {
 	// PDF of three pages is three), 0 when one could not be split. Unlike the rest, it is set
 	// when Extract fails too, for the caller's log line.
 	Pages int `json:"-"`
+	// PageImages are the pages as sent to the model, when Options.PageImages asked for them.
+	// They are health data: encoded in the answer, never logged. Their bytes stay counted in
+	// kept until Close.
+	PageImages []schema.SentImage `json:"pageImages,omitempty" desc:"Only with include=pageImages: each page's image as sent to the model, in page order, for a screen to show beside its rows (meta.evidence boxes are in its pixels)."`
+	kept       []*budget.Bytes
+}
+
+// Close gives back the memory of the page images the response carries, once they are written;
+// it may be called more than once, and on a Response without them.
+func (r *Response) Close() {
+	for _, b := range r.kept {
+		b.Close()
+	}
+	r.kept = nil
 }
 
 // Extract reads the pages of one report, in order. Every page is checked and prepared before
@@ -166,6 +200,12 @@ type Response struct {
 // who is what the caller knows about the patient (the sex, to pick a printed range); it is used
 // only by the checks, never sent to the model nor logged.
 func (s *Service) Extract(ctx context.Context, uploads []*budget.Bytes, who check.Context) (Response, error) {
+	return s.ExtractWith(ctx, uploads, who, Options{})
+}
+
+// ExtractWith is Extract with what opts asks for besides; the caller closes the Response (see
+// Response.Close) once it is written.
+func (s *Service) ExtractWith(ctx context.Context, uploads []*budget.Bytes, who check.Context, opts Options) (Response, error) {
 	start := time.Now()
 	// An upload is closed once its pages are prepared; any still open when Extract returns
 	// (it was refused, or the request ended first) is closed here.
@@ -207,6 +247,11 @@ func (s *Service) Extract(ctx context.Context, uploads []*budget.Bytes, who chec
 			pg.img.Close()
 		}
 	}()
+	if opts.PageImages {
+		if err := s.keep(pages); err != nil {
+			return Response{Pages: n}, err
+		}
+	}
 	text := make([][]intake.Word, len(pages))
 	for i, pg := range pages {
 		text[i] = pg.text
@@ -249,7 +294,43 @@ func (s *Service) Extract(ctx context.Context, uploads []*budget.Bytes, who chec
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}
-	return Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}, nil
+	res := Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}
+	if opts.PageImages {
+		res.PageImages, res.kept = give(pages)
+	}
+	return res, nil
+}
+
+// keep marks every page to be kept for the answer, or refuses the request, before any model
+// call, when their images would make it larger than MaxPageImageBytes.
+func (s *Service) keep(pages []page) error {
+	total := int64(0)
+	for i := range pages {
+		pages[i].keep = true
+		total += int64(pages[i].img.Len())
+	}
+	if total > s.cfg.MaxPageImageBytes {
+		return problem.Errorf(problem.PayloadTooLarge,
+			"the page images asked for (include=pageImages) come to %d KiB, more than the %d KiB an answer carries: send fewer pages, or ask without them",
+			total>>10, s.cfg.MaxPageImageBytes>>10)
+	}
+	return nil
+}
+
+// give moves the kept pages' images to the answer: the images, and the Bytes that count them,
+// which Extract's own closing of its pages then no longer reaches.
+func give(pages []page) ([]schema.SentImage, []*budget.Bytes) {
+	imgs := make([]schema.SentImage, 0, len(pages))
+	kept := make([]*budget.Bytes, 0, len(pages))
+	for i := range pages {
+		pg := &pages[i]
+		if data := pg.img.Bytes(); data != nil {
+			imgs = append(imgs, schema.SentImage{Page: i + 1, MediaType: pg.mime, Width: pg.w, Height: pg.h, Data: data})
+			kept = append(kept, pg.img)
+			pg.img = nil
+		}
+	}
+	return imgs, kept
 }
 
 // read asks the model about every page, concurrently within Concurrency, and returns each
@@ -394,7 +475,9 @@ type page struct {
 	img     *budget.Bytes
 	mime    string
 	in, out int // intake.Page's BytesIn and BytesOut
+	w, h    int // intake.Page's Width and Height
 	text    []intake.Word
+	keep    bool // for the answer (Options.PageImages): lent to every call, closed by its Response
 }
 
 // prepare checks and normalises every page of every upload concurrently (the Preparer bounds
@@ -451,7 +534,7 @@ func (s *Service) prepare(ctx context.Context, uploads []*budget.Bytes, counts [
 	for u, up := range uploads {
 		for j := range counts[u] {
 			pg := pages[at+j]
-			out[at+j] = page{img: up.Carve(pg.Data, int64(len(pg.Data))), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, text: pg.Text}
+			out[at+j] = page{img: up.Carve(pg.Data, int64(len(pg.Data))), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, w: pg.Width, h: pg.Height, text: pg.Text}
 		}
 		up.Close() // what no page took goes back; the upload is its pages' now
 		at += counts[u]
@@ -588,7 +671,11 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 	start := time.Now()
 	meta = schema.PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed}
 	img := pg.img
-	defer img.Close() // lent, or a call that broke its word: nothing else would give it back
+	defer func() {
+		if !pg.keep { // a kept page is the answer's (give), or Extract's to close on a failure
+			img.Close() // lent, or a call that broke its word: nothing else would give it back
+		}
+	}()
 	defer func() {
 		if v := recover(); v != nil { // the model's or the parser's: this page's goroutine is the last stop
 			res, err, meta.Error = nil, recovered(v), problem.Internal
@@ -598,7 +685,10 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 			s.cfg.Observer.Page(meta)
 		}
 	}()
-	if kept, ok := s.retry.TryTake(int64(img.Len())); ok {
+	if pg.keep {
+		// Kept anyway, in the upload memory: every call may resend it, at no cost in the retry
+		// memory.
+	} else if kept, ok := s.retry.TryTake(int64(img.Len())); ok {
 		img.Move(kept)
 	} else {
 		meta.SentOnce = true

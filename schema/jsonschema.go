@@ -208,6 +208,8 @@ func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 		s = &JSONSchema{Type: []string{"number"}}
 	case t == reflect.TypeFor[Date]():
 		s = &JSONSchema{Type: []string{"string"}, Format: "date"}
+	case t == reflect.TypeFor[[]byte](): // encoding/json writes it as base64
+		s = &JSONSchema{Type: []string{"string"}, Format: "byte"}
 	case g.Enums[t] != nil:
 		if name, ok := g.Refs[t]; ok && g.Style == OpenAPI && !top {
 			s = &JSONSchema{Ref: "#/components/schemas/" + name}

@@ -84,3 +84,14 @@ type Box struct {
 	W int `json:"w" desc:"The width in pixels."`
 	H int `json:"h" desc:"The height in pixels."`
 }
+
+// SentImage is a page's image as it was sent to the model, returned only when the caller asks
+// (include=pageImages), for a screen that shows the page beside its rows: a browser shows it
+// whatever the upload was (a PDF page, a HEIC, a TIFF). It is health data, never logged.
+type SentImage struct {
+	Page      int    `json:"page" desc:"The 1-based page."`
+	MediaType string `json:"mediaType" desc:"image/jpeg or image/png."`
+	Width     int    `json:"width" desc:"In pixels, upright: the pixels of meta.evidence boxes."`
+	Height    int    `json:"height" desc:"In pixels, upright."`
+	Data      []byte `json:"data" format:"byte" desc:"The image, base64."`
+}

@@ -23,7 +23,7 @@ import (
 // endpoint would, three are rate limited. Only those model codes may make a 5xx.
 type fakeExtractor struct{}
 
-func (fakeExtractor) Extract(ctx context.Context, uploads []*budget.Bytes, _ check.Context) (extract.Response, error) {
+func (fakeExtractor) ExtractWith(ctx context.Context, uploads []*budget.Bytes, _ check.Context, _ extract.Options) (extract.Response, error) {
 	for _, up := range uploads {
 		defer up.Close() // they are its to close, as the real one's
 	}

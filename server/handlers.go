@@ -11,6 +11,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,7 +37,7 @@ func (s *Server) extract(c echo.Context) error {
 	defer held.Close() // the uploads give their shares back as they go; this covers every other way out
 	// The context alone does not stop a blocked read: the body's read deadlines (guardBody)
 	// end one trickling in, or stalled, so it cannot keep its share of the upload memory.
-	uploads, who, err := s.images(c, held)
+	uploads, who, opts, err := s.images(c, held)
 	if err != nil {
 		return err
 	}
@@ -45,10 +47,14 @@ func (s *Server) extract(c echo.Context) error {
 	}
 	held.Give(held.Held() - size) // the body around the images is read and gone
 	// Extract owns the uploads from here, and closes each (their shares moved to its pages).
-	res, err := s.cfg.Extractor.Extract(c.Request().Context(), uploads, who)
-	// Nothing of the uploads is counted once Extract returns: what is left of the hold goes
-	// back now, as it did inside Extract before, not after the answer is written.
-	held.Close()
+	res, err := s.cfg.Extractor.ExtractWith(c.Request().Context(), uploads, who, opts)
+	defer res.Close()
+	// Nothing of the uploads is counted once Extract returns but the page images the answer
+	// carries (include=pageImages), which stay counted until it is written (the deferred
+	// Closes): what is left of the hold goes back now, not after the answer is written.
+	if len(res.PageImages) == 0 {
+		held.Close()
+	}
 	if res.Pages > 0 { // pages once split, not uploads: a PDF of three pages is three
 		c.Set(ctxPages, res.Pages)
 	}
@@ -65,38 +71,85 @@ func (s *Server) extract(c echo.Context) error {
 // the per-image size while reading, and the caller's context (the patient's sex) for the checks.
 // Each image comes as an owned budget.Bytes counted as its length in held, the upload memory it
 // was read in: the caller hands them to the Extractor, keeping no other reference to the bytes.
-func (s *Server) images(c echo.Context, held *budget.Hold) ([]*budget.Bytes, check.Context, error) {
+func (s *Server) images(c echo.Context, held *budget.Hold) ([]*budget.Bytes, check.Context, extract.Options, error) {
+	var opts extract.Options
 	head, err := headerSex(c.Request().Header)
 	if err != nil {
-		return nil, check.Context{}, err // before a byte of the upload is read
+		return nil, check.Context{}, opts, err // before a byte of the upload is read
 	}
 	mt, params, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	var images [][]byte
 	var who check.Context
+	var include []string
 	switch mt {
 	case "multipart/form-data":
-		images, who, err = s.multipartImages(c, params["boundary"])
+		images, who, include, err = s.multipartImages(c, params["boundary"])
 	case "application/json":
-		images, who, err = s.jsonImages(c)
+		images, who, include, err = s.jsonImages(c)
 	default:
-		return nil, check.Context{}, problem.Errorf(problem.UnsupportedMediaType,
+		return nil, check.Context{}, opts, problem.Errorf(problem.UnsupportedMediaType,
 			"send multipart/form-data with one image part per page, or application/json {\"images\": [{\"data\": \"<base64>\"}]}; got %q", mt)
 	}
 	if err != nil {
-		return nil, who, err
+		return nil, who, opts, err
+	}
+	if opts, err = Include(include); err != nil {
+		return nil, who, opts, err
 	}
 	switch {
 	case head.Sex == "":
 	case who.Sex == "":
 		who = head
 	case who.Sex != head.Sex:
-		return nil, who, problem.Errorf(problem.InvalidRequest, "the patient's sex is given twice, differently: in the %s header and in the body", PatientSexHeader)
+		return nil, who, opts, problem.Errorf(problem.InvalidRequest, "the patient's sex is given twice, differently: in the %s header and in the body", PatientSexHeader)
 	}
 	uploads := make([]*budget.Bytes, len(images))
 	for i, img := range images {
 		uploads[i] = budget.NewBytes(img, held, int64(len(img)))
 	}
-	return uploads, who, nil
+	return uploads, who, opts, nil
+}
+
+// include is one value a request's include may hold, and what it adds to the answer.
+type include struct {
+	name string
+	set  func(*extract.Options)
+}
+
+// includes is the one table of them, which Include reads.
+var includes = []include{
+	{"pageImages", func(o *extract.Options) { o.PageImages = true }},
+}
+
+// maxIncludeField bounds the multipart include field read: a few names.
+const maxIncludeField = 256
+
+// Include reads what a request asks its answer to include besides the draft: each value one name
+// of the table includes, or several comma-separated (a multipart field may come more than once,
+// a JSON member is a list). A name it does not know is 400 invalid_request, not ignored: a
+// misspelt pageimages would otherwise be an answer without the images, silently; a caller that
+// wants a name a newer service knows learns at once that this one does not. /v1/extract reads
+// it, and so may any route that answers an extract.Response. A value is never echoed.
+func Include(values []string) (extract.Options, error) {
+	var opts extract.Options
+	for _, v := range values {
+		for name := range strings.SplitSeq(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			i := slices.IndexFunc(includes, func(in include) bool { return in.name == name })
+			if i < 0 {
+				names := make([]string, len(includes))
+				for j, in := range includes {
+					names[j] = in.name
+				}
+				return opts, problem.Errorf(problem.InvalidRequest, "include may hold %s, comma-separated; it holds another name", strings.Join(names, ", "))
+			}
+			includes[i].set(&opts)
+		}
+	}
+	return opts, nil
 }
 
 // PatientSexHeader carries the patient's sex on /v1/extract. A header and not a multipart field:
@@ -147,10 +200,10 @@ const uploadBuffer = 64 << 10
 // fits, and a larger one grows by doubling from there.
 const maxSizeHint = 2 << 20
 
-func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, check.Context, error) {
+func (s *Server) multipartImages(c echo.Context, boundary string) (_ [][]byte, _ check.Context, include []string, _ error) {
 	var who check.Context
 	if boundary == "" {
-		return nil, who, problem.Errorf(problem.InvalidRequest, "the multipart body cannot be read: Content-Type has no boundary")
+		return nil, who, nil, problem.Errorf(problem.InvalidRequest, "the multipart body cannot be read: Content-Type has no boundary")
 	}
 	mr := multipart.NewReader(bufio.NewReaderSize(c.Request().Body, uploadBuffer), boundary)
 	var images [][]byte
@@ -160,20 +213,30 @@ func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, che
 			break
 		}
 		if err != nil {
-			return nil, who, bodyErr(err, "the multipart body is malformed")
+			return nil, who, nil, bodyErr(err, "the multipart body is malformed")
 		}
 		switch part.FormName() {
 		case "image":
+		case "include":
+			b, err := io.ReadAll(io.LimitReader(part, maxIncludeField+1))
+			if err != nil {
+				return nil, who, nil, bodyErr(err, "the include part cannot be read")
+			}
+			if len(b) > maxIncludeField {
+				return nil, who, nil, problem.Errorf(problem.InvalidRequest, "include is longer than %d bytes", maxIncludeField)
+			}
+			include = append(include, string(b))
+			continue
 		case "sex":
 			b, err := io.ReadAll(io.LimitReader(part, maxSexField+1))
 			if err != nil {
-				return nil, who, bodyErr(err, "the sex part cannot be read")
+				return nil, who, nil, bodyErr(err, "the sex part cannot be read")
 			}
 			if len(b) > maxSexField {
-				return nil, who, problem.Errorf(problem.InvalidRequest, "sex must be male, female or empty")
+				return nil, who, nil, problem.Errorf(problem.InvalidRequest, "sex must be male, female or empty")
 			}
 			if who, err = checkContext(string(b)); err != nil {
-				return nil, who, err
+				return nil, who, nil, err
 			}
 			continue
 		default:
@@ -181,7 +244,7 @@ func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, che
 			continue
 		}
 		if len(images) == s.cfg.MaxPages {
-			return nil, who, extract.TooManyPages(s.cfg.MaxPages)
+			return nil, who, nil, extract.TooManyPages(s.cfg.MaxPages)
 		}
 		// The body's size bounds the part's; with one image it is a close fit. The buffer is
 		// made before the bytes come, so its size is capped: a body declaring more than it
@@ -189,20 +252,21 @@ func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, che
 		// what has arrived).
 		data, err := intake.ReadAllSized(part, s.cfg.MaxImageBytes, min(c.Request().ContentLength, maxSizeHint))
 		if err != nil {
-			return nil, who, bodyErr(err, "the image part cannot be read")
+			return nil, who, nil, bodyErr(err, "the image part cannot be read")
 		}
 		images = append(images, data)
 	}
 	if len(images) == 0 {
-		return nil, who, problem.Errorf(problem.InvalidRequest, "no part named \"image\": send one image part per page")
+		return nil, who, nil, problem.Errorf(problem.InvalidRequest, "no part named \"image\": send one image part per page")
 	}
-	return images, who, nil
+	return images, who, include, nil
 }
 
 // ExtractRequest is the JSON form of /v1/extract.
 type ExtractRequest struct {
 	Images  []PageImage     `json:"images" desc:"One image per page, in order."`
 	Context *RequestContext `json:"context,omitempty" desc:"What the caller knows about the patient, for the checks only; never sent to the model."`
+	Include []string        `json:"include,omitempty" desc:"What the answer should carry besides the draft: pageImages, each page's image as sent to the model (pageImages in the answer). Absent, nothing more; an unknown name is invalid_request."`
 }
 
 // PageImage is one page of an ExtractRequest.
@@ -210,35 +274,35 @@ type PageImage struct {
 	Data string `json:"data" format:"byte" desc:"The image as base64 (a data: URL is accepted too). Its type is sniffed from its bytes."`
 }
 
-func (s *Server) jsonImages(c echo.Context) ([][]byte, check.Context, error) {
+func (s *Server) jsonImages(c echo.Context) ([][]byte, check.Context, []string, error) {
 	var req ExtractRequest
 	var who check.Context
 	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
-		return nil, who, bodyErr(err, "the JSON body is malformed")
+		return nil, who, nil, bodyErr(err, "the JSON body is malformed")
 	}
 	if req.Context != nil {
 		var err error
 		if who, err = checkContext(req.Context.Sex); err != nil {
-			return nil, who, err
+			return nil, who, nil, err
 		}
 	}
 	if len(req.Images) == 0 {
-		return nil, who, problem.Errorf(problem.InvalidRequest, "images is empty: send one {\"data\": \"<base64>\"} per page")
+		return nil, who, nil, problem.Errorf(problem.InvalidRequest, "images is empty: send one {\"data\": \"<base64>\"} per page")
 	}
 	if len(req.Images) > s.cfg.MaxPages {
-		return nil, who, extract.TooManyPages(s.cfg.MaxPages)
+		return nil, who, nil, extract.TooManyPages(s.cfg.MaxPages)
 	}
 	images := make([][]byte, len(req.Images))
 	for i, im := range req.Images {
 		b, err := decodeImage(im.Data, s.cfg.MaxImageBytes)
 		if err != nil {
 			err.Detail = fmt.Sprintf("images[%d].data %s", i, err.Detail)
-			return nil, who, err
+			return nil, who, nil, err
 		}
 		images[i] = b
 		req.Images[i].Data = "" // let the base64 text go
 	}
-	return images, who, nil
+	return images, who, req.Include, nil
 }
 
 // bodyErr keeps a size error's code (the body limit or the image limit) and calls anything else

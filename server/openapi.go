@@ -31,6 +31,7 @@ var specTypes = []struct {
 	{"ExtractRequest", reflect.TypeFor[ExtractRequest]()},
 	{"PageImage", reflect.TypeFor[PageImage]()},
 	{"ExtractResponse", reflect.TypeFor[extract.Response]()},
+	{"SentImage", reflect.TypeFor[schema.SentImage]()},
 	{"Meta", reflect.TypeFor[schema.Meta]()},
 	{"PageMeta", reflect.TypeFor[schema.PageMeta]()},
 	{"Evidence", reflect.TypeFor[schema.Evidence]()},

@@ -30,6 +30,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/server/review"
 )
 
 // Extractor reads a report's page images into a draft.
@@ -37,7 +38,9 @@ type Extractor interface {
 	// Extract reads a report's uploads, one owned budget.Bytes each, which it takes over and
 	// closes, their shares of the upload memory moving to its pages and given back as they
 	// leave its hands (see extract.Service.Extract); who is for the checks only.
-	Extract(ctx context.Context, uploads []*budget.Bytes, who check.Context) (extract.Response, error)
+	// opts asks for more than the draft (the page images: include=pageImages); the caller
+	// closes the Response once written.
+	ExtractWith(ctx context.Context, uploads []*budget.Bytes, who check.Context, opts extract.Options) (extract.Response, error)
 }
 
 // Config is what the server needs. Zero limits take their defaults.
@@ -128,6 +131,12 @@ type Config struct {
 
 	// Version is served at /version; empty, the running build's (version.Read).
 	Version version.Info
+
+	// NoReview leaves GET /review off (OCR_REVIEW=off): 404 there.
+	NoReview bool
+	// ReviewEmbedders are the origins that may frame /review (OCR_REVIEW_EMBEDDERS), each one as
+	// review.Origin accepts (cmd/ocrdraft checks them; New panics on one that is not).
+	ReviewEmbedders []string
 
 	// Lang is the language of warnings' messages for a caller whose Accept-Language names
 	// none the service writes (zh, en): a tag msg.Parse accepts (OCR_LANG); empty is
@@ -259,6 +268,15 @@ func New(cfg Config) *Server {
 	get("/version", s.versionInfo)
 	if !cfg.MetricsElsewhere {
 		get("/metrics", echo.WrapHandler(cfg.Metrics.Handler()))
+	}
+	if !cfg.NoReview {
+		h, err := review.New(review.Config{Embedders: cfg.ReviewEmbedders, Keyed: len(cfg.APIKeys) > 0})
+		if err != nil {
+			panic("server: " + err.Error())
+		}
+		for _, p := range []string{"/review", "/review/review.js", "/review/review.css"} {
+			get(p, echo.WrapHandler(h))
+		}
 	}
 
 	timeout := func(d time.Duration) echo.MiddlewareFunc {

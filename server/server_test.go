@@ -606,3 +606,73 @@ func TestBodyLimit(t *testing.T) {
 		t.Errorf("big body = %d %s", rec.Code, doc.Code)
 	}
 }
+
+// TestExtractPageImages: include=pageImages, as a multipart field or a JSON member, answers each
+// page's image as sent; without it none comes; an unknown name is invalid_request, before any
+// model call; no upload memory is left counted once the answer is written.
+func TestExtractPageImages(t *testing.T) {
+	multi := func(include ...string) *http.Request {
+		var b bytes.Buffer
+		w := multipart.NewWriter(&b)
+		fw, _ := w.CreateFormFile("image", "p.png")
+		fw.Write(page)
+		for _, v := range include {
+			w.WriteField("include", v)
+		}
+		w.Close()
+		req := httptest.NewRequest(http.MethodPost, "/v1/extract", &b)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		return req
+	}
+	js := func(include ...string) *http.Request {
+		return jsonReq("/v1/extract", map[string]any{"images": []map[string]string{{"data": base64.StdEncoding.EncodeToString(page)}}, "include": include})
+	}
+	tests := []struct {
+		name   string
+		req    *http.Request
+		status int
+		images int
+	}{
+		{"multipart", multi("pageImages"), 200, 1},
+		{"multipart, listed", multi(" pageImages, "), 200, 1},
+		{"multipart, none", multi(), 200, 0},
+		{"json", js("pageImages"), 200, 1},
+		{"json, none", js(), 200, 0},
+		{"unknown", multi("pageimages"), 400, 0},
+		{"json, unknown", js("pageImages", "thumbnails"), 400, 0},
+	}
+	for _, tt := range tests {
+		e := newEnv(t, options{})
+		e.model.Default(fakeopenai.Reply(lipid))
+		rec := e.do(tt.req)
+		if rec.Code != tt.status {
+			t.Errorf("%s: status %d, want %d: %s", tt.name, rec.Code, tt.status, rec.Body)
+			continue
+		}
+		if tt.status != 200 {
+			if doc := problemOf(t, rec); doc.Code != problem.InvalidRequest || e.model.Calls() != 0 {
+				t.Errorf("%s: %s after %d model calls, want invalid_request before any", tt.name, doc.Code, e.model.Calls())
+			}
+			continue
+		}
+		var res extract.Response
+		if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.PageImages) != tt.images {
+			t.Errorf("%s: %d page images, want %d", tt.name, len(res.PageImages), tt.images)
+		}
+		if tt.images > 0 {
+			im := res.PageImages[0]
+			if !bytes.Equal(im.Data, page) || im.Page != 1 || im.MediaType != "image/png" || im.Width != 120 || im.Height != 160 {
+				t.Errorf("%s: page image %d %s %dx%d, %d bytes; want page 1 image/png 120x160 as sent", tt.name, im.Page, im.MediaType, im.Width, im.Height, len(im.Data))
+			}
+		}
+		if tt.images == 0 && strings.Contains(rec.Body.String(), "pageImages") {
+			t.Errorf("%s: pageImages in an answer that did not ask for it", tt.name)
+		}
+		if b64 := base64.StdEncoding.EncodeToString(page)[:40]; strings.Contains(e.log.String(), b64) {
+			t.Errorf("%s: the log holds the page image", tt.name)
+		}
+	}
+}

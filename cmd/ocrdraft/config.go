@@ -17,6 +17,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/server"
+	"github.com/ocrdraft/ocrdraft/server/review"
 	"github.com/ocrdraft/ocrdraft/vision"
 	"github.com/ocrdraft/ocrdraft/vision/modelcall"
 )
@@ -62,6 +63,8 @@ type config struct {
 	DecodeMemory    int64
 	WasmCacheDir    string
 	WarmDecoders    bool
+	Review          bool
+	ReviewEmbedders []string
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -181,6 +184,27 @@ var settings = []setting{
 			return fmt.Errorf("want true or false, got %q", v)
 		}
 		c.WarmDecoders = b
+		return nil
+	}, cmdServe},
+	{[]string{"OCR_REVIEW"}, "review", "on", "on|off", "GET /review, the page where a person checks and confirms a draft in a browser; off answers 404 there", func(c *config, v string) error {
+		switch strings.TrimSpace(v) {
+		case "on":
+			c.Review = true
+		case "off":
+			c.Review = false
+		default:
+			return fmt.Errorf("want on or off, got %q", v)
+		}
+		return nil
+	}, cmdServe},
+	{[]string{"OCR_REVIEW_EMBEDDERS"}, "review-embedders", "", "origins", "origins allowed to frame /review, space- or comma-separated (https://health.example.com): its CSP frame-ancestors, and the one origin a confirmed draft is posted to; unset, no page may frame it", func(c *config, v string) error {
+		c.ReviewEmbedders = nil
+		for _, o := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if err := review.Origin(o); err != nil {
+				return err
+			}
+			c.ReviewEmbedders = append(c.ReviewEmbedders, o)
+		}
 		return nil
 	}, cmdServe},
 	{[]string{"OCR_LANG"}, "lang", msg.Default, "language", "language of warnings' messages: zh-CN (zh, zh-TW … all Chinese) or en; for serve, the default when a caller's Accept-Language names neither", func(c *config, v string) error {

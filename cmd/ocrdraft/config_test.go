@@ -43,6 +43,14 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("OCR_API_KEYS trimmed = %q, %v; want [k1 k2]", c.APIKeys, err)
 	}
 
+	c, err = load(map[string]string{"OCR_REVIEW_EMBEDDERS": "https://a.example, http://localhost:3000"})
+	if err != nil || !c.Review || strings.Join(c.ReviewEmbedders, " ") != "https://a.example http://localhost:3000" {
+		t.Errorf("review on %v, embedders %q, %v; want on and both", c.Review, c.ReviewEmbedders, err)
+	}
+	if c, err = load(map[string]string{"OCR_REVIEW": "off"}); err != nil || c.Review {
+		t.Errorf("OCR_REVIEW=off: review on %v, %v", c.Review, err)
+	}
+
 	for _, tt := range []struct {
 		env  map[string]string
 		args []string
@@ -65,6 +73,10 @@ func TestLoadConfig(t *testing.T) {
 		{env: map[string]string{"OCR_API_KEYS": "k1,,k2"}, want: "OCR_API_KEYS"},
 		{env: map[string]string{"OCR_API_KEYS": "k1,"}, want: "OCR_API_KEYS"},
 		{env: map[string]string{"OCR_API_KEYS": "k1\x00k2"}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_REVIEW": "no"}, want: "OCR_REVIEW"},
+		// frame-ancestors and postMessage compare origins exactly: no path, no wildcard.
+		{env: map[string]string{"OCR_REVIEW_EMBEDDERS": "https://health.example.com/app"}, want: "OCR_REVIEW_EMBEDDERS"},
+		{env: map[string]string{"OCR_REVIEW_EMBEDDERS": "*"}, want: "OCR_REVIEW_EMBEDDERS"},
 	} {
 		_, err := load(tt.env, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -96,6 +96,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Extractor:       ext,
 		NotConfigured:   notConfigured,
 		NoReplyExcerpts: !cfg.ReplyExcerpts,
+		NoReview:        !cfg.Review,
+		ReviewEmbedders: cfg.ReviewEmbedders,
 		Lang:            cfg.Lang,
 		MaxImageBytes:   cfg.MaxImageBytes,
 		MaxRequestBytes: cfg.MaxRequestBytes,

@@ -53,12 +53,18 @@ type ExtractRequest struct {
 
 	// Images One image per page, in order.
 	Images []PageImage `json:"images"`
+
+	// Include What the answer should carry besides the draft: pageImages, each page's image as sent to the model (pageImages in the answer). Absent, nothing more; an unknown name is invalid_request.
+	Include *[]string `json:"include,omitempty"`
 }
 
 // ExtractResponse defines model for ExtractResponse.
 type ExtractResponse struct {
 	Draft OcrDraft `json:"draft"`
 	Meta  Meta     `json:"meta"`
+
+	// PageImages Only with include=pageImages: each page's image as sent to the model, in page order, for a screen to show beside its rows (meta.evidence boxes are in its pixels).
+	PageImages *[]SentImage `json:"pageImages,omitempty"`
 
 	// Warnings What the person confirming the draft should look at. With several pages, each path starts with its page: pages[1].indicators[3].
 	Warnings []Warning `json:"warnings"`
@@ -264,6 +270,24 @@ type Result struct {
 
 	// Warnings What the person confirming the draft should look at, in the order found.
 	Warnings []Warning `json:"warnings"`
+}
+
+// SentImage defines model for SentImage.
+type SentImage struct {
+	// Data The image, base64.
+	Data []byte `json:"data"`
+
+	// Height In pixels, upright.
+	Height int `json:"height"`
+
+	// MediaType image/jpeg or image/png.
+	MediaType string `json:"mediaType"`
+
+	// Page The 1-based page.
+	Page int `json:"page"`
+
+	// Width In pixels, upright: the pixels of meta.evidence boxes.
+	Width int `json:"width"`
 }
 
 // Status defines model for Status.
@@ -498,6 +522,14 @@ type ClientInterface interface {
 	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 	// call; the pages run concurrently and their drafts are merged in page order.
 	//
+	// With include=pageImages (the JSON member include, or a multipart field named include,
+	// left out of the multipart schema below so that generated clients keep their method's
+	// parameters) the answer also carries pageImages: each page's image as sent to the model,
+	// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+	// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+	// until the answer is written; more is 413 payload_too_large before any model call. An
+	// include name the service does not know is 400 invalid_request.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
@@ -509,6 +541,14 @@ type ClientInterface interface {
 	// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
 	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 	// call; the pages run concurrently and their drafts are merged in page order.
+	//
+	// With include=pageImages (the JSON member include, or a multipart field named include,
+	// left out of the multipart schema below so that generated clients keep their method's
+	// parameters) the answer also carries pageImages: each page's image as sent to the model,
+	// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+	// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+	// until the answer is written; more is 413 payload_too_large before any model call. An
+	// include name the service does not know is 400 invalid_request.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -744,6 +784,14 @@ func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) 
 // pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 // call; the pages run concurrently and their drafts are merged in page order.
 //
+// With include=pageImages (the JSON member include, or a multipart field named include,
+// left out of the multipart schema below so that generated clients keep their method's
+// parameters) the answer also carries pageImages: each page's image as sent to the model,
+// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+// until the answer is written; more is 413 payload_too_large before any model call. An
+// include name the service does not know is 400 invalid_request.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
@@ -765,6 +813,14 @@ func (c *Client) ExtractDraftWithBody(ctx context.Context, params *ExtractDraftP
 // multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
 // pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 // call; the pages run concurrently and their drafts are merged in page order.
+//
+// With include=pageImages (the JSON member include, or a multipart field named include,
+// left out of the multipart schema below so that generated clients keep their method's
+// parameters) the answer also carries pageImages: each page's image as sent to the model,
+// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+// until the answer is written; more is 413 payload_too_large before any model call. An
+// include name the service does not know is 400 invalid_request.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1475,6 +1531,14 @@ type ClientWithResponsesInterface interface {
 	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 	// call; the pages run concurrently and their drafts are merged in page order.
 	//
+	// With include=pageImages (the JSON member include, or a multipart field named include,
+	// left out of the multipart schema below so that generated clients keep their method's
+	// parameters) the answer also carries pageImages: each page's image as sent to the model,
+	// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+	// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+	// until the answer is written; more is 413 payload_too_large before any model call. An
+	// include name the service does not know is 400 invalid_request.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
@@ -1486,6 +1550,14 @@ type ClientWithResponsesInterface interface {
 	// multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
 	// pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 	// call; the pages run concurrently and their drafts are merged in page order.
+	//
+	// With include=pageImages (the JSON member include, or a multipart field named include,
+	// left out of the multipart schema below so that generated clients keep their method's
+	// parameters) the answer also carries pageImages: each page's image as sent to the model,
+	// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+	// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+	// until the answer is written; more is 413 payload_too_large before any model call. An
+	// include name the service does not know is 400 invalid_request.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2605,6 +2677,14 @@ func (c *ClientWithResponses) ReadyzHeadWithResponse(ctx context.Context, reqEdi
 // pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 // call; the pages run concurrently and their drafts are merged in page order.
 //
+// With include=pageImages (the JSON member include, or a multipart field named include,
+// left out of the multipart schema below so that generated clients keep their method's
+// parameters) the answer also carries pageImages: each page's image as sent to the model,
+// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+// until the answer is written; more is 413 payload_too_large before any model call. An
+// include name the service does not know is 400 invalid_request.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
@@ -2622,6 +2702,14 @@ func (c *ClientWithResponses) ExtractDraftWithBodyWithResponse(ctx context.Conte
 // multi-page TIFFs and PDFs, which count one page each of their pages (OCR_MAX_PAGES counts
 // pages, not files). The type is sniffed from the bytes. Each page is read by its own model
 // call; the pages run concurrently and their drafts are merged in page order.
+//
+// With include=pageImages (the JSON member include, or a multipart field named include,
+// left out of the multipart schema below so that generated clients keep their method's
+// parameters) the answer also carries pageImages: each page's image as sent to the model,
+// for a screen that shows the page (a browser cannot show a PDF page, HEIC or TIFF). Never
+// by default; their bytes, at most 32 MiB before base64, count against the upload memory
+// until the answer is written; more is 413 payload_too_large before any model call. An
+// include name the service does not know is 400 invalid_request.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
