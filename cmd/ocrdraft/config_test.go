@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -43,6 +44,14 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("OCR_API_KEYS trimmed = %q, %v; want [k1 k2]", c.APIKeys, err)
 	}
 
+	c, err = load(map[string]string{"OCR_WEBHOOK_SECRET": testSecret, "OCR_CALLBACK_HOSTS": " Hooks.Example.com , 10.0.0.7:8443"})
+	if err != nil || c.WebhookSecret.IsZero() || len(c.CallbackHosts) != 2 || c.CallbackHosts[0] != "Hooks.Example.com" || c.CallbackHosts[1] != "10.0.0.7:8443" {
+		t.Errorf("callbacks = %v %q, %v", c.WebhookSecret, c.CallbackHosts, err)
+	}
+	if s := fmt.Sprintf("%+v", c); strings.Contains(s, testSecret[6:12]) {
+		t.Errorf("the config shows the webhook secret: %s", s)
+	}
+
 	for _, tt := range []struct {
 		env  map[string]string
 		args []string
@@ -65,13 +74,26 @@ func TestLoadConfig(t *testing.T) {
 		{env: map[string]string{"OCR_API_KEYS": "k1,,k2"}, want: "OCR_API_KEYS"},
 		{env: map[string]string{"OCR_API_KEYS": "k1,"}, want: "OCR_API_KEYS"},
 		{env: map[string]string{"OCR_API_KEYS": "k1\x00k2"}, want: "OCR_API_KEYS"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": "whsec_short"}, want: "OCR_WEBHOOK_SECRET"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": "hunter2-not-base64!"}, want: "OCR_WEBHOOK_SECRET"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": testSecret, "OCR_CALLBACK_HOSTS": "https://hooks.example.com"}, want: "OCR_CALLBACK_HOSTS"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": testSecret, "OCR_CALLBACK_HOSTS": "a.example,,b.example"}, want: "OCR_CALLBACK_HOSTS"},
+		// Hosts to call back without the key to sign: refused at start.
+		{env: map[string]string{"OCR_CALLBACK_HOSTS": "hooks.example.com"}, want: "OCR_WEBHOOK_SECRET"},
+		{args: []string{"-callback-hosts", "hooks.example.com"}, want: "-callback-hosts"},
 	} {
 		_, err := load(tt.env, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("env %v args %v: err = %v, want one naming %s", tt.env, tt.args, err, tt.want)
 		}
+		if v := tt.env["OCR_WEBHOOK_SECRET"]; err != nil && v != "" && strings.Contains(err.Error(), v) {
+			t.Errorf("the error shows the webhook secret: %v", err)
+		}
 	}
 }
+
+// testSecret is the Standard Webhooks libraries' example secret.
+const testSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 var update = flag.Bool("update", false, "rewrite the generated tables in docs/")
 
