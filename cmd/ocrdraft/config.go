@@ -410,7 +410,9 @@ overrides its variable.
 
 Send the images of one report (one per page, in order) to the model and print the result as
 POST /v1/extract answers it, or its problem document and exit 1. Settings come from the
-environment (OCR_*); a flag overrides its variable.
+environment (OCR_*); a flag overrides its variable. With -server URL, run the report as a job on
+that ocrdraft server instead (its bearer key from OCR_SERVER_API_KEY) and wait for it. On a
+terminal, stderr shows the pages read (-q: not).
 `,
 	"check": `usage: ocrdraft check [flags]
 
