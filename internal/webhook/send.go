@@ -96,20 +96,27 @@ func NewSender(cfg Config) *Sender {
 }
 
 // Error is a message not delivered: the host it was for, the tries made, and the last try's
-// status (0 when it got no answer) or error. It never holds a body or the URL's path.
+// status (0 when it got no answer) or error, whether another try may succeed, and how long the
+// receiver asked to wait before it (Retry-After, 0 when it said nothing). It never holds a
+// body or the URL's path.
 type Error struct {
 	Host   string
 	Tries  int
 	Status int
 	Err    error // the last try's own error, when it got no answer; nil else
+	Retry  bool  // a network error, a timeout, 408, 429 or 5xx: worth another try
+	After  time.Duration
 }
 
 func (e *Error) Error() string {
 	s := fmt.Sprintf("callback to %s not delivered after %d tries: ", e.Host, e.Tries)
-	if e.Status != 0 {
+	switch {
+	case e.Status != 0:
 		return s + "the receiver answered " + strconv.Itoa(e.Status) + " " + http.StatusText(e.Status)
+	case e.Err != nil:
+		return s + e.Err.Error()
 	}
-	return s + e.Err.Error()
+	return s + "no answer"
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -118,8 +125,38 @@ func (e *Error) Unwrap() error { return e.Err }
 // status that asks for no retry (3xx, 4xx but 408 and 429: an *Error at once), or the tries
 // run out (an *Error), or ctx ends (an *Error wrapping ctx's error). Every try carries the same
 // webhook-id and a fresh timestamp and signature. A URL that Allowed refuses is refused before
-// any try.
+// any try. Send waits between tries (about an hour in all, by default); a caller that keeps
+// its own schedule, durable across restarts, calls Attempt and Backoff instead.
 func (s *Sender) Send(ctx context.Context, rawURL, msgID string, body []byte) error {
+	for try := 1; ; try++ {
+		err := s.Attempt(ctx, rawURL, msgID, body)
+		var fail *Error
+		if !errors.As(err, &fail) {
+			return err // nil, or refused before any try
+		}
+		fail.Tries = try
+		if !fail.Retry || try >= s.cfg.Tries {
+			return fail
+		}
+		d := s.Backoff(try)
+		if fail.After > d {
+			d = min(fail.After, s.cfg.MaxDelay)
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			fail.Status, fail.Err, fail.Retry = 0, ctx.Err(), false
+			return fail
+		case <-t.C:
+		}
+	}
+}
+
+// Attempt makes one try: nil when it was answered 2xx, an *Error (Tries 1) when it was not,
+// saying whether another may succeed, or the refusal of a URL that Allowed refuses, of a
+// Sender without a secret, or of a bad msgID.
+func (s *Sender) Attempt(ctx context.Context, rawURL, msgID string, body []byte) error {
 	if err := Allowed(rawURL, s.cfg.Hosts); err != nil {
 		return err
 	}
@@ -130,34 +167,26 @@ func (s *Sender) Send(ctx context.Context, rawURL, msgID string, body []byte) er
 		return err
 	}
 	u, _ := url.Parse(rawURL) // Allowed has read it
-	fail := &Error{Host: u.Host}
-	wait := s.cfg.BaseDelay
-	for try := 1; ; try++ {
-		fail.Tries = try
-		status, after, err := s.try(ctx, rawURL, msgID, body)
-		fail.Status, fail.Err = status, err
-		switch {
-		case err == nil && status/100 == 2:
-			return nil
-		case err == nil && !retryable(status):
-			return fail
-		case try >= s.cfg.Tries:
-			return fail
-		}
-		d := jitter(wait)
-		if after > d {
-			d = min(after, s.cfg.MaxDelay)
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			fail.Status, fail.Err = 0, ctx.Err()
-			return fail
-		case <-t.C:
-		}
-		wait = min(wait*3, s.cfg.MaxDelay)
+	status, after, err := s.try(ctx, rawURL, msgID, body)
+	if err == nil && status/100 == 2 {
+		return nil
 	}
+	return &Error{Host: u.Host, Tries: 1, Status: status, Err: err, Retry: err != nil || retryable(status), After: after}
+}
+
+// Tries is the bound on a message's tries (Config.Tries or its default).
+func (s *Sender) Tries() int { return s.cfg.Tries }
+
+// Backoff is the wait after failed try n (1 for the first): BaseDelay tripled n-1 times, up
+// to MaxDelay, within a fifth either way at random, so that receivers that failed together
+// are not called again together. A receiver's longer Retry-After (Error.After) should be
+// waited instead, up to MaxDelay, as Send does.
+func (s *Sender) Backoff(n int) time.Duration {
+	d := s.cfg.BaseDelay
+	for i := 1; i < n && d < s.cfg.MaxDelay; i++ {
+		d *= 3
+	}
+	return jitter(min(d, s.cfg.MaxDelay))
 }
 
 // retryable says whether an answer asks to be tried again: 408, 429 and 5xx.

@@ -393,18 +393,44 @@ func TestRetryAfter(t *testing.T) {
 
 func TestDefaultSchedule(t *testing.T) {
 	s := NewSender(Config{Secret: mustSecret(t, specSecret)})
-	var total time.Duration
-	wait := s.cfg.BaseDelay
-	for range s.cfg.Tries - 1 {
-		total += wait
-		wait = min(wait*3, s.cfg.MaxDelay)
+	var lo, hi time.Duration
+	for n := 1; n < s.Tries(); n++ {
+		d := s.Backoff(n)
+		lo, hi = lo+d, hi+d
 	}
-	if total < 50*time.Minute || total > 70*time.Minute || s.cfg.Tries != 8 {
-		t.Errorf("the default schedule is %d tries over %v, want 8 over about an hour", s.cfg.Tries, total)
+	// The sum of seven waits each within a fifth of 5 s, 15 s, … 30 min (60 min 20 s in all).
+	if s.Tries() != 8 || lo < 48*time.Minute || hi > 73*time.Minute {
+		t.Errorf("the default schedule is %d tries over %v, want 8 over about an hour", s.Tries(), lo)
+	}
+	for _, tt := range []struct {
+		n    int
+		want time.Duration
+	}{{1, 5 * time.Second}, {2, 15 * time.Second}, {6, 1215 * time.Second}, {7, 30 * time.Minute}, {100, 30 * time.Minute}} {
+		if d := s.Backoff(tt.n); d < tt.want*4/5 || d > tt.want*6/5 {
+			t.Errorf("Backoff(%d) = %v, want %v within a fifth", tt.n, d, tt.want)
+		}
 	}
 	for range 1000 {
 		if d := jitter(time.Minute); d < 48*time.Second || d > 72*time.Second {
 			t.Fatalf("jitter(1m) = %v, outside a fifth either way", d)
 		}
+	}
+}
+
+// TestAttempt: one try, which says whether another may succeed and what the receiver asked.
+func TestAttempt(t *testing.T) {
+	rv := newReceiver(t, status(503, "Retry-After", "120"), status(404), status(200))
+	s := fastSender(t, rv.host(t))
+	var e *Error
+	err := s.Attempt(t.Context(), rv.URL, "msg_1", []byte(body))
+	if !errors.As(err, &e) || !e.Retry || e.After != 2*time.Minute || e.Status != 503 || e.Tries != 1 {
+		t.Errorf("503: %#v", err)
+	}
+	err = s.Attempt(t.Context(), rv.URL, "msg_1", []byte(body))
+	if !errors.As(err, &e) || e.Retry || e.Status != 404 {
+		t.Errorf("404: %#v", err)
+	}
+	if err := s.Attempt(t.Context(), rv.URL, "msg_1", []byte(body)); err != nil {
+		t.Errorf("200: %v", err)
 	}
 }
