@@ -120,6 +120,11 @@ func (r *remote) run(ctx context.Context, files [][]byte) error {
 	req.Header.Set("Idempotency-Key", key)
 	j, resp, err := r.do(req)
 	cancel()
+	if ctx.Err() != nil {
+		// The server may have made the job without our hearing its id: the same command
+		// again, with the same key, finds it (and Ctrl-C then deletes it).
+		return errors.New("interrupted before the server answered; if it made the job, it runs on: the same command again finds it, and Ctrl-C then deletes it")
+	}
 	if err != nil {
 		return err
 	}

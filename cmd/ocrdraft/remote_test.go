@@ -288,6 +288,24 @@ func TestExtractServerInterrupt(t *testing.T) {
 	if !f.deleted {
 		t.Error("the job was not deleted")
 	}
+
+	// Ctrl-C before the server answered the POST: what to do is said.
+	arrived := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the server notices the client going
+		close(arrived)
+		<-r.Context().Done()
+	}))
+	defer slow.Close()
+	ctx, cancel = context.WithCancel(t.Context())
+	go func() {
+		done <- run(ctx, []string{"extract", "-server", slow.URL, img}, nil, io.Discard, io.Discard)
+	}()
+	<-arrived
+	cancel()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "same command again") {
+		t.Errorf("interrupted during the POST: %v", err)
+	}
 }
 
 func TestExtractServerRefusals(t *testing.T) {

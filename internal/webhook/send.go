@@ -109,7 +109,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := fmt.Sprintf("callback to %s not delivered after %d tries: ", e.Host, e.Tries)
+	tries := "tries"
+	if e.Tries == 1 {
+		tries = "try"
+	}
+	s := fmt.Sprintf("callback to %s not delivered after %d %s: ", e.Host, e.Tries, tries)
 	switch {
 	case e.Status != 0:
 		return s + "the receiver answered " + strconv.Itoa(e.Status) + " " + http.StatusText(e.Status)
