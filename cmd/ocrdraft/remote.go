@@ -109,7 +109,11 @@ func (r *remote) run(ctx context.Context, files [][]byte) error {
 	if err != nil {
 		return err
 	}
-	r.prog.say("sending " + strconv.Itoa(len(files)) + " files")
+	if len(files) == 1 {
+		r.prog.say("sending the file")
+	} else {
+		r.prog.say("sending " + strconv.Itoa(len(files)) + " files")
+	}
 	uctx, cancel := context.WithTimeout(ctx, r.uploadTimeout)
 	req, err := r.request(uctx, http.MethodPost, r.base.JoinPath("v1", "jobs").String(), bytes.NewReader(body))
 	if err != nil {
