@@ -36,13 +36,13 @@ const maxPollFailures = 5
 // remote runs one report as a job on an ocrdraft server (POST /v1/jobs), waits for it, and
 // prints what a local extract prints: the result, or the problem document and exit 1.
 type remote struct {
-	base           *url.URL
-	key            string // bearer key; "" sends none
-	lang           string // Accept-Language, so that the warnings are in the language a local run would use
-	uploadTimeout  time.Duration
-	client         *http.Client
-	stdout, stderr io.Writer
-	prog           *progressLine
+	base          *url.URL
+	key           string // bearer key; "" sends none
+	lang          string // Accept-Language, so that the warnings are in the language a local run would use
+	uploadTimeout time.Duration
+	client        *http.Client
+	stdout        io.Writer
+	prog          *progressLine
 }
 
 // job is what extract reads of the jobs API's Job.
@@ -259,8 +259,9 @@ func isTransient(err error) bool {
 }
 
 // do sends req and reads a Job from a 2xx answer. A problem document in another answer is
-// printed and is errFailed (exit 1), unless it is transient (errTransient, for the poll to
-// look again); an answer that is no problem document is an error naming its status.
+// printed and is errFailed (exit 1), as a local run's problem is; an answer that is no problem
+// document is an error naming its status. A look at the job (GET) that got no answer, or 429
+// or 5xx, is transient instead, for the poll to look again.
 func (r *remote) do(req *http.Request) (job, *http.Response, error) {
 	resp, err := r.client.Do(req)
 	if err != nil {
@@ -279,7 +280,7 @@ func (r *remote) do(req *http.Request) (job, *http.Response, error) {
 		return job{}, nil, fmt.Errorf("the server's answer is longer than %d bytes", maxJobBody)
 	}
 	if resp.StatusCode/100 != 2 {
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 && req.Method == http.MethodGet {
+		if req.Method == http.MethodGet && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) {
 			return job{}, resp, transient{fmt.Errorf("%s %s answered %s", req.Method, req.URL.Redacted(), resp.Status)}
 		}
 		if json.Valid(b) && bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {

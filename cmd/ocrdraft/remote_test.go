@@ -27,10 +27,11 @@ import (
 // running page by page, then its end), DELETE deletes it.
 type fakeJobs struct {
 	*httptest.Server
-	t    *testing.T
-	end  string // the status the job ends with: succeeded, failed, canceled; "" runs forever
-	key  string // the bearer key wanted; "" wants none
-	wait string // the Retry-After of POST's answer
+	t     *testing.T
+	end   string // the status the job ends with: succeeded, failed, canceled; "" runs forever
+	key   string // the bearer key wanted; "" wants none
+	wait  string // the Retry-After of POST's answer
+	flaky int    // how many GETs answer 503 before the job is seen
 
 	mu       sync.Mutex
 	posts    int
@@ -113,6 +114,12 @@ func (f *fakeJobs) jobJSON(status string, pages, done int, result, problem strin
 
 func (f *fakeJobs) get(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
+	if f.flaky > 0 {
+		f.flaky--
+		f.mu.Unlock()
+		problemAnswer(w, 503, `{"status":503,"code":"overloaded"}`)
+		return
+	}
 	f.polls++
 	n, deleted := f.polls, f.deleted
 	f.mu.Unlock()
@@ -335,6 +342,23 @@ func TestExtractServerRefusals(t *testing.T) {
 		if err := run(t.Context(), args, nil, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%q: %v, want a usage error", args, err)
 		}
+	}
+	// Looks at the job answered 503 a few times: looked at again.
+	flaky := newFakeJobs(t, "succeeded", "")
+	flaky.flaky = 3
+	out.Reset()
+	if err := run(t.Context(), []string{"extract", "-server", flaky.URL, img}, nil, &out, io.Discard); err != nil || !strings.Contains(out.String(), "血脂四项") {
+		t.Errorf("a flaky server: %v, %s", err, out.String())
+	}
+	// The POST refused (overloaded): its problem, exit 1, no second POST.
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "5")
+		problemAnswer(w, 503, `{"status":503,"code":"overloaded"}`)
+	}))
+	defer busy.Close()
+	out.Reset()
+	if err := run(t.Context(), []string{"extract", "-server", busy.URL, img}, nil, &out, io.Discard); !errors.Is(err, errFailed) || !strings.Contains(out.String(), "overloaded") {
+		t.Errorf("POST overloaded: %v, %s", err, out.String())
 	}
 	// A job not found (deleted, expired, another key's): the problem, exit 1.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

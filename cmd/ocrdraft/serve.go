@@ -391,7 +391,7 @@ func runRemote(ctx context.Context, cfg config, server, keyEnv string, names []s
 		base: base, key: key, lang: lang, uploadTimeout: cfg.RequestTimeout,
 		// Redirects are not followed: the bearer key goes to the server named, and nowhere else.
 		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		stdout: stdout, stderr: stderr, prog: prog,
+		stdout: stdout, prog: prog,
 	}
 	return r.run(ctx, files)
 }

@@ -39,6 +39,9 @@ func Allowed(rawURL string, hosts []string) error {
 	if u.Opaque != "" || u.Host == "" {
 		return errors.New("the callback URL must name a host: http(s)://host[:port]/path")
 	}
+	if len(hosts) == 0 {
+		return fmt.Errorf("%w: callbacks are off here (OCR_CALLBACK_HOSTS is unset)", ErrNotAllowed)
+	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
