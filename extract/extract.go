@@ -342,6 +342,7 @@ func (s *Service) read(ctx context.Context, pages []page) ([]draft.Page, []schem
 	var wg sync.WaitGroup
 	var model string
 	var once sync.Once
+	prog := startProgress(ctx, len(pages))
 	// Pages are handed their slots here, one by one, and the next waits until this one's model
 	// call has started (or the page has ended without one): goroutines that raced for the slots
 	// would start their calls in whatever order the scheduler ran them (the last page first,
@@ -369,6 +370,7 @@ dispatch:
 			}()
 			res, meta, name, err := s.page(ctx, pages[i], start)
 			results[i], metas[i] = draft.Page{Result: res, Err: err}, meta
+			prog.page()
 			if name != "" {
 				once.Do(func() { model = name })
 			}

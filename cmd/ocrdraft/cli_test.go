@@ -24,6 +24,9 @@ import (
 // flagLine is a flag as -h lists it: "  -name kind".
 var flagLine = regexp.MustCompile(`(?m)^  -([a-z-]+) (\S+)$`)
 
+// boolLine is a bool flag as -h lists it, without a kind: "  -name".
+var boolLine = regexp.MustCompile(`(?m)^  -([a-z-]+)$`)
+
 // envLine is an environment-only setting as -h lists it: "  OCR_X[ or OTHER] kind".
 var envLine = regexp.MustCompile(`(?m)^  ([A-Z_]+)(?: or [A-Z_]+)* \S+$`)
 
@@ -51,7 +54,7 @@ func ownFlags(cmd command, extra map[string]string) (flags map[string]string, en
 // is not a failure.
 func TestHelp(t *testing.T) {
 	serveFlags, serveEnv := ownFlags(cmdServe, nil)
-	extractFlags, extractEnv := ownFlags(cmdExtract, nil)
+	extractFlags, extractEnv := ownFlags(cmdExtract, map[string]string{"server": "URL", "key-env": "variable", "q": ""})
 	hcFlags, hcEnv := ownFlags(cmdHealthcheck, map[string]string{"timeout": "duration"})
 	tests := []struct {
 		args      []string
@@ -87,8 +90,8 @@ func TestHelp(t *testing.T) {
 			for _, m := range flagLine.FindAllStringSubmatch(help, -1) {
 				got[m[1]] = m[2]
 			}
-			if strings.Contains(help, "\n  -json\n") { // a bool flag shows no kind
-				got["json"] = ""
+			for _, m := range boolLine.FindAllStringSubmatch(help, -1) { // a bool flag shows no kind
+				got[m[1]] = ""
 			}
 			if diff := cmp.Diff(tt.flags, got); diff != "" {
 				t.Errorf("flags and kinds (-want +got):\n%s\n%s", diff, help)

@@ -16,6 +16,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
+	"github.com/ocrdraft/ocrdraft/internal/webhook"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/server/review"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -65,6 +66,9 @@ type config struct {
 	WarmDecoders    bool
 	Review          bool
 	ReviewEmbedders []string
+	WebhookSecret   webhook.Secret // signs job callbacks; zero when unset
+	CallbackHosts   []string       // hosts a job's callbackUrl may name; none: callbacks refused
+	ServerAPIKey    string         // ocrdraft extract -server's bearer key
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -220,6 +224,26 @@ var settings = []setting{
 		c.ReplyExcerpts = b
 		return nil
 	}, cmdServe},
+	{[]string{"OCR_WEBHOOK_SECRET"}, "", "", "secret", "key that signs job callbacks as Standard Webhooks do: whsec_ and the base64 of 24 to 64 random bytes (environment only; make one with echo whsec_$(openssl rand -base64 32)); needed when OCR_CALLBACK_HOSTS is set", func(c *config, v string) error {
+		c.WebhookSecret = webhook.Secret{}
+		if v == "" {
+			return nil
+		}
+		s, err := webhook.ParseSecret(v)
+		c.WebhookSecret = s
+		return err
+	}, cmdServe},
+	{[]string{"OCR_CALLBACK_HOSTS"}, "callback-hosts", "", "hosts", "hosts a job's callbackUrl may name, comma-separated, each host or host:port (without a port, any port), compared as written, without regard to case: the guard against a callback into your own network; unset, a job with a callbackUrl is refused (callback_not_allowed)", func(c *config, v string) error {
+		c.CallbackHosts = nil
+		if strings.TrimSpace(v) == "" {
+			return nil
+		}
+		for _, h := range strings.Split(v, ",") {
+			c.CallbackHosts = append(c.CallbackHosts, strings.TrimSpace(h))
+		}
+		return webhook.CheckHosts(c.CallbackHosts)
+	}, cmdServe},
+	{[]string{"OCR_SERVER_API_KEY"}, "", "", "string", "bearer key ocrdraft extract -server sends to the server (environment only; -key-env names another variable)", func(c *config, v string) error { c.ServerAPIKey = v; return nil }, cmdExtract},
 	{[]string{"OCR_DEBUG_LOG_REPLIES"}, "", "false", "bool", "log raw model replies (health data) at debug level; local debugging only (environment only)", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
@@ -319,6 +343,11 @@ func loadConfig(cmd command, fs *flag.FlagSet, args []string, getenv func(string
 	if c.AttemptTimeout > c.RequestTimeout {
 		c.AttemptTimeout = c.RequestTimeout
 	}
+	// A callback is never sent unsigned: hosts to call without the key to sign is a mistake to
+	// say at start, not at the first job's end.
+	if len(c.CallbackHosts) > 0 && c.WebhookSecret.IsZero() {
+		return config{}, fmt.Errorf("%s is set but OCR_WEBHOOK_SECRET is not: job callbacks must be signed; set it (whsec_…) or unset the hosts", c.from["OCR_CALLBACK_HOSTS"])
+	}
 	return c, nil
 }
 
@@ -405,7 +434,9 @@ overrides its variable.
 
 Send the images of one report (one per page, in order) to the model and print the result as
 POST /v1/extract answers it, or its problem document and exit 1. Settings come from the
-environment (OCR_*); a flag overrides its variable.
+environment (OCR_*); a flag overrides its variable. With -server URL, run the report as a job on
+that ocrdraft server instead (its bearer key from OCR_SERVER_API_KEY) and wait for it. On a
+terminal, stderr shows the pages read (-q: not).
 `,
 	"check": `usage: ocrdraft check [flags]
 

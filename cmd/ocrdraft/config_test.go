@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -50,6 +51,13 @@ func TestLoadConfig(t *testing.T) {
 	if c, err = load(map[string]string{"OCR_REVIEW": "off"}); err != nil || c.Review {
 		t.Errorf("OCR_REVIEW=off: review on %v, %v", c.Review, err)
 	}
+	c, err = load(map[string]string{"OCR_WEBHOOK_SECRET": testSecret, "OCR_CALLBACK_HOSTS": " Hooks.Example.com , 10.0.0.7:8443"})
+	if err != nil || c.WebhookSecret.IsZero() || len(c.CallbackHosts) != 2 || c.CallbackHosts[0] != "Hooks.Example.com" || c.CallbackHosts[1] != "10.0.0.7:8443" {
+		t.Errorf("callbacks = %v %q, %v", c.WebhookSecret, c.CallbackHosts, err)
+	}
+	if s := fmt.Sprintf("%+v", c); strings.Contains(s, testSecret[6:12]) {
+		t.Errorf("the config shows the webhook secret: %s", s)
+	}
 
 	for _, tt := range []struct {
 		env  map[string]string
@@ -77,13 +85,26 @@ func TestLoadConfig(t *testing.T) {
 		// frame-ancestors and postMessage compare origins exactly: no path, no wildcard.
 		{env: map[string]string{"OCR_REVIEW_EMBEDDERS": "https://health.example.com/app"}, want: "OCR_REVIEW_EMBEDDERS"},
 		{env: map[string]string{"OCR_REVIEW_EMBEDDERS": "*"}, want: "OCR_REVIEW_EMBEDDERS"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": "whsec_short"}, want: "OCR_WEBHOOK_SECRET"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": "hunter2-not-base64!"}, want: "OCR_WEBHOOK_SECRET"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": testSecret, "OCR_CALLBACK_HOSTS": "https://hooks.example.com"}, want: "OCR_CALLBACK_HOSTS"},
+		{env: map[string]string{"OCR_WEBHOOK_SECRET": testSecret, "OCR_CALLBACK_HOSTS": "a.example,,b.example"}, want: "OCR_CALLBACK_HOSTS"},
+		// Hosts to call back without the key to sign: refused at start.
+		{env: map[string]string{"OCR_CALLBACK_HOSTS": "hooks.example.com"}, want: "OCR_WEBHOOK_SECRET"},
+		{args: []string{"-callback-hosts", "hooks.example.com"}, want: "-callback-hosts"},
 	} {
 		_, err := load(tt.env, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("env %v args %v: err = %v, want one naming %s", tt.env, tt.args, err, tt.want)
 		}
+		if v := tt.env["OCR_WEBHOOK_SECRET"]; err != nil && v != "" && strings.Contains(err.Error(), v) {
+			t.Errorf("the error shows the webhook secret: %v", err)
+		}
 	}
 }
+
+// testSecret is the Standard Webhooks libraries' example secret.
+const testSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 var update = flag.Bool("update", false, "rewrite the generated tables in docs/")
 

@@ -2,7 +2,7 @@
 //
 //	ocrdraft serve [flags]               run the HTTP API
 //	ocrdraft parse [flags] FILE...       read captured model replies (- for stdin)
-//	ocrdraft extract [flags] IMAGE...    send report images to the model, print the draft
+//	ocrdraft extract [flags] IMAGE...    send report images to the model (or, with -server, a server's jobs API), print the draft
 //	ocrdraft check                       try the model endpoint: reachable, key, model
 //	ocrdraft healthcheck [flags]         ask the running server's /healthz (Docker's HEALTHCHECK)
 //	ocrdraft version                     print the build
@@ -45,7 +45,7 @@ func main() {
 const usage = `usage:
   ocrdraft serve [flags]                run the HTTP API (configuration: OCR_* environment variables)
   ocrdraft parse [flags] FILE...        read captured model replies; - reads stdin
-  ocrdraft extract [flags] IMAGE...     send report images to the model and print the draft
+  ocrdraft extract [flags] IMAGE...     send report images to the model (-server URL: as a job to a server) and print the draft
   ocrdraft check [flags]                try the model endpoint: reachable, key accepted, model known
   ocrdraft healthcheck [flags]          ask the running server's /healthz: exit 0 when healthy, else 1
   ocrdraft version                      print the build (also --version)

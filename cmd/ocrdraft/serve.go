@@ -287,12 +287,23 @@ func visionConfig(cfg config) vision.Config {
 func runExtract(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	quiet := fs.Bool("q", false, "show no progress (it is shown on stderr only when stderr is a terminal)")
+	server := fs.String("server", "", "run the report as a job on the ocrdraft server at this `URL` (POST /v1/jobs) and wait for it, instead of calling the model from here; Ctrl-C deletes the job")
+	keyEnv := fs.String("key-env", "", "the environment `variable` that holds -server's bearer key (default OCR_SERVER_API_KEY); the key itself is never a flag, which a process list would show")
 	cfg, err := loadConfig(cmdExtract, fs, args, getenv)
 	if err != nil {
 		return configErr("extract", err, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "usage: ocrdraft extract [flags] IMAGE... (one image per page, in order; ocrdraft extract -h lists the flags)")
+		return errUsage
+	}
+	prog := newProgressLine(stderr, *quiet)
+	if *server != "" {
+		return runRemote(ctx, cfg, *server, *keyEnv, fs.Args(), getenv, stdout, stderr, prog)
+	}
+	if *keyEnv != "" {
+		fmt.Fprintln(stderr, "ocrdraft extract: -key-env is for -server")
 		return errUsage
 	}
 	// One report at a time: its page concurrency bounds the model calls, which never queue.
@@ -315,23 +326,74 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	// takes them over and closes them, as the server's.
 	var uploads []*budget.Bytes
 	for _, name := range fs.Args() {
-		f, err := os.Open(name)
+		b, err := readUpload(name, cfg.MaxImageBytes)
 		if err != nil {
-			return err
-		}
-		b, err := intake.ReadAll(f, cfg.MaxImageBytes)
-		f.Close()
-		if err != nil {
+			if _, ok := err.(readError); ok {
+				return err
+			}
 			return writeProblem(stdout, err)
 		}
 		uploads = append(uploads, budget.NewBytes(b, nil, 0))
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	res, err := svc.Extract(ctx, uploads, check.Context{})
+	res, err := svc.Extract(extract.WithProgress(ctx, prog.pages), uploads, check.Context{})
+	prog.end()
 	if err != nil {
 		return writeProblem(stdout, err)
 	}
 	res.Warnings = msg.Localize(res.Warnings, cfg.Lang)
 	return writeJSON(stdout, res, true)
+}
+
+// readError is a file that could not be opened: said on stderr as it is, not as a problem.
+type readError struct{ error }
+
+// readUpload reads one file of a report, bounded by max bytes (a larger file is the problem
+// image_too_large).
+func readUpload(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, readError{err}
+	}
+	defer f.Close()
+	return intake.ReadAll(f, max)
+}
+
+// runRemote is extract -server: the files as a job on the server, waited for.
+func runRemote(ctx context.Context, cfg config, server, keyEnv string, names []string, getenv func(string) string, stdout, stderr io.Writer, prog *progressLine) error {
+	base, err := serverURL(server)
+	if err != nil {
+		fmt.Fprintln(stderr, "ocrdraft extract:", err)
+		return errUsage
+	}
+	key := cfg.ServerAPIKey
+	if keyEnv != "" {
+		if key = getenv(keyEnv); key == "" {
+			fmt.Fprintf(stderr, "ocrdraft extract: -key-env %s: the variable is not set\n", keyEnv)
+			return errUsage
+		}
+	}
+	// Every file is read before anything is sent; the server bounds the pages (its
+	// OCR_JOB_MAX_PAGES), not OCR_MAX_PAGES, which is for one synchronous request.
+	files := make([][]byte, len(names))
+	for i, name := range names {
+		if files[i], err = readUpload(name, cfg.MaxImageBytes); err != nil {
+			if _, ok := err.(readError); ok {
+				return err
+			}
+			return writeProblem(stdout, err)
+		}
+	}
+	lang := "zh-CN"
+	if cfg.Lang == msg.En {
+		lang = "en"
+	}
+	r := &remote{
+		base: base, key: key, lang: lang, uploadTimeout: cfg.RequestTimeout,
+		// Redirects are not followed: the bearer key goes to the server named, and nowhere else.
+		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		stdout: stdout, prog: prog,
+	}
+	return r.run(ctx, files)
 }
