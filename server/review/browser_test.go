@@ -378,10 +378,22 @@ func TestReviewPDF(t *testing.T) {
 	if n := eval[int](t, page, `document.querySelectorAll("section.page").length * 100 + document.querySelectorAll("tr.row").length`); n != 209 {
 		t.Errorf("%d pages and %d rows shown, want 2 and 9", n/100, n%100)
 	}
-	// The first row's numbers are boxed on page 1; a box's click focuses its field.
+	// Every row's numbers are boxed on its page, the focused row's marked; a box's click focuses
+	// its field, whichever row has the focus.
 	do(t, page, chromedp.Focus(chromedp.CSS(`[data-path="indicators[0].itemName"]`)))
-	poll(t, page, `document.querySelectorAll('section[data-page="1"] .box').length >= 1`)
+	poll(t, page, `document.querySelectorAll('section[data-page="1"] .box.current').length >= 1`)
+	if n := eval[int](t, page, `document.querySelectorAll('.box.current:not([data-row="0"])').length`); n != 0 {
+		t.Errorf("%d boxes of other rows are marked as the focused row's", n)
+	}
 	shot(t, page, dir, "pdf-1-boxes")
+	other := eval[string](t, page, `(document.querySelector('.box:not(.current)') || {dataset: {}}).dataset.path || ""`)
+	if other == "" {
+		t.Fatal("only the focused row's numbers are boxed")
+	}
+	do(t, page, chromedp.Click(chromedp.CSS(`.box[data-path="`+other+`"]`)))
+	if got := eval[string](t, page, `document.activeElement.dataset.path || ""`); got != other {
+		t.Errorf("a click on the box of %s focused %q", other, got)
+	}
 	do(t, page, chromedp.Click(chromedp.CSS(`.box[data-path="indicators[0].valueNum"]`)))
 	if got := eval[string](t, page, `document.activeElement.dataset.path || ""`); got != "indicators[0].valueNum" {
 		t.Errorf("a click on the box of indicators[0].valueNum focused %q", got)

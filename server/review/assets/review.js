@@ -202,6 +202,8 @@
     for (const n of [...pageNums].sort((a, b) => a - b)) frag.append(pageSection(n, images.get(n)));
     state.draft.indicators.forEach((r, i) => state.pageEls.get(r.page || 1).tbody.append(rowEl(r, i)));
     $("pages").replaceChildren(frag);
+    drawn = -2;
+    placeBoxes();
     $("general").replaceChildren();
     for (const w of res.warnings || []) note(w.path, w.message, false);
     pending();
@@ -250,7 +252,9 @@
     if (!path) return null;
     let f = state.fields.find((x) => x.dataset.path === path);
     if (f) return f;
-    let m = /^indicators\[(\d+)\]/.exec(path);
+    let m = /^indicators\[(\d+)\]$/.exec(path); // a row itself, as a model's box names it: its value
+    if (m) return state.fields.find((x) => x.dataset.path === "indicators[" + m[1] + "].valueNum") || null;
+    m = /^indicators\[(\d+)\]/.exec(path);
     if (m) return state.fields.find((x) => x.dataset.path === "indicators[" + m[1] + "].itemName") || null;
     m = /^pages\[\d+\]\.(\w+)$/.exec(path);
     if (m) return state.fields.find((x) => x.dataset.path === m[1]) || null;
@@ -300,28 +304,34 @@
     drawBoxes(Number(tr.dataset.row));
   }
 
-  // drawBoxes draws over the page image where the focused row's numbers are printed
-  // (meta.evidence, in the image's pixels); clicking a box focuses its field.
-  let drawn = -2;
-  function drawBoxes(row) {
-    if (row === drawn) return;
-    drawn = row;
-    for (const p of state.pageEls.values()) p.boxes.replaceChildren();
-    if (row < 0) return;
-    const prefix = "indicators[" + row + "].";
+  // placeBoxes puts every box of meta.evidence (a number found in a text layer, or a row as a
+  // model boxed it; in the image's pixels) over its page image, once per draft: faint, so that a
+  // person sees where each row is printed and can click one to reach its field.
+  function placeBoxes() {
+    state.boxEls = [];
     for (const ev of state.evidence) {
-      if (!ev.path.startsWith(prefix)) continue;
+      const m = /^indicators\[(\d+)\]/.exec(ev.path || "");
       const p = state.pageEls.get(ev.page);
-      if (!p || !p.img) continue;
+      if (!m || !p || !p.img || !ev.box) continue;
       const b = el("button", { type: "button", class: "box", "aria-label": t("box", { path: ev.path }) });
       b.dataset.path = ev.path;
+      b.dataset.row = m[1];
       b.style.left = (100 * ev.box.x / p.img.width) + "%";
       b.style.top = (100 * ev.box.y / p.img.height) + "%";
       b.style.width = (100 * ev.box.w / p.img.width) + "%";
       b.style.height = (100 * ev.box.h / p.img.height) + "%";
       b.addEventListener("click", () => { const f = target(ev.path); if (f) f.focus(); });
       p.boxes.append(b);
+      state.boxEls.push(b);
     }
+  }
+
+  // drawBoxes marks the focused row's boxes (row -1: none).
+  let drawn = -2;
+  function drawBoxes(row) {
+    if (row === drawn) return;
+    drawn = row;
+    for (const b of state.boxEls || []) b.classList.toggle("current", b.dataset.row === String(row));
   }
 
   // ---- confirming
