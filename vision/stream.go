@@ -32,10 +32,13 @@ type imageSub struct {
 	token string
 	body  Body
 
-	mu   sync.Mutex // a body may be read while the transport opens another with GetBody
-	data []byte
-	gone bool
-	oops error // body.Close's panic, recovered: it may have run on the transport's goroutine
+	onSent func() // Image.Sent, called once
+
+	mu    sync.Mutex // a body may be read while the transport opens another with GetBody
+	data  []byte
+	gone  bool
+	fired bool  // onSent was called
+	oops  error // body.Close's panic, recovered: it may have run on the transport's goroutine
 }
 
 var errImageGone = errors.New("vision: the image was sent once and not kept for a retry")
@@ -72,7 +75,19 @@ func anyGone(subs []*imageSub) bool {
 
 // sent is called when a body has read the whole image: its last byte is written, and an image
 // handed over is let go of.
-func (s *imageSub) sent() { s.letGo() }
+func (s *imageSub) sent() {
+	s.letGo()
+	if s.onSent == nil {
+		return
+	}
+	s.mu.Lock()
+	fire := !s.fired
+	s.fired = true
+	s.mu.Unlock()
+	if fire {
+		s.onSent()
+	}
+}
 
 // letGo closes the image's Body, if it was handed over and is not closed yet, and drops the
 // reference to its bytes.

@@ -122,3 +122,30 @@ func FuzzBase64Reader(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamImagesSent: Image.Sent is called once, when a body has read the whole image the first
+// time, lent or handed over, and not before.
+func TestStreamImagesSent(t *testing.T) {
+	for _, handed := range []bool{false, true} {
+		calls := 0
+		data := make([]byte, 5000)
+		s := &imageSub{token: newToken(), data: data, onSent: func() { calls++ }}
+		if handed {
+			s.body = &body{data: data}
+		}
+		req, _ := http.NewRequest(http.MethodPost, "http://x", strings.NewReader(`{"u":"`+s.token+`"}`))
+		if err := streamImages(req, []*imageSub{s}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(req.Body, make([]byte, 100)); err != nil || calls != 0 {
+			t.Fatalf("handed %v: Sent called %d times before the image was read (err %v)", handed, calls, err)
+		}
+		io.ReadAll(req.Body)
+		if again, err := req.GetBody(); err == nil {
+			io.ReadAll(again)
+		}
+		if calls != 1 {
+			t.Errorf("handed %v: Sent called %d times, want 1", handed, calls)
+		}
+	}
+}
