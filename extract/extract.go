@@ -81,12 +81,19 @@ type Config struct {
 	// call made. 0 means no bound here (the server bounds the uploads).
 	MaxPages int
 	Observer Observer // may be nil
+	// Verify reads pages a second time, independently, and says where the reads differ
+	// (OCR_VERIFY, OCR_VERIFY_MODEL); see verify.go. Its zero value is off.
+	Verify Verify
+	// Boxes asks the model for each row's box in its convention (OCR_MODEL_BOXES), mapped into
+	// meta.evidence; "" is prompt.BoxesOff, and the prompt then says nothing of boxes.
+	Boxes prompt.Boxes
 }
 
 // Service reads reports. It is safe for concurrent use.
 type Service struct {
-	cfg   Config
-	retry *budget.Budget // RetryMemory
+	cfg    Config
+	retry  *budget.Budget // RetryMemory
+	prompt string         // the first read's, with Boxes
 }
 
 // Defaults for Config's zero fields (OCR_MAX_ATTEMPTS, OCR_PAGE_CONCURRENCY, OCR_RETRY_MEMORY).
@@ -115,7 +122,10 @@ func New(cfg Config) *Service {
 	if cfg.Builder == nil {
 		cfg.Builder = draft.New(lexicon.Default())
 	}
-	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
+	if cfg.Boxes == "" {
+		cfg.Boxes = prompt.BoxesOff
+	}
+	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory), prompt: prompt.First(cfg.Boxes)}
 }
 
 // add is u plus v, each count saturating rather than overflowing: the counts come from the
@@ -246,6 +256,7 @@ func (s *Service) Extract(ctx context.Context, uploads []*budget.Bytes, who chec
 			break
 		}
 	}
+	meta.Evidence = append(meta.Evidence, modelEvidence(s.cfg.Boxes, &merged.Draft, metas)...)
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}
@@ -307,7 +318,7 @@ func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) s
 	meta := schema.Meta{
 		Model:         model,
 		OutputMode:    s.cfg.OutputMode,
-		PromptVersion: prompt.Version(),
+		PromptVersion: prompt.FirstVersion(s.cfg.Boxes),
 		Pages:         metas,
 		DurationMs:    time.Since(start).Milliseconds(),
 	}
@@ -318,6 +329,7 @@ func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) s
 			meta.FinishReason = m.FinishReason
 		}
 	}
+	meta.Verify = s.verifyTotal(metas)
 	return meta
 }
 
@@ -394,6 +406,7 @@ type page struct {
 	img     *budget.Bytes
 	mime    string
 	in, out int // intake.Page's BytesIn and BytesOut
+	w, h    int // intake.Page's Width and Height: the image sent, upright
 	text    []intake.Word
 }
 
@@ -451,7 +464,7 @@ func (s *Service) prepare(ctx context.Context, uploads []*budget.Bytes, counts [
 	for u, up := range uploads {
 		for j := range counts[u] {
 			pg := pages[at+j]
-			out[at+j] = page{img: up.Carve(pg.Data, int64(len(pg.Data))), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, text: pg.Text}
+			out[at+j] = page{img: up.Carve(pg.Data, int64(len(pg.Data))), mime: pg.MIME, in: pg.BytesIn, out: pg.BytesOut, w: pg.Width, h: pg.Height, text: pg.Text}
 		}
 		up.Close() // what no page took goes back; the upload is its pages' now
 		at += counts[u]
@@ -586,7 +599,7 @@ func plural(n int, one, many string) string {
 // need it again.
 func (s *Service) page(ctx context.Context, pg page, started func()) (res *schema.Result, meta schema.PageMeta, model string, err error) {
 	start := time.Now()
-	meta = schema.PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed}
+	meta = schema.PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed, Width: pg.w, Height: pg.h}
 	img := pg.img
 	defer img.Close() // lent, or a call that broke its word: nothing else would give it back
 	defer func() {
@@ -603,12 +616,14 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 	} else {
 		meta.SentOnce = true
 	}
-	req := vision.Request{Prompt: prompt.Render()}
+	req := vision.Request{Prompt: s.prompt}
+	second := s.verifier(ctx, pg, img, meta.SentOnce) // nil when verification is off
+	defer second.stop()
 	started()
 	for {
-		im := vision.Image{MIME: pg.mime}
+		im := vision.Image{MIME: pg.mime, Sent: second.sent()}
 		if meta.SentOnce {
-			im.Body = img // handed over: img is the call's now
+			im.Body = second.body(img) // handed over: img is the call's now (the two calls', verifying all)
 		} else {
 			im.Data = img.Bytes() // lent: img stays page's, for the next call
 		}
@@ -650,6 +665,7 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 					meta.Dropped++
 				}
 			}
+			second.check(ctx, &out.Result, &meta)
 			return &out.Result, meta, model, nil
 		}
 		if odd && problem.CodeOf(err) == problem.ModelOutputUnparseable {
