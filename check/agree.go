@@ -45,7 +45,8 @@ func Agree(first, second []schema.OcrIndicator, page int) []schema.Warning {
 }
 
 // match pairs each row of a with a row of b (its index, or -1), one to one, by the keys of
-// matchKeys in order: each pass pairs, in order, rows still unmatched whose key is the same.
+// matchKeys in order: each pass pairs, in order, rows still unmatched whose key is the same. Each
+// pass is one map of b's unmatched rows by key, so the work is linear in the rows.
 func match(a, b []schema.OcrIndicator) []int {
 	pair := make([]int, len(a))
 	for i := range pair {
@@ -53,17 +54,31 @@ func match(a, b []schema.OcrIndicator) []int {
 	}
 	used := make([]bool, len(b))
 	for _, key := range matchKeys {
+		byKey := make(map[string][]int, len(b))
+		for j := range b {
+			if k := key(b[j], j); !used[j] && k != "" {
+				byKey[k] = append(byKey[k], j)
+			}
+		}
 		for i := range a {
-			ka := key(a[i], i)
-			if pair[i] >= 0 || ka == "" {
+			if pair[i] >= 0 {
 				continue
 			}
-			for j := range b {
-				if !used[j] && key(b[j], j) == ka && !twoItems(a[i], b[j]) {
+			k := key(a[i], i)
+			if k == "" {
+				continue
+			}
+			list := byKey[k]
+			for _, j := range list {
+				if !used[j] && !twoItems(a[i], b[j]) {
 					pair[i], used[j] = j, true
 					break
 				}
 			}
+			for len(list) > 0 && used[list[0]] {
+				list = list[1:] // what is paired is never looked at again
+			}
+			byKey[k] = list
 		}
 	}
 	return pair

@@ -20,8 +20,13 @@ var boxKeys = []string{"bbox_2d", "box_2d"}
 // allocates only when a row has one.
 func boxOf(members []parse.Member) *schema.ModelBox {
 	for _, m := range members {
-		key := strings.ToLower(strings.TrimSpace(m.Key))
-		if key != boxKeys[0] && key != boxKeys[1] {
+		key := strings.TrimSpace(m.Key) // EqualFold: a lower-cased copy of every key would cost an allocation a row
+		switch {
+		case strings.EqualFold(key, boxKeys[0]):
+			key = boxKeys[0]
+		case strings.EqualFold(key, boxKeys[1]):
+			key = boxKeys[1]
+		default:
 			continue
 		}
 		v := m.Value

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/check"
+	"github.com/ocrdraft/ocrdraft/draft"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -206,7 +207,9 @@ func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.Pag
 		notVerified("unreadable", nil)
 		return
 	}
-	ws := check.Agree(res.Draft.Indicators, out.Draft.Indicators, page)
+	// The rows Merge keeps (draft.MaxPageRows): a looping reply's thousands are not compared.
+	first, again := res.Draft.Indicators, out.Draft.Indicators
+	ws := check.Agree(first[:min(len(first), draft.MaxPageRows)], again[:min(len(again), draft.MaxPageRows)], page)
 	if out.Truncated {
 		// The rows a cut reply did not reach are not rows it lacks.
 		ws = slices.DeleteFunc(ws, func(w schema.Warning) bool { return w.Code == schema.ReadOnce && w.Params["read"] == "first" })

@@ -300,13 +300,20 @@ func TestVerifyConcurrent(t *testing.T) {
 	}
 }
 
-// TestVerifyOff: with verification off, meta has no verify, and one call is made per page.
+// TestVerifyOff: with verification and boxes off, meta has no verify, one call is made per page,
+// and the prompt says nothing of boxes.
 func TestVerifyOff(t *testing.T) {
 	f := fakeopenai.New(t)
 	f.Default(fakeopenai.Reply(lipids))
 	res := run(t, verifyEnv(t, f, Config{}), "p")
 	if res.Meta.Verify != nil || res.Meta.Pages[0].Verify != nil || f.Calls() != 1 {
 		t.Errorf("verification off: meta %+v, %d calls", res.Meta.Verify, f.Calls())
+	}
+	if body := strings.ToLower(string(f.Requests()[0].Body)); strings.Contains(body, "box") {
+		t.Error("with boxes off, the prompt speaks of boxes")
+	}
+	if len(res.Meta.Evidence) != 0 {
+		t.Errorf("evidence %+v without boxes or a text layer", res.Meta.Evidence)
 	}
 }
 
