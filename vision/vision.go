@@ -131,9 +131,10 @@ type Image struct {
 	MIME string // image/jpeg, image/png, image/webp or image/gif
 	Data []byte
 	Body Body
-	// Sent, if set, is called once, when a request body has carried the whole image for the
-	// first time, maybe on the transport's goroutine: the image has been sent. It must be cheap
-	// and must not block. A call that never got that far does not call it.
+	// Sent, if set, is called once, when a request body that carried the image has been written
+	// to its end for the first time, maybe on the transport's goroutine: the request, image and
+	// prompt, has been sent. It must be cheap and must not block. A call that never got that far
+	// does not call it.
 	Sent func()
 }
 
