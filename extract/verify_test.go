@@ -374,3 +374,24 @@ func TestModelBoxes(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestVerifyCost measures, at the fake, what each read sends besides the image (the prompt and
+// the request's JSON) and what a second read of the lipid panel answers, for docs/verify.md:
+// go test ./extract -run TestVerifyCost -v. The second prompt, which echoes no schema, is the
+// shorter.
+func TestVerifyCost(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Route(fakeopenai.Asking(secondAsks), fakeopenai.Reply(`{"results":[{"name":"总胆固醇","result":"5.86","unit":"mmol/L","range":"3.1-5.2"},{"name":"甘油三酯","result":"1.42","unit":"mmol/L","range":"0.56-1.70"},{"name":"空腹血糖","result":"5.0","unit":"mmol/L","range":"3.9-6.1"}]}`))
+	f.Route(fakeopenai.Asking(firstAsks), fakeopenai.Reply(lipids))
+	run(t, verifyEnv(t, f, Config{Verify: Verify{Mode: VerifyAll}}), "p")
+	sizes := map[bool]int{}
+	for _, r := range f.Requests() {
+		sizes[fakeopenai.Asking(secondAsks)(r)] = len(r.Body) - len(b64("p"))
+	}
+	t.Logf("request without the image: first read %d bytes, second read %d bytes; prompts %d and %d characters (%d bytes, %d bytes); boxes add %d bytes",
+		sizes[false], sizes[true], len([]rune(prompt.Render())), len([]rune(prompt.Second())), len(prompt.Render()), len(prompt.Second()),
+		len(prompt.First(prompt.BoxesThousandths))-len(prompt.Render()))
+	if sizes[true] >= sizes[false] {
+		t.Errorf("the second read sends %d bytes besides the image, the first %d", sizes[true], sizes[false])
+	}
+}
