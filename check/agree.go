@@ -133,10 +133,29 @@ func differ(a, b schema.OcrIndicator, i, page int) []schema.Warning {
 	if foldText(deref(a.Unit)) != foldText(deref(b.Unit)) {
 		say("unit", orNull(a.Unit), orNull(b.Unit))
 	}
-	if foldRange(deref(a.RefText)) != foldRange(deref(b.RefText)) {
+	if !sameRange(a, b) {
 		say("refText", orNull(a.RefText), orNull(b.RefText))
 	}
 	return ws
+}
+
+// sameRange reports whether two reads give one range: their refText as printed, or, when one
+// read gave only bounds (refLow, refHigh without the text the prompt asks for), the bounds of
+// both as decimals.
+func sameRange(a, b schema.OcrIndicator) bool {
+	if a.RefText != nil && b.RefText != nil || !hasBounds(a) || !hasBounds(b) {
+		return foldRange(deref(a.RefText)) == foldRange(deref(b.RefText))
+	}
+	return sameDecimal(a.RefLow, b.RefLow) && sameDecimal(a.RefHigh, b.RefHigh)
+}
+
+func hasBounds(ind schema.OcrIndicator) bool { return ind.RefLow != nil || ind.RefHigh != nil }
+
+func sameDecimal(a, b *schema.Decimal) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // once is the read_once warning of a row only one read has: i is its row in the draft, or -1

@@ -30,6 +30,13 @@ func readRow(name, analyte, value, unit, ref string) schema.OcrIndicator {
 	return ind
 }
 
+// bounds is ind with the bounds a reader split from its range.
+func bounds(ind schema.OcrIndicator, lo, hi string) schema.OcrIndicator {
+	l, h := schema.MustDecimal(lo), schema.MustDecimal(hi)
+	ind.RefLow, ind.RefHigh = &l, &h
+	return ind
+}
+
 // TestAgree: one case per way two reads meet; each warning as code@path first/second.
 func TestAgree(t *testing.T) {
 	tc := readRow("总胆固醇", "total_cholesterol", "5.86", "mmol/L", "3.1-5.2")
@@ -64,6 +71,12 @@ func TestAgree(t *testing.T) {
 			[]string{"read_once@indicators[1] first:甘油三酯", "read_once@null second:尿酸"}},
 		{"one analyte in two units is two rows", []schema.OcrIndicator{tc, readRow("总胆固醇", "total_cholesterol", "226", "mg/dL", "")},
 			[]schema.OcrIndicator{readRow("总胆固醇", "total_cholesterol", "226", "mg/dL", ""), tc}, nil},
+		{"bounds without the range's text agree with the range they split from",
+			[]schema.OcrIndicator{bounds(readRow("总胆固醇", "total_cholesterol", "5.86", "mmol/L", ""), "3.1", "5.20")},
+			[]schema.OcrIndicator{bounds(readRow("总胆固醇", "total_cholesterol", "5.86", "mmol/L", "3.1-5.2"), "3.1", "5.2")}, nil},
+		{"bounds that differ", []schema.OcrIndicator{bounds(readRow("总胆固醇", "total_cholesterol", "5.86", "mmol/L", ""), "3.1", "5.7")},
+			[]schema.OcrIndicator{bounds(readRow("总胆固醇", "total_cholesterol", "5.86", "mmol/L", "3.1-5.2"), "3.1", "5.2")},
+			[]string{"reads_disagree@indicators[0].refText null/3.1-5.2"}},
 		{"nothing read again", []schema.OcrIndicator{tc}, nil, []string{"read_once@indicators[0] first:总胆固醇"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

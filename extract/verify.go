@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/draft"
+	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -62,6 +63,7 @@ type second struct {
 	s    *Service
 	mime string
 	img  *budget.Bytes
+	text []intake.Word // the page's text layer, for flagged
 	// share, when the page is handed over to its model calls (no retry memory), is the image
 	// shared by the two calls: each holds one reference, and the last to let go closes it.
 	share *sharedImage
@@ -83,7 +85,7 @@ func (s *Service) verifier(ctx context.Context, pg page, img *budget.Bytes, sent
 	if !s.cfg.Verify.on() {
 		return nil
 	}
-	v := &second{s: s, mime: pg.mime, img: img, done: make(chan struct{})}
+	v := &second{s: s, mime: pg.mime, img: img, text: pg.text, done: make(chan struct{})}
 	if dl, ok := ctx.Deadline(); ok {
 		v.ctx, v.cancel = context.WithDeadline(ctx, dl.Add(-reserve(time.Until(dl))))
 	} else {
@@ -171,7 +173,7 @@ func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.Pag
 		res.Warnings = append(res.Warnings, msg.New(schema.PageNotVerified, reason, nil, &page, params))
 	}
 	if v.s.cfg.Verify.Mode == VerifyFlagged {
-		if !v.s.flagged(ctx, res) {
+		if !v.s.flagged(ctx, res, v.text) {
 			pv.Status = schema.VerifySkipped
 			return
 		}
@@ -229,13 +231,13 @@ var flagCodes = map[schema.WarningCode]bool{
 	schema.ReferenceRangeSwapped: true, schema.OutputTruncated: true,
 	schema.FlagMismatch: true, schema.ValueImplausible: true, schema.RangeImplausible: true,
 	schema.UnitUnexpected: true, schema.DuplicateRow: true, schema.InconsistentValues: true,
-	schema.NameUnknown: true,
+	schema.NameUnknown: true, schema.ValueNotOnPage: true,
 }
 
-// flagged reports whether the reader or the checks, run on this page alone, raised a warning
-// about a row of res. The checks run on a copy: the report's own run, on the merged draft, is
-// what the answer says.
-func (s *Service) flagged(ctx context.Context, res *schema.Result) bool {
+// flagged reports whether the reader or the checks, run on this page alone (its text layer's
+// too, for a digital PDF's page), raised a warning about a row of res. The checks run on a copy:
+// the report's own run, on the merged draft, is what the answer says.
+func (s *Service) flagged(ctx context.Context, res *schema.Result, text []intake.Word) bool {
 	for _, w := range res.Warnings {
 		if flagCodes[w.Code] {
 			return true
@@ -246,6 +248,13 @@ func (s *Service) flagged(ctx context.Context, res *schema.Result) bool {
 	ws, err := check.RunContext(ctx, s.cfg.Builder.Lexicon(), &d, check.Context{})
 	if err != nil {
 		return false // the request is ending; its end says so
+	}
+	if text != nil {
+		on, _, err := check.OnPageContext(ctx, &d, [][]intake.Word{text})
+		if err != nil {
+			return false
+		}
+		ws = append(ws, on...)
 	}
 	for _, w := range ws {
 		if flagCodes[w.Code] {

@@ -395,3 +395,27 @@ func TestVerifyCost(t *testing.T) {
 		t.Errorf("the second read sends %d bytes besides the image, the first %d", sizes[true], sizes[false])
 	}
 }
+
+// TestVerifyFlaggedTextLayer: on a digital PDF's page, a value its text layer does not print
+// flags the page for a second read; one that prints every value does not.
+func TestVerifyFlaggedTextLayer(t *testing.T) {
+	const printed = "text:总胆固醇 5.86 mmol/L 3.1-5.2"
+	for _, tt := range []struct {
+		value   string
+		seconds int
+	}{{"5.86", 0}, {"5.36", 1}} {
+		f := fakeopenai.New(t)
+		f.Route(fakeopenai.Asking(secondAsks), fakeopenai.Reply(`{"results":[{"name":"总胆固醇","result":"5.86","unit":"mmol/L","range":"3.1-5.2"}]}`))
+		f.Route(fakeopenai.Asking(firstAsks), fakeopenai.Reply(`{"indicators":[{"itemName":"总胆固醇","valueNum":`+tt.value+`,"unit":"mmol/L","refText":"3.1-5.2"}]}`))
+		run(t, verifyEnv(t, f, Config{Verify: Verify{Mode: VerifyFlagged}, Prep: textPrep{}}), printed)
+		n := 0
+		for _, r := range f.Requests() {
+			if fakeopenai.Asking(secondAsks)(r) {
+				n++
+			}
+		}
+		if n != tt.seconds {
+			t.Errorf("value %s: %d second reads, want %d", tt.value, n, tt.seconds)
+		}
+	}
+}
