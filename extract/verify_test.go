@@ -366,6 +366,11 @@ func TestModelBoxes(t *testing.T) {
 			if n := len(res.Draft.Indicators); n != 1+len(bad) {
 				t.Errorf("%d rows, want every row kept", n)
 			}
+			for _, w := range res.Warnings {
+				if w.Code != schema.NameUnknown {
+					t.Errorf("a box is no data, yet %s at %v", w.Code, *w.Path)
+				}
+			}
 			if p := f.Requests()[0].Chat.Messages[0].MultiContent; !strings.Contains(p[len(p)-1].Text, tt.key) {
 				t.Error("the prompt does not ask for the box")
 			}
