@@ -665,7 +665,10 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 					meta.Dropped++
 				}
 			}
-			second.check(ctx, &out.Result, &meta)
+			if err := second.check(ctx, &out.Result, &meta); err != nil {
+				meta.Error = problem.Internal
+				return nil, meta, model, err
+			}
 			return &out.Result, meta, model, nil
 		}
 		if odd && problem.CodeOf(err) == problem.ModelOutputUnparseable {

@@ -161,10 +161,11 @@ func (v *second) stop() {
 
 // check is the page's second read judged against its first read, res: the warnings it raises are
 // added to res (paths in the page's own draft, as the reader's), and what it cost to meta. It
-// never fails the page: a second read that does not come is page_not_verified.
-func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.PageMeta) {
+// never fails the page for the second read's own failure, which is page_not_verified; a bug (a
+// panic in the call, recovered) is returned, for the request to fail as for any bug.
+func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.PageMeta) error {
 	if v == nil {
-		return
+		return nil
 	}
 	pv := &schema.PageVerify{Status: schema.VerifyFailed}
 	meta.Verify = pv
@@ -175,12 +176,12 @@ func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.Pag
 	if v.s.cfg.Verify.Mode == VerifyFlagged {
 		if !v.s.flagged(ctx, res, v.text) {
 			pv.Status = schema.VerifySkipped
-			return
+			return nil
 		}
 		if meta.SentOnce {
 			pv.Error = problem.Overloaded
 			notVerified("not_kept", nil)
-			return
+			return nil
 		}
 	}
 	v.launch()
@@ -191,23 +192,24 @@ func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.Pag
 	if pv.Model == "" {
 		pv.Model = v.s.cfg.Verify.ModelName
 	}
+	if internal(v.err) {
+		pv.Error = problem.Internal
+		return v.err
+	}
 	if v.err != nil {
-		if internal(v.err) {
-			v.err = problem.Errorf(problem.Internal, "the second read failed")
-		}
 		pv.Error = problem.CodeOf(v.err)
 		if errors.Is(v.err, context.DeadlineExceeded) {
 			pv.Error = problem.ModelTimeout
 		}
 		notVerified("failed", map[string]string{"code": string(pv.Error)})
-		return
+		return nil
 	}
 	cut := v.reply.FinishReason == "length"
 	out, err := v.s.cfg.Builder.FromReplyContext(v.ctx, v.reply.Text, cut)
 	if err != nil || v.reply.Refusal != "" {
 		pv.Error = problem.ModelOutputUnparseable
 		notVerified("unreadable", nil)
-		return
+		return nil
 	}
 	// The rows Merge keeps (draft.MaxPageRows): a looping reply's thousands are not compared.
 	first, again := res.Draft.Indicators, out.Draft.Indicators
@@ -221,6 +223,7 @@ func (v *second) check(ctx context.Context, res *schema.Result, meta *schema.Pag
 		pv.Status = schema.VerifyDisagreed
 		res.Warnings = append(res.Warnings, ws...)
 	}
+	return nil
 }
 
 // flagCodes are the warnings that make a page worth a second read under VerifyFlagged: those

@@ -424,3 +424,22 @@ func TestVerifyFlaggedTextLayer(t *testing.T) {
 		}
 	}
 }
+
+// panicky panics on the second read: a bug, which fails the request as internal_error, not a
+// page_not_verified warning on a draft.
+type panicky struct{ first Model }
+
+func (p panicky) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
+	if req.Prompt == prompt.Second() {
+		panic("boom")
+	}
+	return p.first.Complete(ctx, req)
+}
+
+func TestVerifyPanic(t *testing.T) {
+	s := New(Config{Model: constModel{lipids}, Prep: fakePrep{}, Verify: Verify{Mode: VerifyAll, Model: panicky{constModel{lipids}}}})
+	_, err := s.Extract(t.Context(), owned([][]byte{[]byte("p")}), check.Context{})
+	if problem.CodeOf(err) != problem.Internal || !strings.Contains(err.(*problem.Error).Err.Error(), "boom") {
+		t.Errorf("err = %v, want internal_error with the panic", err)
+	}
+}
