@@ -618,7 +618,7 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 	}
 	req := vision.Request{Prompt: s.prompt}
 	second := s.verifier(ctx, pg, img, meta.SentOnce) // nil when verification is off
-	defer second.stop()
+	defer second.stop(&meta) // before the meta goes to the Observer (the deferred func above)
 	started()
 	for {
 		im := vision.Image{MIME: pg.mime, Sent: second.sent()}

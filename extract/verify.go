@@ -145,17 +145,27 @@ func (v *second) call() {
 
 // stop ends the second read when the page's work ends: a call under way is cancelled (the first
 // read failed) or has ended (check waited for it), and is waited for, so that nothing uses the
-// image after the page lets go of it; a call never started gives its reference back.
-func (v *second) stop() {
+// image after the page lets go of it; a call never started gives its reference back. A call
+// made for a page whose first read failed is still counted in its meta: its tokens were spent.
+func (v *second) stop(meta *schema.PageMeta) {
 	if v == nil {
 		return
 	}
 	v.cancel()
 	v.once.Do(func() {}) // no call starts from now on
-	if v.launched.Load() {
-		<-v.done
-	} else if v.share != nil {
-		v.share.release()
+	if !v.launched.Load() {
+		if v.share != nil {
+			v.share.release()
+		}
+		return
+	}
+	<-v.done
+	if meta.Verify == nil {
+		meta.Verify = &schema.PageVerify{Status: schema.VerifyFailed, Attempts: 1, Model: v.reply.Model,
+			Usage: schema.Usage{PromptTokens: v.reply.PromptTokens, CompletionTokens: v.reply.CompletionTokens}}
+		if v.err != nil && !errors.Is(v.err, context.Canceled) {
+			meta.Verify.Error = problem.CodeOf(v.err)
+		}
 	}
 }
 

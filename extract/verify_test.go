@@ -443,3 +443,35 @@ func TestVerifyPanic(t *testing.T) {
 		t.Errorf("err = %v, want internal_error with the panic", err)
 	}
 }
+
+// TestVerifyFirstFails: a page whose first read fails after its second read answered is a
+// failed page, and the second read's tokens are still in its meta: they were spent.
+func TestVerifyFirstFails(t *testing.T) {
+	answered := make(chan struct{})
+	second := modelFunc(func(ctx context.Context, req vision.Request) (vision.Reply, error) {
+		defer close(answered)
+		return vision.Reply{Text: `{"results":[{"name":"总胆固醇","result":"5.86"}]}`, FinishReason: "stop", PromptTokens: 700}, nil
+	})
+	first := modelFunc(func(ctx context.Context, req vision.Request) (vision.Reply, error) {
+		req.Images[0].Sent() // as the transport does once the request is written
+		<-answered
+		return vision.Reply{}, problem.Errorf(problem.ModelUnavailable, "down")
+	})
+	metas := make(chan schema.PageMeta, 1)
+	s := New(Config{Model: first, Prep: fakePrep{}, Verify: Verify{Mode: VerifyAll, Model: second},
+		Observer: observerFunc(func(p schema.PageMeta) { metas <- p })})
+	_, err := s.Extract(t.Context(), owned([][]byte{[]byte("p")}), check.Context{})
+	if problem.CodeOf(err) != problem.ModelUnavailable {
+		t.Fatalf("err %v, want the first read's model_unavailable", err)
+	}
+	m := <-metas
+	if m.Error == "" || m.Verify == nil || m.Verify.Status != schema.VerifyFailed || m.Verify.Attempts != 1 || m.Verify.Usage.PromptTokens != 700 {
+		t.Errorf("failed page's meta %+v, verify %+v", m, m.Verify)
+	}
+}
+
+type modelFunc func(ctx context.Context, req vision.Request) (vision.Reply, error)
+
+func (f modelFunc) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
+	return f(ctx, req)
+}
