@@ -617,8 +617,10 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 		meta.SentOnce = true
 	}
 	req := vision.Request{Prompt: s.prompt}
-	second := s.verifier(ctx, pg, img, meta.SentOnce) // nil when verification is off
-	defer second.stop(&meta) // before the meta goes to the Observer (the deferred func above)
+	// The second read (nil when verification is off), stopped before the meta goes to the
+	// Observer (the deferred func above).
+	second := s.verifier(ctx, pg, img, meta.SentOnce)
+	defer second.stop(&meta)
 	started()
 	for {
 		im := vision.Image{MIME: pg.mime, Sent: second.sent()}
