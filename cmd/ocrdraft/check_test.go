@@ -62,6 +62,22 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestStartLogVerify: the start log says the second reads' mode, endpoint and model, and the
+// box convention, when they are on.
+func TestStartLogVerify(t *testing.T) {
+	log := new(syncBuffer)
+	_, stop := servingArgs(t, map[string]string{"OCR_MODEL": "gpt-4o-mini", "OCR_MODEL_API_KEY": "sk-x", "OCR_LISTEN_ADDR": "127.0.0.1:0",
+		"OCR_VERIFY": "flagged", "OCR_VERIFY_BASE_URL": "http://qwen.internal:8000/v1", "OCR_VERIFY_MODEL": "qwen-vl", "OCR_MODEL_BOXES": "gemini"}, nil, log)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"verify":"flagged","endpoint":"http://qwen.internal:8000","model":"qwen-vl"`, `"boxes":"gemini"`} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("start log lacks %s:\n%s", w, log.String())
+		}
+	}
+}
+
 // TestStartLogNamesEndpoint: the start log names the model endpoint (scheme and host only) and
 // warns when OpenAI's own endpoint is configured without a key.
 func TestStartLogNamesEndpoint(t *testing.T) {

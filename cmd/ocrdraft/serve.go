@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,6 +79,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			"outputMode", cfg.OutputMode, "maxInFlight", cfg.MaxInFlight, "queueWait", cfg.QueueWait.String())
 		if vision.KeylessDefault(visionConfig(cfg)) {
 			log.Warn("OCR_MODEL_API_KEY is not set for OpenAI's own endpoint: every model call will fail with 401; set it, or OCR_MODEL_BASE_URL for a local server")
+		}
+		if cfg.Verify == extract.VerifyFlagged || cfg.Verify == extract.VerifyAll {
+			base := cmp.Or(cfg.VerifyBaseURL, cfg.BaseURL)
+			log.Info("second reads configured", "verify", string(cfg.Verify), "endpoint", vision.Endpoint(base), "model", cmp.Or(cfg.VerifyModel, cfg.Model))
+		}
+		if cfg.Boxes != prompt.BoxesOff {
+			log.Info("model boxes asked for", "boxes", string(cfg.Boxes))
 		}
 	} else {
 		log.Warn("no model configured: /v1/extract answers 503 model_not_configured; set OCR_MODEL, OCR_MODEL_BASE_URL and OCR_MODEL_API_KEY")
