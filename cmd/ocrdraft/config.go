@@ -132,7 +132,7 @@ var settings = []setting{
 		}
 		return fmt.Errorf("want off, flagged or all, got %q", v)
 	}, both},
-	{[]string{"OCR_VERIFY_MODEL"}, "verify-model", "", "string", "model of the second read (OCR_VERIFY), at OCR_VERIFY_BASE_URL; unset, OCR_MODEL: another model disagrees more usefully than one model twice", func(c *config, v string) error { c.VerifyModel = strings.TrimSpace(v); return nil }, both},
+	{[]string{"OCR_VERIFY_MODEL"}, "verify-model", "", "string", "model of the second read (OCR_VERIFY), at OCR_VERIFY_BASE_URL; unset, OCR_MODEL: another model disagrees more usefully than one model twice", func(c *config, v string) error { c.VerifyModel = strings.TrimSpace(v); return nil }, both | cmdCheck},
 	{[]string{"OCR_VERIFY_BASE_URL"}, "verify-base-url", "", "URL", "endpoint of the second read's model, when it is another than OCR_MODEL_BASE_URL; unset, the same endpoint (and key)", func(c *config, v string) error {
 		if v == "" {
 			c.VerifyBaseURL = ""
@@ -144,8 +144,8 @@ var settings = []setting{
 		}
 		c.VerifyBaseURL = v
 		return nil
-	}, both},
-	{[]string{"OCR_VERIFY_API_KEY"}, "", "", "string", "key for OCR_VERIFY_BASE_URL (environment only); unset, none is sent there: OCR_MODEL_API_KEY goes only to its own endpoint", func(c *config, v string) error { c.VerifyAPIKey = v; return nil }, both},
+	}, both | cmdCheck},
+	{[]string{"OCR_VERIFY_API_KEY"}, "", "", "string", "key for OCR_VERIFY_BASE_URL (environment only); unset, none is sent there: OCR_MODEL_API_KEY goes only to its own endpoint", func(c *config, v string) error { c.VerifyAPIKey = v; return nil }, both | cmdCheck},
 	{[]string{"OCR_MODEL_BOXES"}, "model-boxes", string(prompt.BoxesOff), "convention", "ask the model for each row's box, in its own convention, and give it in meta.evidence (source model): off; pixels (bbox_2d in pixels, Qwen2.5-VL; pages are then sent with sides that are multiples of 28); thousandths (bbox_2d in 0-1000, Qwen3-VL, InternVL, GLM-4.5V, MiniCPM-V); gemini (box_2d, [ymin, xmin, ymax, xmax] in 0-1000)", func(c *config, v string) error {
 		b, ok := prompt.ParseBoxes(v)
 		if !ok {
@@ -424,7 +424,8 @@ environment (OCR_*); a flag overrides its variable.
 
 Try the configured model endpoint once (OCR_MODEL_BASE_URL, OCR_MODEL_API_KEY, OCR_MODEL) and say,
 one line each, whether it is reachable, the key accepted and the model known; exit 0 when all
-three are, else 1. It sends no image and nothing from any report.
+three are, else 1; the second read's model too, when OCR_VERIFY_MODEL or OCR_VERIFY_BASE_URL is
+set. It sends no image and nothing from any report.
 `,
 	"healthcheck": `usage: ocrdraft healthcheck [flags]
 

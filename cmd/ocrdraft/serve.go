@@ -294,6 +294,18 @@ func verifier(cfg config, vc vision.Config, first *modelcall.Limiter) (extract.V
 	if cfg.Verify == "" || cfg.Verify == extract.VerifyOff {
 		return v, nil
 	}
+	vc = verifyConfig(cfg, vc)
+	c, err := vision.New(vc)
+	if err != nil {
+		return v, fmt.Errorf("second-read model configuration: %w", err)
+	}
+	v.Model, v.ModelName = first.With(c), vc.Model
+	return v, nil
+}
+
+// verifyConfig is the second read's client configuration, from the first's, vc: its model,
+// endpoint and key where they are set; never json_schema.
+func verifyConfig(cfg config, vc vision.Config) vision.Config {
 	vc.Schema = nil
 	if vc.OutputMode == vision.ModeJSONSchema {
 		vc.OutputMode = vision.ModeJSONObject
@@ -306,12 +318,7 @@ func verifier(cfg config, vc vision.Config, first *modelcall.Limiter) (extract.V
 	} else if cfg.VerifyAPIKey != "" {
 		vc.APIKey = cfg.VerifyAPIKey
 	}
-	c, err := vision.New(vc)
-	if err != nil {
-		return v, fmt.Errorf("second-read model configuration: %w", err)
-	}
-	v.Model, v.ModelName = first.With(c), vc.Model
-	return v, nil
+	return vc
 }
 
 // visionConfig is the model client's configuration, for serve, extract and check alike.
