@@ -107,7 +107,7 @@ func onPage(ctx context.Context, d *schema.OcrDraft, text [][]intake.Word) (ws [
 			p.found++
 			if !at.Empty() {
 				ev = append(ev, schema.Evidence{Path: "indicators[" + strconv.Itoa(i) + "]." + f.name, Page: *ind.Page,
-					Box: schema.Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}})
+					Box: schema.Box{X: at.Min.X, Y: at.Min.Y, W: at.Dx(), H: at.Dy()}, Source: schema.SourceTextLayer})
 			}
 		}
 	}

@@ -732,6 +732,7 @@ func (bd *build) items(list []parse.Value, path string, group *string, depth int
 		var r rowReading
 		readRow(&r, &f, group, &bd.a)
 		if ind, ok := bd.settle(&r, raw, path, i); ok {
+			ind.Box = boxOf(raw.Members)
 			bd.draft.Indicators = append(bd.draft.Indicators, ind)
 		}
 	}

@@ -85,6 +85,12 @@ type Config struct {
 	// before any model call. 0 means DefaultMaxPageImageBytes.
 	MaxPageImageBytes int64
 	Observer          Observer // may be nil
+	// Verify reads pages a second time, independently, and says where the reads differ
+	// (OCR_VERIFY, OCR_VERIFY_MODEL); see verify.go. Its zero value is off.
+	Verify Verify
+	// Boxes asks the model for each row's box in its convention (OCR_MODEL_BOXES), mapped into
+	// meta.evidence; "" is prompt.BoxesOff, and the prompt then says nothing of boxes.
+	Boxes prompt.Boxes
 }
 
 // Options are what a caller asks of one Extract beyond the draft.
@@ -99,8 +105,9 @@ type Options struct {
 
 // Service reads reports. It is safe for concurrent use.
 type Service struct {
-	cfg   Config
-	retry *budget.Budget // RetryMemory
+	cfg    Config
+	retry  *budget.Budget // RetryMemory
+	prompt string         // the first read's, with Boxes
 }
 
 // Defaults for Config's zero fields (OCR_MAX_ATTEMPTS, OCR_PAGE_CONCURRENCY, OCR_RETRY_MEMORY).
@@ -135,7 +142,10 @@ func New(cfg Config) *Service {
 	if cfg.MaxPageImageBytes <= 0 {
 		cfg.MaxPageImageBytes = DefaultMaxPageImageBytes
 	}
-	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory)}
+	if cfg.Boxes == "" {
+		cfg.Boxes = prompt.BoxesOff
+	}
+	return &Service{cfg: cfg, retry: budget.New(cfg.RetryMemory), prompt: prompt.First(cfg.Boxes)}
 }
 
 // add is u plus v, each count saturating rather than overflowing: the counts come from the
@@ -291,6 +301,7 @@ func (s *Service) ExtractWith(ctx context.Context, uploads []*budget.Bytes, who 
 			break
 		}
 	}
+	meta.Evidence = append(meta.Evidence, modelEvidence(s.cfg.Boxes, &merged.Draft, metas)...)
 	if merged.Warnings == nil {
 		merged.Warnings = []schema.Warning{}
 	}
@@ -390,7 +401,7 @@ func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) s
 	meta := schema.Meta{
 		Model:         model,
 		OutputMode:    s.cfg.OutputMode,
-		PromptVersion: prompt.Version(),
+		PromptVersion: prompt.FirstVersion(s.cfg.Boxes),
 		Pages:         metas,
 		DurationMs:    time.Since(start).Milliseconds(),
 	}
@@ -401,6 +412,7 @@ func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) s
 			meta.FinishReason = m.FinishReason
 		}
 	}
+	meta.Verify = s.verifyTotal(metas)
 	return meta
 }
 
@@ -477,7 +489,7 @@ type page struct {
 	img     *budget.Bytes
 	mime    string
 	in, out int // intake.Page's BytesIn and BytesOut
-	w, h    int // intake.Page's Width and Height
+	w, h    int // intake.Page's Width and Height: the image sent, upright
 	text    []intake.Word
 	keep    bool // for the answer (Options.PageImages): lent to every call, closed by its Response
 }
@@ -671,7 +683,7 @@ func plural(n int, one, many string) string {
 // need it again.
 func (s *Service) page(ctx context.Context, pg page, started func()) (res *schema.Result, meta schema.PageMeta, model string, err error) {
 	start := time.Now()
-	meta = schema.PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed}
+	meta = schema.PageMeta{BytesIn: pg.in, BytesSent: pg.out, Stage: parse.Failed, Width: pg.w, Height: pg.h}
 	img := pg.img
 	defer func() {
 		if !pg.keep { // a kept page is the answer's (give), or Extract's to close on a failure
@@ -695,12 +707,16 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 	} else {
 		meta.SentOnce = true
 	}
-	req := vision.Request{Prompt: prompt.Render()}
+	req := vision.Request{Prompt: s.prompt}
+	// The second read (nil when verification is off), stopped before the meta goes to the
+	// Observer (the deferred func above).
+	second := s.verifier(ctx, pg, img, meta.SentOnce)
+	defer second.stop(&meta)
 	started()
 	for {
-		im := vision.Image{MIME: pg.mime}
+		im := vision.Image{MIME: pg.mime, Sent: second.sent()}
 		if meta.SentOnce {
-			im.Body = img // handed over: img is the call's now
+			im.Body = second.body(img) // handed over: img is the call's now (the two calls', verifying all)
 		} else {
 			im.Data = img.Bytes() // lent: img stays page's, for the next call
 		}
@@ -741,6 +757,10 @@ func (s *Service) page(ctx context.Context, pg page, started func()) (res *schem
 				if w.Code == schema.IndicatorDropped {
 					meta.Dropped++
 				}
+			}
+			if err := second.check(ctx, &out.Result, &meta); err != nil {
+				meta.Error = problem.Internal
+				return nil, meta, model, err
 			}
 			return &out.Result, meta, model, nil
 		}

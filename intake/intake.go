@@ -106,6 +106,11 @@ type Limits struct {
 	MaxPixels int   // width×height from the header; larger is image_too_large, never decoded
 	MaxEdge   int   // long edge sent to the model; larger images are downscaled
 	MinSide   int   // shortest side accepted; smaller is image_unreadable
+	// SideMultiple makes both sides of the image sent whole multiples of it (rounded down,
+	// within MaxEdge and MaxPixels), for a model that resizes what it is sent to such sides
+	// before it reads it and answers boxes in its pixels (Qwen2.5-VL: 28), so that its pixels are
+	// the sent image's. 0 or 1: any side.
+	SideMultiple int
 
 	// The decode bounds, from the headers; more is image_too_large, never decoded.
 	MaxScans       int   // JPEG scans (SOS segments)
@@ -131,6 +136,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MinSide <= 0 {
 		l.MinSide = DefaultMinSide
+	}
+	if l.SideMultiple <= 1 {
+		l.SideMultiple = 1
 	}
 	if l.MaxScans <= 0 {
 		l.MaxScans = DefaultMaxScans
@@ -457,7 +465,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 	// truncated or mangled file still falls through to the decoder below and is refused there.
 	// What this lets through is damage inside the compressed data of a well-formed file; the
 	// model then sees a damaged page and says so, or the draft shows it.
-	within := h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge
+	within := h.orient == 1 && h.w <= p.l.MaxEdge && h.h <= p.l.MaxEdge && h.w%p.l.SideMultiple == 0 && h.h%p.l.SideMultiple == 0
 	if h.f.asIs && within && (h.model == color.YCbCrModel || h.model == color.GrayModel) {
 		if out, ok := h.f.strip(data); ok {
 			return Page{
@@ -499,7 +507,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 		m = stretchRows(g, h.stretch) // a fax in normal mode: its pixels are twice as tall as wide
 		canvas = m.Bounds()
 	}
-	out := render(m, canvas, h.orient, p.l.MaxEdge) // m is garbage from here on
+	out := render(m, canvas, h.orient, p.l.MaxEdge, p.l.SideMultiple) // m is garbage from here on
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
 		return Page{}, fmt.Errorf("intake: encode: %w", err) // cannot happen for in-memory images

@@ -232,6 +232,7 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 		s := math.Sqrt(float64(most) / (float64(w) * float64(h)))
 		w, h = max(1, int(float64(w)*s)), max(1, int(float64(h)*s))
 	}
+	w, h = roundDown(w, p.l.SideMultiple), roundDown(h, p.l.SideMultiple)
 	if w < p.l.MinSide || h < p.l.MinSide {
 		return Page{}, problem.Errorf(problem.ImageUnreadable,
 			"page %d of the PDF is %.0f×%.0f points, a strip too narrow to read at %d×%d pixels", i+1, size.Width, size.Height, w, h)
@@ -274,7 +275,7 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 			return fail(err, "read")
 		}
 	}
-	out := pagePixels(m, p.l.MaxEdge)
+	out := pagePixels(m, p.l.MaxEdge, p.l.SideMultiple)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
 		return Page{}, fmt.Errorf("intake: encode: %w", err)
@@ -288,17 +289,17 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 // so it is not scaled again; a page with no pixel in colour (most reports are black on white)
 // becomes grey, losslessly, which the encoder takes in a third of the time and which makes a
 // smaller file. Anything else (a bitmap that is not opaque RGBA) goes through render.
-func pagePixels(m *image.RGBA, maxEdge int) image.Image {
+func pagePixels(m *image.RGBA, maxEdge, multiple int) image.Image {
 	r := m.Rect
-	if r.Dx() > maxEdge || r.Dy() > maxEdge {
-		return render(m, r, 1, maxEdge)
+	if r.Dx() > maxEdge || r.Dy() > maxEdge || r.Dx()%multiple != 0 || r.Dy()%multiple != 0 {
+		return render(m, r, 1, maxEdge, multiple)
 	}
 	grey := true
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := m.Pix[m.PixOffset(r.Min.X, y):][:4*r.Dx()]
 		for i := 0; i < len(row); i += 4 {
 			if row[i+3] != 0xff {
-				return render(m, r, 1, maxEdge)
+				return render(m, r, 1, maxEdge, multiple)
 			}
 			grey = grey && row[i] == row[i+1] && row[i+1] == row[i+2]
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // render returns m as an upright 8-bit image, transparency flattened onto white, its long edge
-// at most maxEdge. canvas is the image's full area from the header (a GIF frame may cover less of
+// at most maxEdge, and its sides whole multiples of multiple (1: any). canvas is the image's full area from the header (a GIF frame may cover less of
 // it).
 //
 // The common cases never convert a pixel they do not keep: a YCbCr JPEG or WebP is shrunk plane by
@@ -16,13 +16,14 @@ import (
 // image. Everything else (CMYK, 16-bit, palette, alpha) is converted to RGBA one source row at a
 // time as the scaler reads it, so no full-size copy is made. It scales before it turns: the long
 // edge does not change with orientation, and turning the small image is cheaper.
-func render(m image.Image, canvas image.Rectangle, orient, maxEdge int) image.Image {
+func render(m image.Image, canvas image.Rectangle, orient, maxEdge, multiple int) image.Image {
 	sw, sh := canvas.Dx(), canvas.Dy()
 	w, h := sw, sh
 	if long := max(w, h); long > maxEdge {
 		w = max(1, (w*maxEdge+long/2)/long)
 		h = max(1, (h*maxEdge+long/2)/long)
 	}
+	w, h = roundDown(w, multiple), roundDown(h, multiple)
 	if m.Bounds() == canvas {
 		switch src := m.(type) {
 		case *image.YCbCr:
@@ -112,4 +113,13 @@ func opaque(m image.Image) bool {
 		return o.Opaque()
 	}
 	return false
+}
+
+// roundDown is n rounded down to a whole multiple of m (m itself when n is smaller; n when m is
+// 1 or less): a side the model will not resize again.
+func roundDown(n, m int) int {
+	if m <= 1 {
+		return n
+	}
+	return max(m, n/m*m)
 }

@@ -64,3 +64,60 @@ func TestVersion(t *testing.T) {
 		t.Errorf("Version() = %q, want 12 hex digits", v)
 	}
 }
+
+// TestGoldenSecond pins the second read's prompt and the first's with each box convention.
+func TestGoldenSecond(t *testing.T) {
+	cases := map[string]string{"testdata/second.golden.txt": Second()}
+	for _, c := range BoxConventions[1:] {
+		cases["testdata/prompt-boxes-"+string(c.Boxes)+".golden.txt"] = First(c.Boxes)
+	}
+	for path, got := range cases {
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("prompt differs from %s (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+// TestBoxesOnlyWhenOn: with boxes off the prompt says nothing of boxes, and its version is the
+// plain prompt's; with a convention on, it names that convention's key and nothing else; the
+// second read never asks for boxes nor echoes the contract's fields.
+func TestBoxesOnlyWhenOn(t *testing.T) {
+	for _, p := range []string{First(BoxesOff), First(""), Second()} {
+		if l := strings.ToLower(p); strings.Contains(l, "box") || strings.Contains(l, "bbox") {
+			t.Errorf("a prompt without boxes mentions boxes:\n%s", p)
+		}
+	}
+	if FirstVersion(BoxesOff) != Version() {
+		t.Error("the version with boxes off is not the plain prompt's")
+	}
+	for _, c := range BoxConventions[1:] {
+		p := First(c.Boxes)
+		key, other := "bbox_2d", "box_2d"
+		if c.Boxes == BoxesGemini {
+			key, other = other, key
+		}
+		if !strings.Contains(p, key) || strings.Contains(strings.ReplaceAll(p, key, ""), other) {
+			t.Errorf("%s: the prompt does not ask for %s alone", c.Boxes, key)
+		}
+		if FirstVersion(c.Boxes) == Version() {
+			t.Errorf("%s: the version does not change with boxes", c.Boxes)
+		}
+	}
+	for _, f := range []string{"valueNum", "refLow", "printedFlag", "indicators"} {
+		if strings.Contains(Second(), f) {
+			t.Errorf("the second prompt echoes the contract's field %s", f)
+		}
+	}
+	if SecondVersion() == Version() {
+		t.Error("the second prompt has the first's version")
+	}
+}

@@ -53,6 +53,9 @@ type OcrIndicator struct {
 	// draft was not built by package draft). Never sent: the checks decide from it which span
 	// is the patient's, once.
 	Range *RefReading `json:"-" validate:"-" model:"-" owner:"service"`
+	// Box is the row's box as the model wrote it beside the row (OCR_MODEL_BOXES), nil when it
+	// wrote none. Never sent as data: extract maps it into meta.evidence.
+	Box *ModelBox `json:"-" validate:"-" model:"-" owner:"service"`
 }
 
 // Flag is an abnormality mark as printed beside a result.
@@ -129,6 +132,10 @@ const (
 	NameUnknown WarningCode = "name_unknown"
 	// The text-layer check (check.OnPage): a number the page's text does not print.
 	ValueNotOnPage WarningCode = "value_not_on_page"
+	// The second read (OCR_VERIFY): two independent reads of a page that differ.
+	ReadsDisagree   WarningCode = "reads_disagree"
+	ReadOnce        WarningCode = "read_once"
+	PageNotVerified WarningCode = "page_not_verified"
 )
 
 // WarningCodes is the one table of warning codes and what each asks of the person confirming.
@@ -157,6 +164,9 @@ var WarningCodes = []struct {
 	{RangeConditionSpecific, "The printed range is for a condition (an age group, a pregnancy, a cycle phase, fasting: params.condition) or differs by age, which the caller cannot state: its bounds were set to null and the range kept as printed. Check which range applies."},
 	{NameUnknown, "An item's name is none the service knows, but is close to a known item's name (params.nearName): the name may have been misread, and then that item's checks were not made. Check the name on the report."},
 	{ValueNotOnPage, "A number the model read (a value or a range bound) is not printed on its page of the PDF, whose text layer holds every printed digit, or a value is printed there only off its row's line, which holds other numbers (another row's value): check it against the page."},
+	{ReadsDisagree, "A second, independent read of the page (OCR_VERIFY) gave this field differently (params.first, the value kept, and params.second, each as its read printed it): the value kept is the first read's, never a pick. Look at the row on the report and correct the field if the second reading is what is printed."},
+	{ReadOnce, "Only one of the two independent reads of the page found this row (params.read says which): in the draft, check that the row is on the report as read; not in the draft (params.itemName, params.value), check whether the report prints a row the draft lacks."},
+	{PageNotVerified, "The page was to be read a second time (OCR_VERIFY) and was not (the second read failed, came back unreadable, ran out of time, or the page's image was not kept for it): the draft is as the first read gave it, without the comparison. Check its values against the report as carefully as an unverified draft."},
 }
 
 // MarshalJSON writes indicators as [] when there are none: every key is always present and never

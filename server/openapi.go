@@ -35,6 +35,10 @@ var specTypes = []struct {
 	{"Meta", reflect.TypeFor[schema.Meta]()},
 	{"PageMeta", reflect.TypeFor[schema.PageMeta]()},
 	{"Evidence", reflect.TypeFor[schema.Evidence]()},
+	{"EvidenceSource", reflect.TypeFor[schema.EvidenceSource]()},
+	{"PageVerify", reflect.TypeFor[schema.PageVerify]()},
+	{"VerifyTotal", reflect.TypeFor[schema.VerifyTotal]()},
+	{"VerifyStatus", reflect.TypeFor[schema.VerifyStatus]()},
 	{"Box", reflect.TypeFor[schema.Box]()},
 	{"Usage", reflect.TypeFor[schema.Usage]()},
 	{"ParseRequest", reflect.TypeFor[ParseRequest]()},
@@ -64,6 +68,8 @@ func specGenerator() schema.Generator {
 		stages[i] = string(st)
 	}
 	g.Enums[reflect.TypeFor[schema.ParseStage]()] = stages
+	g.Enums[reflect.TypeFor[schema.EvidenceSource]()] = enum(schema.EvidenceSources)
+	g.Enums[reflect.TypeFor[schema.VerifyStatus]()] = enum(schema.VerifyStatuses)
 	return g
 }
 
@@ -142,4 +148,13 @@ func jsonToNode(b []byte) (*yaml.Node, error) {
 		return nil, fmt.Errorf("unexpected JSON token %v", tok)
 	}
 	return walk()
+}
+
+// enum is a code table's values as strings, for its enum in the spec.
+func enum[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/prompt"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
 	"github.com/ocrdraft/ocrdraft/vision/modelcall"
@@ -134,6 +135,8 @@ type options struct {
 	drain           time.Duration
 	textInFlight    int
 	maxRequest      int64 // bytes of a whole /v1/extract body
+	verify          extract.VerifyMode
+	boxes           prompt.Boxes
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -184,7 +187,7 @@ func newEnv(t testing.TB, o options) *env {
 		cfg.Extractor = extract.New(extract.Config{
 			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}, nil), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
-			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
+			RetryMemory: o.retryMemory, MaxPages: o.maxPages, Verify: extract.Verify{Mode: o.verify}, Boxes: o.boxes,
 		})
 	}
 	return &env{t: t, srv: server.New(cfg), model: model, metrics: m, log: logs, inBubble: o.inBubble}

@@ -32,10 +32,13 @@ type imageSub struct {
 	token string
 	body  Body
 
-	mu   sync.Mutex // a body may be read while the transport opens another with GetBody
-	data []byte
-	gone bool
-	oops error // body.Close's panic, recovered: it may have run on the transport's goroutine
+	onSent func() // Image.Sent, called once
+
+	mu    sync.Mutex // a body may be read while the transport opens another with GetBody
+	data  []byte
+	gone  bool
+	fired bool  // onSent was called
+	oops  error // body.Close's panic, recovered: it may have run on the transport's goroutine
 }
 
 var errImageGone = errors.New("vision: the image was sent once and not kept for a retry")
@@ -73,6 +76,21 @@ func anyGone(subs []*imageSub) bool {
 // sent is called when a body has read the whole image: its last byte is written, and an image
 // handed over is let go of.
 func (s *imageSub) sent() { s.letGo() }
+
+// bodySent is called when a body that carried the image has been read to its end: the request
+// is sent, prompt and all. It calls onSent the first time.
+func (s *imageSub) bodySent() {
+	if s.onSent == nil {
+		return
+	}
+	s.mu.Lock()
+	fire := !s.fired
+	s.fired = true
+	s.mu.Unlock()
+	if fire {
+		s.onSent()
+	}
+}
 
 // letGo closes the image's Body, if it was handed over and is not closed yet, and drops the
 // reference to its bytes.
@@ -167,12 +185,31 @@ func streamImages(r *http.Request, subs []*imageSub) error {
 				rs[i] = bytes.NewReader(s.lit)
 			}
 		}
-		return io.NopCloser(io.MultiReader(rs...))
+		return io.NopCloser(&atEOF{r: io.MultiReader(rs...), subs: subs})
 	}
 	r.Body = open()
 	r.GetBody = func() (io.ReadCloser, error) { return open(), nil }
 	r.ContentLength = size
 	return nil
+}
+
+// atEOF is a request body that tells its images, at its end, that the request has been sent
+// (imageSub.bodySent).
+type atEOF struct {
+	r    io.Reader
+	subs []*imageSub
+	done bool
+}
+
+func (a *atEOF) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if err == io.EOF && !a.done {
+		a.done = true
+		for _, s := range a.subs {
+			s.bodySent()
+		}
+	}
+	return n, err
 }
 
 // base64Reader reads src as standard base64, with segmentio/asm's AVX2 encoder (15 GB/s here

@@ -122,3 +122,30 @@ func FuzzBase64Reader(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamImagesSent: Image.Sent is called once, when a body has been read to its end the
+// first time, lent or handed over, and not before (the prompt after the image is still to go).
+func TestStreamImagesSent(t *testing.T) {
+	for _, handed := range []bool{false, true} {
+		calls := 0
+		data := make([]byte, 5000)
+		s := &imageSub{token: newToken(), data: data, onSent: func() { calls++ }}
+		if handed {
+			s.body = &body{data: data}
+		}
+		req, _ := http.NewRequest(http.MethodPost, "http://x", strings.NewReader(`{"u":"`+s.token+`","prompt":"after the image"}`))
+		if err := streamImages(req, []*imageSub{s}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(req.Body, make([]byte, 7+base64.StdEncoding.EncodedLen(len(data))+1)); err != nil || calls != 0 {
+			t.Fatalf("handed %v: Sent called %d times before the image was read (err %v)", handed, calls, err)
+		}
+		io.ReadAll(req.Body)
+		if again, err := req.GetBody(); err == nil {
+			io.ReadAll(again)
+		}
+		if calls != 1 {
+			t.Errorf("handed %v: Sent called %d times, want 1", handed, calls)
+		}
+	}
+}

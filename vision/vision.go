@@ -131,6 +131,11 @@ type Image struct {
 	MIME string // image/jpeg, image/png, image/webp or image/gif
 	Data []byte
 	Body Body
+	// Sent, if set, is called once, when a request body that carried the image has been written
+	// to its end for the first time, maybe on the transport's goroutine: the request, image and
+	// prompt, has been sent. It must be cheap and must not block. A call that never got that far
+	// does not call it.
+	Sent func()
 }
 
 // Body is an image handed over to Complete (see Image). *budget.Bytes is one: its Close gives
@@ -451,7 +456,7 @@ func (c *Client) request(req Request) (openai.ChatCompletionRequest, []*imageSub
 	parts := make([]openai.ChatMessagePart, 0, len(req.Images)+1)
 	images := make([]*imageSub, len(req.Images))
 	for i, im := range req.Images {
-		images[i] = &imageSub{token: newToken(), data: im.Bytes(), body: im.Body} // see stream.go
+		images[i] = &imageSub{token: newToken(), data: im.Bytes(), body: im.Body, onSent: im.Sent} // see stream.go
 		parts = append(parts, openai.ChatMessagePart{
 			Type: openai.ChatMessagePartTypeImageURL,
 			ImageURL: &openai.ChatMessageImageURL{

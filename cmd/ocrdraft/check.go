@@ -38,16 +38,34 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "endpoint %s, model %s\n", vision.Endpoint(cfg.BaseURL), cfg.Model)
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
+	failed := report(ctx, c, "", stdout)
+	if cfg.VerifyModel != "" || cfg.VerifyBaseURL != "" {
+		// The second read's model (OCR_VERIFY_MODEL, OCR_VERIFY_BASE_URL), which a typo would
+		// leave every page unverified.
+		vc := verifyConfig(cfg, visionConfig(cfg))
+		v, err := vision.New(vc)
+		if err != nil {
+			fmt.Fprintln(stdout, "FAIL second read: configuration:", err)
+			return errFailed
+		}
+		fmt.Fprintf(stdout, "second read: endpoint %s, model %s\n", vision.Endpoint(vc.BaseURL), vc.Model)
+		failed = report(ctx, v, "second read: ", stdout) || failed
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
+}
+
+// report prints c's checks, one line each, and reports whether one failed.
+func report(ctx context.Context, c *vision.Client, prefix string, stdout io.Writer) bool {
 	failed := false
 	for _, r := range c.Check(ctx) {
 		mark := "ok  "
 		if !r.OK {
 			mark, failed = "FAIL", true
 		}
-		fmt.Fprintf(stdout, "%s %s: %s\n", mark, r.Name, r.Message)
+		fmt.Fprintf(stdout, "%s %s%s: %s\n", mark, prefix, r.Name, r.Message)
 	}
-	if failed {
-		return errFailed
-	}
-	return nil
+	return failed
 }

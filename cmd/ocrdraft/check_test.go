@@ -26,6 +26,12 @@ func TestCheck(t *testing.T) {
 		{name: "unknown model", setup: func(f *fakeopenai.Server) { f.Models("gpt-4o") },
 			want: []string{"ok   key accepted", "FAIL model known"}, fails: true},
 		{name: "no model", env: map[string]string{"OCR_MODEL": ""}, want: []string{"FAIL model configured"}, fails: true},
+		{name: "second read's model known", setup: func(f *fakeopenai.Server) { f.Models("test-vl", "qwen-vl") }, env: map[string]string{"OCR_VERIFY_MODEL": "qwen-vl"},
+			want: []string{"ok   model known", "second read: endpoint http://127.0.0.1", ", model qwen-vl", "ok   second read: model known"}},
+		{name: "second read's model unknown", setup: func(f *fakeopenai.Server) { f.Models("test-vl") }, env: map[string]string{"OCR_VERIFY_MODEL": "qwen-vI"},
+			want: []string{"ok   model known", "FAIL second read: model known"}, fails: true},
+		{name: "second read's endpoint unreachable", setup: func(f *fakeopenai.Server) { f.Models("test-vl") }, env: map[string]string{"OCR_VERIFY_BASE_URL": "http://127.0.0.1:1/v1"},
+			want: []string{"ok   model known", "FAIL second read: reachable"}, fails: true},
 		{name: "base URL naming the route", env: map[string]string{"OCR_MODEL_BASE_URL": "http://127.0.0.1:1/v1/chat/completions"},
 			want: []string{"FAIL configuration", "without /chat/completions"}, fails: true},
 		{name: "nothing listening", env: map[string]string{"OCR_MODEL_BASE_URL": "http://127.0.0.1:1/v1"},
@@ -59,6 +65,22 @@ func TestCheck(t *testing.T) {
 	var errb bytes.Buffer
 	if err := runCheck(t.Context(), []string{"extra"}, func(string) string { return "" }, &bytes.Buffer{}, &errb); !errors.Is(err, errUsage) {
 		t.Errorf("a stray argument: err = %v, want a usage error", err)
+	}
+}
+
+// TestStartLogVerify: the start log says the second reads' mode, endpoint and model, and the
+// box convention, when they are on.
+func TestStartLogVerify(t *testing.T) {
+	log := new(syncBuffer)
+	_, stop := servingArgs(t, map[string]string{"OCR_MODEL": "gpt-4o-mini", "OCR_MODEL_API_KEY": "sk-x", "OCR_LISTEN_ADDR": "127.0.0.1:0",
+		"OCR_VERIFY": "flagged", "OCR_VERIFY_BASE_URL": "http://qwen.internal:8000/v1", "OCR_VERIFY_MODEL": "qwen-vl", "OCR_MODEL_BOXES": "gemini"}, nil, log)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"verify":"flagged","endpoint":"http://qwen.internal:8000","model":"qwen-vl"`, `"boxes":"gemini"`} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("start log lacks %s:\n%s", w, log.String())
+		}
 	}
 }
 

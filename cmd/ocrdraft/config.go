@@ -17,6 +17,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/webhook"
+	"github.com/ocrdraft/ocrdraft/prompt"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/server/review"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -69,6 +70,11 @@ type config struct {
 	WebhookSecret   webhook.Secret // signs job callbacks; zero when unset
 	CallbackHosts   []string       // hosts a job's callbackUrl may name; none: callbacks refused
 	ServerAPIKey    string         // ocrdraft extract -server's bearer key
+	Verify          extract.VerifyMode
+	VerifyModel     string
+	VerifyBaseURL   string
+	VerifyAPIKey    string
+	Boxes           prompt.Boxes
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -123,6 +129,37 @@ var settings = []setting{
 			return nil
 		}
 		return fmt.Errorf("want prompt, json_object or json_schema, got %q", v)
+	}, both},
+	{[]string{"OCR_VERIFY"}, "verify", string(extract.VerifyOff), "mode", "a second, independent read of each page with its own prompt, every field the two reads give differently a reads_disagree warning: off; flagged (only pages where the reader or the checks warned about a row); all (every page, the two calls at once: about twice the tokens, the wall time of the slower)", func(c *config, v string) error {
+		for _, m := range extract.VerifyModes {
+			if strings.EqualFold(strings.TrimSpace(v), string(m)) {
+				c.Verify = m
+				return nil
+			}
+		}
+		return fmt.Errorf("want off, flagged or all, got %q", v)
+	}, both},
+	{[]string{"OCR_VERIFY_MODEL"}, "verify-model", "", "string", "model of the second read (OCR_VERIFY), at OCR_VERIFY_BASE_URL; unset, OCR_MODEL: another model disagrees more usefully than one model twice", func(c *config, v string) error { c.VerifyModel = strings.TrimSpace(v); return nil }, both | cmdCheck},
+	{[]string{"OCR_VERIFY_BASE_URL"}, "verify-base-url", "", "URL", "endpoint of the second read's model, when it is another than OCR_MODEL_BASE_URL; unset, the same endpoint (and key)", func(c *config, v string) error {
+		if v == "" {
+			c.VerifyBaseURL = ""
+			return nil
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("want an http or https URL such as http://qwen:8000/v1, got %q", v)
+		}
+		c.VerifyBaseURL = v
+		return nil
+	}, both | cmdCheck},
+	{[]string{"OCR_VERIFY_API_KEY"}, "", "", "string", "key for OCR_VERIFY_BASE_URL (environment only); unset, none is sent there: OCR_MODEL_API_KEY goes only to its own endpoint", func(c *config, v string) error { c.VerifyAPIKey = v; return nil }, both | cmdCheck},
+	{[]string{"OCR_MODEL_BOXES"}, "model-boxes", string(prompt.BoxesOff), "convention", "ask the model for each row's box, in its own convention, and give it in meta.evidence (source model): off; pixels (bbox_2d in pixels, Qwen2.5-VL; pages are then sent with sides that are multiples of 28); thousandths (bbox_2d in 0-1000, Qwen3-VL, InternVL, GLM-4.5V, MiniCPM-V); gemini (box_2d, [ymin, xmin, ymax, xmax] in 0-1000)", func(c *config, v string) error {
+		b, ok := prompt.ParseBoxes(v)
+		if !ok {
+			return fmt.Errorf("want off, pixels, thousandths or gemini, got %q", v)
+		}
+		c.Boxes = b
+		return nil
 	}, both},
 	{[]string{"OCR_MAX_ATTEMPTS"}, "max-attempts", strconv.Itoa(extract.DefaultMaxAttempts), "integer", "model calls per page while the reply is unparseable", positiveInt(func(c *config, n int) { c.MaxAttempts = n }), both},
 	{[]string{"OCR_REQUEST_TIMEOUT"}, "request-timeout", "120s", "duration", "whole-request deadline", duration(func(c *config, d time.Duration) { c.RequestTimeout = d }), both},
@@ -442,7 +479,8 @@ terminal, stderr shows the pages read (-q: not).
 
 Try the configured model endpoint once (OCR_MODEL_BASE_URL, OCR_MODEL_API_KEY, OCR_MODEL) and say,
 one line each, whether it is reachable, the key accepted and the model known; exit 0 when all
-three are, else 1. It sends no image and nothing from any report.
+three are, else 1; the second read's model too, when OCR_VERIFY_MODEL or OCR_VERIFY_BASE_URL is
+set. It sends no image and nothing from any report.
 `,
 	"healthcheck": `usage: ocrdraft healthcheck [flags]
 

@@ -58,12 +58,22 @@ func TestLoadConfig(t *testing.T) {
 	if s := fmt.Sprintf("%+v", c); strings.Contains(s, testSecret[6:12]) {
 		t.Errorf("the config shows the webhook secret: %s", s)
 	}
+	c, err = load(map[string]string{"OCR_VERIFY": "all", "OCR_VERIFY_MODEL": "qwen-vl-max", "OCR_MODEL_BOXES": "gemini"}, "-verify", "flagged")
+	if err != nil || c.Verify != "flagged" || c.VerifyModel != "qwen-vl-max" || c.Boxes != "gemini" || c.VerifyBaseURL != "" {
+		t.Errorf("verify and boxes = %q %q %q, %v", c.Verify, c.VerifyModel, c.Boxes, err)
+	}
+	if c, _ = load(nil); c.Verify != "off" || c.Boxes != "off" {
+		t.Errorf("verify and boxes by default = %q %q, want off", c.Verify, c.Boxes)
+	}
 
 	for _, tt := range []struct {
 		env  map[string]string
 		args []string
 		want string
 	}{
+		{env: map[string]string{"OCR_VERIFY": "twice"}, want: "OCR_VERIFY"},
+		{env: map[string]string{"OCR_MODEL_BOXES": "yolo"}, want: "OCR_MODEL_BOXES"},
+		{env: map[string]string{"OCR_VERIFY_BASE_URL": "qwen:8000"}, want: "OCR_VERIFY_BASE_URL"},
 		{env: map[string]string{"OCR_MAX_PAGES": "abc"}, want: "OCR_MAX_PAGES"},
 		{env: map[string]string{"OCR_REQUEST_TIMEOUT": "soon"}, want: "OCR_REQUEST_TIMEOUT"},
 		{env: map[string]string{"OCR_OUTPUT_MODE": "yaml"}, want: "OCR_OUTPUT_MODE"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/version"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/prompt"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -77,6 +79,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			"outputMode", cfg.OutputMode, "maxInFlight", cfg.MaxInFlight, "queueWait", cfg.QueueWait.String())
 		if vision.KeylessDefault(visionConfig(cfg)) {
 			log.Warn("OCR_MODEL_API_KEY is not set for OpenAI's own endpoint: every model call will fail with 401; set it, or OCR_MODEL_BASE_URL for a local server")
+		}
+		if cfg.Verify == extract.VerifyFlagged || cfg.Verify == extract.VerifyAll {
+			base := cmp.Or(cfg.VerifyBaseURL, cfg.BaseURL)
+			log.Info("second reads configured", "verify", string(cfg.Verify), "endpoint", vision.Endpoint(base), "model", cmp.Or(cfg.VerifyModel, cfg.Model))
+		}
+		if cfg.Boxes != prompt.BoxesOff {
+			log.Info("model boxes asked for", "boxes", string(cfg.Boxes))
 		}
 	} else {
 		log.Warn("no model configured: /v1/extract answers 503 model_not_configured; set OCR_MODEL, OCR_MODEL_BASE_URL and OCR_MODEL_API_KEY")
@@ -253,10 +262,21 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger, wasm *intake.Runt
 	if m != nil {
 		mo.Observer, obs = m, m
 	}
+	model := modelcall.New(client, mo)
+	verify, err := verifier(cfg, vc, model)
+	if err != nil {
+		return nil, err
+	}
+	multiple := 0
+	if cfg.Boxes == prompt.BoxesPixels {
+		multiple = 28 // Qwen2.5-VL's patch: the model's pixels are then the image's
+	}
 	return extract.New(extract.Config{
-		Model:       modelcall.New(client, mo),
+		Model:       model,
+		Verify:      verify,
+		Boxes:       cfg.Boxes,
 		Observer:    obs,
-		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge, DecodeMemory: cfg.DecodeMemory}, wasm),
+		Prep:        intake.New(intake.Limits{MaxBytes: cfg.MaxImageBytes, MaxPixels: cfg.MaxPixels, MaxEdge: cfg.MaxEdge, DecodeMemory: cfg.DecodeMemory, SideMultiple: multiple}, wasm),
 		MaxPages:    cfg.MaxPages,
 		Builder:     draft.New(lexicon.Default()),
 		ModelName:   cfg.Model,
@@ -265,6 +285,42 @@ func service(cfg config, m *metrics.Metrics, log *slog.Logger, wasm *intake.Runt
 		Concurrency: cfg.PageConcurrency,
 		RetryMemory: cfg.RetryMemory,
 	}), nil
+}
+
+// verifier is the second read's configuration (OCR_VERIFY): its own client, for its own model,
+// endpoint and key when they are set, and never in json_schema mode, which would hold its reply
+// to the draft's schema that its prompt does not ask for. Its calls pass the same limit as the
+// first read's (first.With), so OCR_MAX_INFLIGHT bounds them together.
+func verifier(cfg config, vc vision.Config, first *modelcall.Limiter) (extract.Verify, error) {
+	v := extract.Verify{Mode: cfg.Verify}
+	if cfg.Verify == "" || cfg.Verify == extract.VerifyOff {
+		return v, nil
+	}
+	vc = verifyConfig(cfg, vc)
+	c, err := vision.New(vc)
+	if err != nil {
+		return v, fmt.Errorf("second-read model configuration: %w", err)
+	}
+	v.Model, v.ModelName = first.With(c), vc.Model
+	return v, nil
+}
+
+// verifyConfig is the second read's client configuration, from the first's, vc: its model,
+// endpoint and key where they are set; never json_schema.
+func verifyConfig(cfg config, vc vision.Config) vision.Config {
+	vc.Schema = nil
+	if vc.OutputMode == vision.ModeJSONSchema {
+		vc.OutputMode = vision.ModeJSONObject
+	}
+	if cfg.VerifyModel != "" {
+		vc.Model = cfg.VerifyModel
+	}
+	if cfg.VerifyBaseURL != "" {
+		vc.BaseURL, vc.APIKey = cfg.VerifyBaseURL, cfg.VerifyAPIKey // the first key stays with its endpoint
+	} else if cfg.VerifyAPIKey != "" {
+		vc.APIKey = cfg.VerifyAPIKey
+	}
+	return vc
 }
 
 // visionConfig is the model client's configuration, for serve, extract and check alike.
@@ -308,6 +364,9 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	// One report at a time: its page concurrency bounds the model calls, which never queue.
 	cfg.MaxInFlight = cfg.PageConcurrency
+	if cfg.Verify == extract.VerifyAll {
+		cfg.MaxInFlight *= 2 // a page's two reads at once
+	}
 	if fs.NArg() > cfg.MaxPages {
 		return writeProblem(stdout, extract.TooManyPages(cfg.MaxPages))
 	}

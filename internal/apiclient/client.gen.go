@@ -41,7 +41,13 @@ type Evidence struct {
 
 	// Path The field whose number was found, as in a warning's path: indicators[3].valueNum, refLow or refHigh.
 	Path string `json:"path"`
+
+	// Source A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+	Source *EvidenceSource `json:"source,omitempty"`
 }
+
+// EvidenceSource A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+type EvidenceSource = string
 
 // ExtractRequest defines model for ExtractRequest.
 type ExtractRequest struct {
@@ -78,7 +84,7 @@ type Meta struct {
 	// DurationMs Time spent on the request, model calls included.
 	DurationMs int `json:"durationMs"`
 
-	// Evidence Where each number of the draft is printed, for a page with a text layer (a digital PDF): one entry per valueNum, refLow or refHigh found there whose place is certain; a number not printed on its page is a value_not_on_page warning instead; [] when no page has a text layer.
+	// Evidence Where each number of the draft is printed, for a page with a text layer (a digital PDF): one entry per valueNum, refLow or refHigh found there whose place is certain (source text_layer); a number not printed on its page is a value_not_on_page warning instead. With OCR_MODEL_BOXES, also one entry per row whose box the model gave (path indicators[N], source model): approximate, a place to look, never a proof. [] when there is neither.
 	Evidence []Evidence `json:"evidence"`
 
 	// FinishReason length if any page was cut at the token limit, else the first page's finish reason.
@@ -94,8 +100,9 @@ type Meta struct {
 	Pages []PageMeta `json:"pages"`
 
 	// PromptVersion A hash of the prompt, to trace a draft to the instructions that produced it.
-	PromptVersion string `json:"promptVersion"`
-	Usage         Usage  `json:"usage"`
+	PromptVersion string       `json:"promptVersion"`
+	Usage         Usage        `json:"usage"`
+	Verify        *VerifyTotal `json:"verify,omitempty"`
 }
 
 // OcrDraft defines model for OcrDraft.
@@ -181,6 +188,9 @@ type PageMeta struct {
 	// Found Where in the reply's JSON the draft was found, for a reply that held it rather than being it: an API body's choices[0].message.content, a tool call's [0].arguments, a wrapper's data. Absent when the reply itself was the draft.
 	Found *string `json:"found,omitempty"`
 
+	// Height The height in pixels of the image sent to the model, upright.
+	Height *int `json:"height,omitempty"`
+
 	// Indicators Indicators read from this page.
 	Indicators int `json:"indicators"`
 
@@ -191,8 +201,28 @@ type PageMeta struct {
 	TooLong bool `json:"tooLong"`
 
 	// Truncated The model cut its reply off (at the token limit, or mid-JSON).
-	Truncated bool  `json:"truncated"`
-	Usage     Usage `json:"usage"`
+	Truncated bool        `json:"truncated"`
+	Usage     Usage       `json:"usage"`
+	Verify    *PageVerify `json:"verify,omitempty"`
+
+	// Width The width in pixels of the image sent to the model, upright: what every box of meta.evidence on this page is in.
+	Width *int `json:"width,omitempty"`
+}
+
+// PageVerify defines model for PageVerify.
+type PageVerify struct {
+	// Attempts Model calls of the second read (0 when skipped).
+	Attempts int `json:"attempts"`
+
+	// Error A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+	Error *ProblemCode `json:"error,omitempty"`
+
+	// Model The model of the second read, as the endpoint names it.
+	Model *string `json:"model,omitempty"`
+
+	// Status A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+	Status VerifyStatus `json:"status"`
+	Usage  Usage        `json:"usage"`
 }
 
 // ParseMeta defines model for ParseMeta.
@@ -302,6 +332,22 @@ type Usage struct {
 
 	// PromptTokens Tokens the model counted in the prompt, images included.
 	PromptTokens int `json:"promptTokens"`
+}
+
+// VerifyStatus A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+type VerifyStatus = string
+
+// VerifyTotal defines model for VerifyTotal.
+type VerifyTotal struct {
+	// Attempts Model calls of the second reads.
+	Attempts int `json:"attempts"`
+
+	// Mode OCR_VERIFY: flagged (only pages with a warning about a value) or all.
+	Mode string `json:"mode"`
+
+	// Pages Pages read a second time.
+	Pages int   `json:"pages"`
+	Usage Usage `json:"usage"`
 }
 
 // Version defines model for Version.

@@ -49,6 +49,7 @@ type Server struct {
 	mu     sync.Mutex
 	queue  []Answer
 	def    Answer
+	routes []*route
 	reqs   []Request
 	forget bool
 	calls  int
@@ -143,6 +144,67 @@ func (s *Server) Queue(answers ...Answer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queue = append(s.queue, answers...)
+}
+
+// Match says which requests a route answers (see Route).
+type Match func(Request) bool
+
+// ForModel matches the requests for the model named.
+func ForModel(name string) Match {
+	return func(r Request) bool { return r.Chat.Model == name }
+}
+
+// Asking matches the requests whose text (the prompt, any part of any message) holds s: a test
+// tells a first read from a second by a line of its prompt.
+func Asking(s string) Match {
+	return func(r Request) bool {
+		for _, m := range r.Chat.Messages {
+			if strings.Contains(m.Content, s) {
+				return true
+			}
+			for _, p := range m.MultiContent {
+				if strings.Contains(p.Text, s) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// Both matches the requests both m and n match.
+func Both(m, n Match) Match { return func(r Request) bool { return m(r) && n(r) } }
+
+type route struct {
+	match   Match
+	answers []Answer
+}
+
+// Route answers the requests that m matches with answers, in order, the last one again and again
+// once the others are used; routes are tried in the order they were set, before the queue, which
+// then answers only the requests no route matches. Scripting by model or by prompt keeps a test
+// deterministic when calls arrive in any order (a page's two reads run at once). A request the
+// fake does not decode (Forget) matches no route.
+func (s *Server) Route(m Match, answers ...Answer) {
+	if len(answers) == 0 {
+		panic("fakeopenai: Route without an answer")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, &route{match: m, answers: answers})
+}
+
+// routeOf is the first route that matches rec; s.mu is held.
+func (s *Server) routeOf(rec Request) *route {
+	if s.forget {
+		return nil
+	}
+	for _, rt := range s.routes {
+		if rt.match(rec) {
+			return rt
+		}
+	}
+	return nil
 }
 
 // Default sets the answer used whenever the queue is empty.
@@ -260,7 +322,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.reqs = append(s.reqs, rec)
 	}
 	a := s.def
-	if len(s.queue) > 0 {
+	if rt := s.routeOf(rec); rt != nil {
+		a = rt.answers[0]
+		if len(rt.answers) > 1 {
+			rt.answers = rt.answers[1:]
+		}
+	} else if len(s.queue) > 0 {
 		a = s.queue[0]
 		s.queue = s.queue[1:]
 	}

@@ -202,3 +202,34 @@ func TestInMemory(t *testing.T) {
 		c.CloseIdleConnections()
 	})
 }
+
+// TestRoute: requests go to the first route that matches, each route's answers in order and its
+// last again; the rest to the queue and the default.
+func TestRoute(t *testing.T) {
+	f := fakeopenai.New(t)
+	f.Route(fakeopenai.Both(fakeopenai.ForModel("b"), fakeopenai.Asking("second")), fakeopenai.Reply(`"b2"`))
+	f.Route(fakeopenai.ForModel("b"), fakeopenai.Reply(`"b1"`), fakeopenai.Reply(`"b1 again"`))
+	f.Queue(fakeopenai.Reply(`"queued"`))
+	f.Default(fakeopenai.Reply(`"default"`))
+	ask := func(model, text string) string {
+		c := openai.NewClientWithConfig(func() openai.ClientConfig {
+			cfg := openai.DefaultConfig("k")
+			cfg.BaseURL, cfg.HTTPClient = f.URL, f.Client()
+			return cfg
+		}())
+		r, err := c.CreateChatCompletion(t.Context(), openai.ChatCompletionRequest{Model: model,
+			Messages: []openai.ChatCompletionMessage{{Role: "user", Content: text}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Choices[0].Message.Content
+	}
+	for _, tt := range [][3]string{
+		{"b", "first", `"b1"`}, {"a", "first", `"queued"`}, {"b", "the second read", `"b2"`},
+		{"b", "first", `"b1 again"`}, {"b", "first", `"b1 again"`}, {"a", "second", `"default"`},
+	} {
+		if got := ask(tt[0], tt[1]); got != tt[2] {
+			t.Errorf("%s %q: got %s, want %s", tt[0], tt[1], got, tt[2])
+		}
+	}
+}

@@ -23,7 +23,8 @@ func TestDocs(t *testing.T) {
 	m.UploadQueued()(time.Millisecond, true)
 	m.Extracting()()
 	fr := "stop"
-	m.Page(schema.PageMeta{Attempts: 1, FinishReason: &fr, Indicators: 1, Dropped: 1, Truncated: true, SentOnce: true, BytesIn: 1, BytesSent: 1})
+	m.Page(schema.PageMeta{Attempts: 1, FinishReason: &fr, Indicators: 1, Dropped: 1, Truncated: true, SentOnce: true, BytesIn: 1, BytesSent: 1,
+		Verify: &schema.PageVerify{Status: schema.VerifyDisagreed, Attempts: 1, Usage: schema.Usage{PromptTokens: 1, CompletionTokens: 1}}})
 
 	fams, err := m.reg.Gather()
 	if err != nil {

@@ -49,6 +49,11 @@ type Metrics struct {
 	sentOnce         prometheus.Counter
 	bytesIn          prometheus.Counter
 	bytesSent        prometheus.Counter
+
+	verifyPages            *prometheus.CounterVec
+	verifyAttempts         prometheus.Counter
+	verifyPromptTokens     prometheus.Counter
+	verifyCompletionTokens prometheus.Counter
 }
 
 // New returns Metrics on a fresh registry that also carries the Go runtime and process
@@ -136,6 +141,22 @@ func New() *Metrics {
 		truncated: f.NewCounter(prometheus.CounterOpts{
 			Name: "replies_truncated_total",
 			Help: "Pages whose reply was cut off (output_truncated warnings).",
+		}),
+		verifyPages: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "verify_pages_total",
+			Help: "Pages under OCR_VERIFY, by how their second read ended: agreed, disagreed, failed or skipped (flagged, and nothing on the page was).",
+		}, []string{"status"}),
+		verifyAttempts: f.NewCounter(prometheus.CounterOpts{
+			Name: "verify_attempts_total",
+			Help: "Model calls of second reads (OCR_VERIFY); also counted in model_calls_total.",
+		}),
+		verifyPromptTokens: f.NewCounter(prometheus.CounterOpts{
+			Name: "verify_prompt_tokens_total",
+			Help: "Prompt tokens of second reads, images included (not in model_prompt_tokens_total).",
+		}),
+		verifyCompletionTokens: f.NewCounter(prometheus.CounterOpts{
+			Name: "verify_completion_tokens_total",
+			Help: "Completion tokens of second reads (not in model_completion_tokens_total).",
 		}),
 		sentOnce: f.NewCounter(prometheus.CounterOpts{
 			Name: "pages_sent_once_total",
@@ -275,6 +296,12 @@ func (m *Metrics) Page(p schema.PageMeta) {
 	}
 	m.bytesIn.Add(count(p.BytesIn))
 	m.bytesSent.Add(count(p.BytesSent))
+	if v := p.Verify; v != nil {
+		m.verifyPages.WithLabelValues(string(v.Status)).Inc()
+		m.verifyAttempts.Add(count(v.Attempts))
+		m.verifyPromptTokens.Add(count(v.Usage.PromptTokens))
+		m.verifyCompletionTokens.Add(count(v.Usage.CompletionTokens))
+	}
 }
 
 // count is n for a counter, which panics on a negative Add: the token counts come from the

@@ -27,9 +27,16 @@ func TestPageCounts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := New()
-			m.Page(schema.PageMeta{Attempts: 1, Usage: tt.usage, Indicators: -3, Dropped: -1, BytesIn: -1, BytesSent: -1})
+			m.Page(schema.PageMeta{Attempts: 1, Usage: tt.usage, Indicators: -3, Dropped: -1, BytesIn: -1, BytesSent: -1,
+				Verify: &schema.PageVerify{Status: schema.VerifyAgreed, Attempts: 1, Usage: tt.usage}})
 			if got := testutil.ToFloat64(m.completionTokens); got != tt.want {
 				t.Errorf("completion tokens = %v, want %v", got, tt.want)
+			}
+			if got := testutil.ToFloat64(m.verifyCompletionTokens); got != tt.want {
+				t.Errorf("second reads' completion tokens = %v, want %v", got, tt.want)
+			}
+			if got := testutil.ToFloat64(m.verifyPages.WithLabelValues("agreed")); got != 1 {
+				t.Errorf("verified pages = %v, want 1", got)
 			}
 			if got := testutil.ToFloat64(m.indicators); got != 0 {
 				t.Errorf("indicators = %v, want 0", got)

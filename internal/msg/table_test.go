@@ -188,6 +188,32 @@ func TestEveryReason(t *testing.T) {
 	}
 	all = append(all, res.Warnings...)
 
+	// The second read: two reads that differ in a value, a unit and a range, a row each has
+	// alone, and second reads that fail, come back unreadable, or find no image kept.
+	first := []schema.OcrIndicator{
+		{ItemName: "总胆固醇", ValueNum: dec("5.86"), Unit: new("mmol/L"), RefText: new("3.1-5.2")},
+		{ItemName: "尿酸", ValueNum: dec("300"), Unit: new("μmol/L"), Analyte: new("uric_acid")},
+	}
+	again := []schema.OcrIndicator{
+		{ItemName: "总胆固醇", ValueNum: dec("5.36"), Unit: new("mmol/l"), RefText: new("3.1-5.7")},
+		{ItemName: "甘油三酯", ValueNum: dec("1.42"), Analyte: new("triglycerides")},
+	}
+	all = append(all, check.Agree(first, again, 1)...)
+	for _, second := range []extract.Model{failing{}, garbled{}} {
+		s := extract.New(extract.Config{Model: stopped{}, Prep: anyPage{}, Verify: extract.Verify{Mode: extract.VerifyAll, Model: second}})
+		res, err := s.Extract(context.Background(), []*budget.Bytes{budget.NewBytes([]byte("p"), nil, 0)}, check.Context{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, res.Warnings...)
+	}
+	s = extract.New(extract.Config{Model: implausible{}, Prep: anyPage{}, RetryMemory: 1, Verify: extract.Verify{Mode: extract.VerifyFlagged}})
+	res, err = s.Extract(context.Background(), []*budget.Bytes{budget.NewBytes([]byte("pp"), nil, 0)}, check.Context{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, res.Warnings...)
+
 	logged := map[[2]string]bool{}
 	for _, w := range all {
 		if k := [2]string{string(w.Code), w.Reason}; testing.Verbose() && !logged[k] {
@@ -275,6 +301,30 @@ type stopped struct{}
 
 func (stopped) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
 	return vision.Reply{Text: `[{"itemName":"血糖","valueNum":5.1,"unit":"mmol/L"}]`, FinishReason: "content_filter", Model: "fake-vl"}, nil
+}
+
+// failing is a model whose every call fails.
+type failing struct{}
+
+func (failing) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
+	req.Close()
+	return vision.Reply{}, problem.Errorf(problem.ModelUnavailable, "the model is down")
+}
+
+// garbled is a model that answers no JSON.
+type garbled struct{}
+
+func (garbled) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
+	req.Close()
+	return vision.Reply{Text: "sorry", FinishReason: "stop"}, nil
+}
+
+// implausible answers a value no patient has, which flags its page.
+type implausible struct{}
+
+func (implausible) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
+	req.Close()
+	return vision.Reply{Text: `[{"itemName":"血糖","valueNum":5100,"unit":"mmol/L"}]`, FinishReason: "stop"}, nil
 }
 
 // TestNoFreeText: no code outside this package writes a warning's message itself (a

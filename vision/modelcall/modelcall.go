@@ -79,6 +79,15 @@ func New(next Model, o Options) *Limiter {
 	}
 }
 
+// With is a Limiter for another model client (a second read's, OCR_VERIFY) that shares l's
+// limit, queue, observer and log: the process's calls in flight are bounded together, whichever
+// model they go to.
+func (l *Limiter) With(next Model) *Limiter {
+	cp := *l
+	cp.next = next
+	return &cp
+}
+
 // Complete waits for a slot, then asks the model. A call refused a slot closes the images
 // handed over with it, as the model's Complete would have (see vision.Image).
 func (l *Limiter) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
