@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/ocrdraft/ocrdraft/internal/msg"
+	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
 
@@ -21,9 +22,10 @@ import (
 // say; two reads that agree may both be wrong, and a page that agrees is not proven.
 //
 // valueNum compares as decimals (5.0 and 5.00 agree: the same number, which the first read keeps
-// as printed); units and ranges compare as printed, up to white space, letter case and
-// full-width forms, and ranges up to the dash between their bounds (3.9–6.1 and 3.9-6.1 agree),
-// which are how two reads of one print differ without the print differing.
+// as printed); units compare as the lexicon matches them (×10^9/L, 10*9/L and 10⁹/L are one unit,
+// lexicon.SameUnit: what the person would store does not differ); ranges as printed, up to white
+// space, letter case and full-width forms, and the dash between their bounds (3.9–6.1 and
+// 3.9-6.1 agree), which are how two reads of one print differ without the print differing.
 func Agree(first, second []schema.OcrIndicator, page int) []schema.Warning {
 	pair := match(first, second)
 	var ws []schema.Warning
@@ -100,7 +102,7 @@ var matchKeys = []func(ind schema.OcrIndicator, i int) string{
 		if ind.Analyte == nil {
 			return ""
 		}
-		return *ind.Analyte + "\x00" + foldText(deref(ind.Unit))
+		return *ind.Analyte + "\x00" + lexicon.UnitKey(deref(ind.Unit))
 	},
 	func(ind schema.OcrIndicator, _ int) string { return deref(ind.Analyte) },
 	func(ind schema.OcrIndicator, _ int) string { return foldText(ind.ItemName) },
@@ -130,7 +132,7 @@ func differ(a, b schema.OcrIndicator, i, page int) []schema.Warning {
 	case foldText(deref(a.ValueText)) != foldText(deref(b.ValueText)):
 		say("valueText", resultText(a), resultText(b))
 	}
-	if foldText(deref(a.Unit)) != foldText(deref(b.Unit)) {
+	if au, bu := deref(a.Unit), deref(b.Unit); foldText(au) != foldText(bu) && !lexicon.SameUnit(au, bu) {
 		say("unit", orNull(a.Unit), orNull(b.Unit))
 	}
 	if !sameRange(a, b) {

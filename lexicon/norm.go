@@ -267,6 +267,17 @@ func SameUnit(a, b string) bool {
 	return !ka.over && !kb.over && bytes.Equal(ka.bytes(), kb.bytes())
 }
 
+// UnitKey is a printed unit as SameUnit compares it: two units are the same exactly when their
+// keys are equal. A unit too long to normalise is its own key, as written.
+func UnitKey(u string) string {
+	var k key
+	normUnit(&k, u)
+	if k.over {
+		return "\x00" + u
+	}
+	return string(k.bytes())
+}
+
 func hasPrefix(u []rune, p string) bool {
 	i := 0
 	for _, r := range p {
