@@ -101,8 +101,8 @@ func (r *reader) reread(m int) bool {
 }
 
 // holdsJSON reports whether a string may hold a JSON object or list: an object's bracket
-// followed by a quote ({" or {', full-width too: ｛“), a list's by a list, an object or a quote
-// ([[, [{, ["), or a fence, anywhere in it. A unit in brackets ([mmol/L]), a mark ({H}) or a
+// followed by a quote ({" or {', full-width too: ｛“) or by a key without quotes and its colon
+// ({itemName:), a list's by a list, an object or a quote ([[, [{, ["), or a fence, anywhere in it. A unit in brackets ([mmol/L]), a mark ({H}) or a
 // range ([3.5-5.5]) does not.
 func holdsJSON(s string) bool {
 	if len(s) < minInner {
@@ -132,9 +132,25 @@ func holdsJSON(s string) bool {
 			return true
 		case list && (u[0] == '{' || u[0] == '[' || strings.HasPrefix(u, "｛")):
 			return true
+		case !list && bareKey(u):
+			return true
 		}
 	}
 	return fenced(s)
+}
+
+// bareKey reports whether u begins with a key written without quotes and its colon
+// ({itemName: …}, as JavaScript writes objects), which the repairer reads as JSON.
+func bareKey(u string) bool {
+	i := 0
+	for i < len(u) && (u[i] == '_' || u[i] >= 'a' && u[i] <= 'z' || u[i] >= 'A' && u[i] <= 'Z' || i > 0 && u[i] >= '0' && u[i] <= '9') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	u = strings.TrimLeft(u[i:], " \t")
+	return strings.HasPrefix(u, ":") || strings.HasPrefix(u, "：")
 }
 
 // fenced reports whether s holds a fence.

@@ -19,6 +19,8 @@ func TestInnerFound(t *testing.T) {
 		{"brace as an escape", `{"content":"\u007b\"itemName\":\"TC\",\"valueNum\":5.86\u007d"}`, true},
 		{"bracket as an escape", `{"content":"\u005B\u007B\"itemName\":\"TC\",\"valueNum\":5.86\u007D\u005D"}`, true},
 		{"in a key, which is not read", `{"{\"indicators\":[{\"itemName\":\"TC\",\"valueNum\":5.86}]}":1}`, false},
+		{"keys without quotes", `{"content":"{itemName: '总胆固醇', valueNum: 5.86, unit: 'mmol/L'}"}`, true},
+		{"a mark in braces is no key", `{"indicators":[{"itemName":"TC","flag":"{H} high: see note"}]}`, false},
 		{"full-width", `{"content":"｛“indicators”：［｛“itemName”：“TC”，“valueNum”：5.86｝］｝"}`, true},
 		{"fenced", "{\"content\":\"```json\\n{\\\"itemName\\\":\\\"TC\\\",\\\"valueNum\\\":5.86}\\n```\"}", true},
 		{"fence as escapes", `{"content":"\u0060\u0060\u0060json\n{\"itemName\":\"TC\",\"valueNum\":5.86}\n\u0060\u0060\u0060"}`, true},
