@@ -164,6 +164,16 @@ func (s *Server) multipartImages(c echo.Context, boundary string) ([][]byte, che
 		}
 		switch part.FormName() {
 		case "image":
+		case "callbackUrl": // POST /v1/jobs's
+			b, err := io.ReadAll(io.LimitReader(part, maxCallbackURL+1))
+			if err != nil {
+				return nil, who, bodyErr(err, "the callbackUrl part cannot be read")
+			}
+			if len(b) > maxCallbackURL {
+				return nil, who, problem.Errorf(problem.InvalidRequest, "callbackUrl is longer than %d bytes", maxCallbackURL)
+			}
+			c.Set(ctxCallback, string(b))
+			continue
 		case "sex":
 			b, err := io.ReadAll(io.LimitReader(part, maxSexField+1))
 			if err != nil {
@@ -211,10 +221,13 @@ type PageImage struct {
 }
 
 func (s *Server) jsonImages(c echo.Context) ([][]byte, check.Context, error) {
-	var req ExtractRequest
+	var req JobRequest // ExtractRequest's members, and POST /v1/jobs's callbackUrl
 	var who check.Context
 	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
 		return nil, who, bodyErr(err, "the JSON body is malformed")
+	}
+	if req.CallbackURL != "" {
+		c.Set(ctxCallback, req.CallbackURL)
 	}
 	if req.Context != nil {
 		var err error

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/jobs"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -44,6 +45,9 @@ var specTypes = []struct {
 	{"ProblemCode", reflect.TypeFor[problem.Code]()},
 	{"WarningCode", reflect.TypeFor[schema.WarningCode]()},
 	{"ParseStage", reflect.TypeFor[schema.ParseStage]()},
+	{"JobRequest", reflect.TypeFor[JobRequest]()},
+	{"Job", reflect.TypeFor[jobs.Job]()},
+	{"JobStatus", reflect.TypeFor[jobs.Status]()},
 }
 
 // specGenerator renders specTypes with their enums from the code tables.
@@ -63,6 +67,11 @@ func specGenerator() schema.Generator {
 		stages[i] = string(st)
 	}
 	g.Enums[reflect.TypeFor[schema.ParseStage]()] = stages
+	statuses := make([]string, len(jobs.Statuses))
+	for i, st := range jobs.Statuses {
+		statuses[i] = string(st)
+	}
+	g.Enums[reflect.TypeFor[jobs.Status]()] = statuses
 	return g
 }
 

@@ -129,6 +129,10 @@ type Config struct {
 	// Version is served at /version; empty, the running build's (version.Read).
 	Version version.Info
 
+	// Jobs runs /v1/jobs; nil answers jobs_not_configured with JobsNotConfigured as its detail.
+	Jobs              Jobs
+	JobsNotConfigured string
+
 	// Lang is the language of warnings' messages for a caller whose Accept-Language names
 	// none the service writes (zh, en): a tag msg.Parse accepts (OCR_LANG); empty is
 	// msg.Default, zh-CN. Problem details stay English.
@@ -269,6 +273,9 @@ func New(cfg Config) *Server {
 		})
 	}
 	e.POST("/v1/extract", s.extract, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout(cfg.RequestTimeout))
+	e.POST("/v1/jobs", s.submitJob, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout(cfg.RequestTimeout))
+	e.GET("/v1/jobs/:id", s.getJob, s.auth, timeout(cfg.TextTimeout))
+	e.DELETE("/v1/jobs/:id", s.deleteJob, s.auth, timeout(cfg.TextTimeout))
 	e.POST("/v1/parse", s.parse, s.auth, bodyLimit(maxTextBody), timeout(cfg.TextTimeout))
 	e.POST("/v1/validate", s.validate, s.auth, bodyLimit(maxTextBody), timeout(cfg.TextTimeout))
 	return s

@@ -134,6 +134,8 @@ type options struct {
 	drain           time.Duration
 	textInFlight    int
 	maxRequest      int64 // bytes of a whole /v1/extract body
+	jobs            bool  // /v1/jobs on SQLite in a temporary directory
+	allowCallback   func(url string) error
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -181,12 +183,17 @@ func newEnv(t testing.TB, o options) *env {
 		limited := modelcall.New(client, modelcall.Options{
 			MaxInFlight: o.maxInFlight, QueueWait: o.queueWait, Observer: m, LogReplies: o.logReplies, Log: log,
 		})
-		cfg.Extractor = extract.New(extract.Config{
+		ext := extract.New(extract.Config{
 			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}, nil), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
 			RetryMemory: o.retryMemory, MaxPages: o.maxPages,
 		})
+		cfg.Extractor = ext
+		if o.jobs {
+			cfg.Jobs = openJobs(t, ext, o.allowCallback)
+		}
 	}
+	cfg.JobsNotConfigured = "set OCR_JOBS_KEY"
 	return &env{t: t, srv: server.New(cfg), model: model, metrics: m, log: logs, inBubble: o.inBubble}
 }
 
