@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/version"
+	"github.com/ocrdraft/ocrdraft/jobs"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
@@ -92,6 +94,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			log.Warn("OCR_DEBUG_LOG_REPLIES has no effect unless OCR_LOG_LEVEL=debug")
 		}
 	}
+	js, jobsOff, err := openJobs(ctx, cfg, svc, log)
+	if err != nil {
+		return err
+	}
+	if js != nil {
+		defer func() {
+			// Pages still being read get the shutdown timeout; one cut short is read again at
+			// the next start.
+			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+			defer cancel()
+			if err := js.Close(sctx); err != nil {
+				log.Warn("jobs: pages still being read were stopped; they are read again at the next start")
+			}
+		}()
+	}
 	srv := server.New(server.Config{
 		Extractor:       ext,
 		NotConfigured:   notConfigured,
@@ -120,6 +137,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Version:         v,
 		// With a listener of its own, /metrics is served there alone, never to the API's callers.
 		MetricsElsewhere: cfg.MetricsAddr != "",
+
+		// /v1/jobs, when OCR_JOBS_KEY is set.
+		Jobs:              jobsOrNil(js),
+		JobsNotConfigured: jobsOff,
 	})
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
@@ -188,6 +209,50 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// openJobs opens the jobs' queue when OCR_JOBS_KEY and a model are set, and else says why not
+// (the detail of jobs_not_configured).
+func openJobs(ctx context.Context, cfg config, svc *extract.Service, log *slog.Logger) (*jobs.Service, string, error) {
+	if cfg.JobsKey == nil {
+		log.Info("jobs off: /v1/jobs answers 503 jobs_not_configured; set OCR_JOBS_KEY (openssl rand -base64 32) to read long documents in the background")
+		return nil, "the service has no OCR_JOBS_KEY to encrypt what a job stores", nil
+	}
+	if svc == nil {
+		return nil, notConfigured, nil
+	}
+	dir := cfg.JobsDir
+	if dir == "" && cfg.JobsDatabaseURL == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, "", fmt.Errorf("jobs: no OCR_JOBS_DIR and no user cache directory (%v): set OCR_JOBS_DIR", err)
+		}
+		dir = filepath.Join(cache, "ocrdraft", "jobs")
+	}
+	js, err := jobs.Open(ctx, jobs.Config{
+		Reader: svc, Dir: dir, DatabaseURL: cfg.JobsDatabaseURL, Key: cfg.JobsKey,
+		Retention: cfg.JobsRetention, MaxPages: cfg.JobMaxPages, Concurrency: cfg.JobConcurrency,
+		// A page's reading has a request's deadline; River takes a page running three times
+		// that long for the work of a process that died, and runs it again.
+		AttemptTimeout: cfg.RequestTimeout, Lang: cfg.Lang, Logger: log,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	where := "sqlite"
+	if cfg.JobsDatabaseURL != "" {
+		where = "postgres"
+	}
+	log.Info("jobs on", "database", where, "dir", dir, "maxPages", js.MaxPages(), "concurrency", cfg.JobConcurrency, "retention", cfg.JobsRetention.String())
+	return js, "", nil
+}
+
+// jobsOrNil keeps a nil *jobs.Service a nil server.Jobs.
+func jobsOrNil(js *jobs.Service) server.Jobs {
+	if js == nil {
+		return nil
+	}
+	return js
 }
 
 // metricsServer serves /metrics alone, for OCR_METRICS_ADDR, under the API's connection limits.
