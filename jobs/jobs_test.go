@@ -390,3 +390,78 @@ func TestRetention(t *testing.T) {
 }
 
 var _ = sql.ErrNoRows
+
+// notes is a fake notifier: it keeps what it was sent, and fails the first fail tries.
+type notes struct {
+	mu   sync.Mutex
+	fail int
+	sent []note
+}
+
+type note struct {
+	url, id string
+	body    []byte
+}
+
+func (n *notes) Send(_ context.Context, url, id string, body []byte) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.sent = append(n.sent, note{url, id, body})
+	if n.fail > 0 {
+		n.fail--
+		return fmt.Errorf("the receiver answered 503")
+	}
+	return nil
+}
+
+func (n *notes) all() []note {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]note(nil), n.sent...)
+}
+
+// TestCallback: a finished job is sent to its callback URL, the body the Job a GET answers,
+// its message id the same on every try; a callback URL not allowed is refused before anything
+// is stored.
+func TestCallback(t *testing.T) {
+	n := &notes{fail: 1}
+	e := newEnv(t, backends[0], nil, func(c *Config) {
+		c.Notifier = n
+		c.AllowCallback = func(u string) error {
+			if !strings.HasPrefix(u, "https://hooks.example/") {
+				return fmt.Errorf("host not allowed")
+			}
+			return nil
+		}
+	})
+	ctx := context.Background()
+	if _, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1"), Callback: "http://10.0.0.1/"}); problem.CodeOf(err) != problem.CallbackNotAllowed {
+		t.Errorf("a host not allowed: %v", err)
+	}
+	j, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2"), Callback: "https://hooks.example/done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.wait(t, "", j.ID, 20*time.Second)
+	// River tries again after a failed try, with its backoff (a second or so for the first).
+	deadline := time.Now().Add(20 * time.Second)
+	for len(n.all()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	sent := n.all()
+	if len(sent) != 2 {
+		t.Fatalf("%d tries sent, want 2 (one failed, one taken)", len(sent))
+	}
+	for _, s := range sent {
+		if s.url != "https://hooks.example/done" || s.id != sent[0].id || !strings.HasPrefix(s.id, "msg_") {
+			t.Errorf("sent %s with id %s", s.url, s.id)
+		}
+	}
+	var got Job
+	if err := json.Unmarshal(sent[1].body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != j.ID || got.Status != Succeeded || got.Result == nil || len(got.Result.Draft.Indicators) == 0 || got.Result.Warnings[0].Message == "" {
+		t.Errorf("the callback's body: %s", sent[1].body)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -95,7 +96,23 @@ func (s *Service) openQueue(ctx context.Context) error {
 		}
 		s.db, s.d = stdlib.OpenDBFromPool(pool), dialect{postgres: true}
 		s.close = func() { s.db.Close(); pool.Close() }
-		q, err := start(ctx, s, riverpgxv5.New(pool))
+		// Replicas starting together migrate one after another: neither River's migrator nor
+		// CREATE TABLE IF NOT EXISTS is safe run at once by two. The lock is a session's, held
+		// on one connection of the pool until the migrations are done.
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			s.close()
+			return fmt.Errorf("jobs: OCR_JOBS_DATABASE_URL: %w", err)
+		}
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
+			conn.Release()
+			s.close()
+			return fmt.Errorf("jobs: %w", err)
+		}
+		q, err := start(ctx, s, riverpgxv5.New(pool), func() {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
+			conn.Release()
+		})
 		if err != nil {
 			s.close()
 			return err
@@ -116,7 +133,7 @@ func (s *Service) openQueue(ctx context.Context) error {
 	db.SetMaxOpenConns(1)
 	_ = os.Chmod(path, 0o600)
 	s.db, s.d, s.close = db, dialect{}, func() { db.Close() }
-	q, err := start(ctx, s, riversqlite.New(db))
+	q, err := start(ctx, s, riversqlite.New(db), func() {})
 	if err != nil {
 		s.close()
 		return err
@@ -125,8 +142,14 @@ func (s *Service) openQueue(ctx context.Context) error {
 	return nil
 }
 
-// start migrates River's tables and the service's, and starts River's client on driver.
-func start[TTx any](ctx context.Context, s *Service, driver riverdriver.Driver[TTx]) (queue, error) {
+// migrateLock is the Postgres advisory lock the replicas' migrations take turns with.
+const migrateLock = 0x6f63726472616674 // "ocrdraft"
+
+// start migrates River's tables and the service's, calls migrated, and starts River's client
+// on driver.
+func start[TTx any](ctx context.Context, s *Service, driver riverdriver.Driver[TTx], migrated func()) (queue, error) {
+	once := sync.OnceFunc(migrated)
+	defer once()
 	quiet := slog.New(riverLog{s.cfg.Logger.Handler()})
 	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet})
 	if err != nil {
@@ -138,6 +161,7 @@ func start[TTx any](ctx context.Context, s *Service, driver riverdriver.Driver[T
 	if err := s.d.create(ctx, s.db); err != nil {
 		return nil, fmt.Errorf("jobs: tables: %w", err)
 	}
+	once()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &pageWorker{s: s})
 	river.AddWorker(workers, &finishWorker{s: s})
