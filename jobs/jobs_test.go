@@ -81,12 +81,14 @@ func replyFor(page string) string {
 // backend is where a test's jobs are stored.
 type backend struct {
 	name string
-	cfg  func(t *testing.T) Config
+	cfg  func(t testing.TB) Config
 }
 
+var cooldown = time.Duration(0)
+
 var backends = []backend{
-	{"sqlite", func(t *testing.T) Config { return Config{Dir: t.TempDir()} }},
-	{"postgres", func(t *testing.T) Config { return Config{DatabaseURL: PostgresSchema(t)} }},
+	{"sqlite", func(t testing.TB) Config { return Config{Dir: t.TempDir()} }},
+	{"postgres", func(t testing.TB) Config { return Config{DatabaseURL: PostgresSchema(t)} }},
 }
 
 // PostgresSchema is a URL of the test Postgres (OCR_PG_URL, default trust auth on 127.0.0.1,
@@ -108,8 +110,6 @@ func PostgresSchema(t testing.TB) string {
 		t.Skipf("Postgres unreachable at %s (set OCR_PG_TESTS=1 to fail instead): %v", base, err)
 	}
 	defer conn.Close(context.Background())
-	b := make([]byte, 6)
-	_, _ = (&fixedRand{}).Read(b)
 	name := fmt.Sprintf("t_%d_%x", time.Now().UnixNano(), sha256.Sum256([]byte(t.Name())))[:40]
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
 		t.Fatal(err)
@@ -134,10 +134,6 @@ func PostgresSchema(t testing.TB) string {
 	return base + sep + "search_path=" + name
 }
 
-type fixedRand struct{}
-
-func (*fixedRand) Read(b []byte) (int, error) { return len(b), nil }
-
 // env is a Service on a backend with a fake model, and the extract.Service it reads with.
 type env struct {
 	svc *Service
@@ -147,6 +143,11 @@ type env struct {
 }
 
 func newEnv(t *testing.T, b backend, m *model, edit func(*Config)) *env {
+	t.Helper()
+	return newEnvTB(t, b, m, edit)
+}
+
+func newEnvTB(t testing.TB, b backend, m *model, edit func(*Config)) *env {
 	t.Helper()
 	if m == nil {
 		m = &model{}

@@ -172,7 +172,7 @@ func start[TTx any](ctx context.Context, s *Service, driver riverdriver.Driver[T
 		JobTimeout:           s.cfg.AttemptTimeout,
 		RescueStuckJobsAfter: s.cfg.RescueAfter,
 		FetchPollInterval:    s.cfg.PollInterval,
-		FetchCooldown:        min(s.cfg.PollInterval, river.FetchCooldownDefault),
+		FetchCooldown:        s.cfg.FetchCooldown,
 		Queues: map[string]river.QueueConfig{
 			queuePages:     {MaxWorkers: s.cfg.Concurrency},
 			queueSteps:     {MaxWorkers: 2},
