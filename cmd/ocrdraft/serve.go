@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft"
@@ -98,17 +99,19 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	if js != nil {
-		defer func() {
-			// Pages still being read get the shutdown timeout; one cut short is read again at
-			// the next start.
-			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-			defer cancel()
-			if err := js.Close(sctx); err != nil {
-				log.Warn("jobs: pages still being read were stopped; they are read again at the next start")
-			}
-		}()
-	}
+	// Pages being read get the shutdown timeout, beside the requests in flight; one cut short
+	// goes back to the queue, for another replica or the next start.
+	stopJobs := sync.OnceFunc(func() {
+		if js == nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := js.Close(sctx); err != nil {
+			log.Warn("jobs: pages still being read were stopped; they go back to the queue")
+		}
+	})
+	defer stopJobs()
 	srv := server.New(server.Config{
 		Extractor:       ext,
 		NotConfigured:   notConfigured,
@@ -199,6 +202,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
+	jobsStopped := make(chan struct{})
+	go func() { defer close(jobsStopped); stopJobs() }()
+	defer func() { <-jobsStopped }()
 	if err := hs.Shutdown(sctx); err != nil {
 		cancelAll(problem.Shutdown) // cancel what did not finish in time
 		hs.Close()
