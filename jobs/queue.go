@@ -19,10 +19,14 @@ import (
 	_ "modernc.org/sqlite" // database/sql's "sqlite": pure Go, no cgo
 )
 
+// PagesQueue is River's queue of the jobs' pages: what an autoscaler counts (river_job rows of
+// this queue not yet completed; deploy/kubernetes.yaml).
+const PagesQueue = "ocrdraft_pages"
+
 // River's queues: pages (Config.Concurrency at once in a process), and the short steps
 // (finishing, sweeping) and callbacks apart, so that neither waits behind 60 pages.
 const (
-	queuePages     = "ocrdraft_pages"
+	queuePages     = PagesQueue
 	queueSteps     = "ocrdraft_steps"
 	queueCallbacks = "ocrdraft_callbacks"
 )
