@@ -466,3 +466,17 @@ func TestCallback(t *testing.T) {
 		t.Errorf("the callback's body: %s", sent[1].body)
 	}
 }
+
+// TestFileMode: the SQLite database is the service's alone.
+func TestFileMode(t *testing.T) {
+	e := newEnv(t, backends[0], nil, nil)
+	for name, want := range map[string]os.FileMode{"": 0o700, "jobs.db": 0o600} {
+		fi, err := os.Stat(filepath.Join(e.cfg.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 && want&0o077 == 0 {
+			t.Errorf("%s is %v, want %v", fi.Name(), fi.Mode().Perm(), want)
+		}
+	}
+}

@@ -127,6 +127,9 @@ func (s *Service) openQueue(ctx context.Context) error {
 	if err := os.MkdirAll(s.cfg.Dir, 0o700); err != nil {
 		return fmt.Errorf("jobs: OCR_JOBS_DIR: %w", err)
 	}
+	// Only the service reads it (the WAL beside the database is made with the umask's mode);
+	// a directory it may not change, a volume's, is left as it is.
+	_ = os.Chmod(s.cfg.Dir, 0o700)
 	path := filepath.Join(s.cfg.Dir, "jobs.db")
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
 	if err != nil {
@@ -135,9 +138,9 @@ func (s *Service) openQueue(ctx context.Context) error {
 	// One connection, as River's SQLite driver advises: SQLite takes one writer at a time, and
 	// two connections would meet SQLITE_BUSY under River's own concurrent work.
 	db.SetMaxOpenConns(1)
-	_ = os.Chmod(path, 0o600)
 	s.db, s.d, s.close = db, dialect{}, func() { db.Close() }
-	q, err := start(ctx, s, riversqlite.New(db), func() {})
+	// The file exists once the migrations have run; its directory is the caller's alone.
+	q, err := start(ctx, s, riversqlite.New(db), func() { _ = os.Chmod(path, 0o600) })
 	if err != nil {
 		s.close()
 		return err
