@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -307,11 +308,17 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (j Job, created bo
 	}
 	n := len(pages)
 	pages = nil
-	if err := s.q.InsertPages(ctx, id, n); err != nil {
+	ids, err := s.q.InsertPages(ctx, id, n)
+	if err != nil {
+		return Job{}, false, dbErr(err)
+	}
+	if _, err := s.db.ExecContext(ctx, s.d.q(`UPDATE ocrdraft_job SET river_ids = ? WHERE id = ?`), joinIDs(ids), id); err != nil {
+		s.q.Cancel(context.WithoutCancel(ctx), ids)
 		return Job{}, false, dbErr(err)
 	}
 	// A page may have started meanwhile (and made the job running): its pages are River's now.
 	if _, err := s.db.ExecContext(ctx, s.d.q(`UPDATE ocrdraft_job SET status = ? WHERE id = ? AND status = ?`), string(Queued), id, string(accepting)); err != nil {
+		s.q.Cancel(context.WithoutCancel(ctx), ids)
 		return Job{}, false, dbErr(err)
 	}
 	accepted = true
@@ -431,20 +438,62 @@ func (s *Service) job(ctx context.Context, r row) (Job, error) {
 // Delete deletes a job of owner's and everything stored of it; its pages not read yet are not
 // read, and a page being read is dropped when it ends.
 func (s *Service) Delete(ctx context.Context, owner, id string) error {
-	if _, err := s.get(ctx, owner, id); err != nil {
+	j, err := s.get(ctx, owner, id)
+	if err != nil {
 		return err
 	}
-	return s.drop(ctx, id)
+	var ids string
+	if err := s.db.QueryRowContext(ctx, s.d.q(`SELECT river_ids FROM ocrdraft_job WHERE id = ?`), id).Scan(&ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return dbErr(err)
+	}
+	if err := s.drop(ctx, id); err != nil {
+		return err
+	}
+	if j.Status == Queued || j.Status == Running {
+		// Its pages not read yet never run, and those at the model stop (their readings would
+		// find no job to go to either way).
+		s.q.Cancel(context.WithoutCancel(ctx), splitIDs(ids))
+	}
+	return nil
+}
+
+func joinIDs(ids []int64) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+	}
+	return b.String()
+}
+
+func splitIDs(s string) []int64 {
+	var ids []int64
+	for _, f := range strings.Split(s, ",") {
+		if id, err := strconv.ParseInt(f, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // drop deletes everything stored of a job.
 func (s *Service) drop(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return dbErr(err)
+	}
+	defer tx.Rollback()
 	for _, t := range []string{"ocrdraft_job_page", "ocrdraft_job_read"} {
-		if _, err := s.db.ExecContext(ctx, s.d.q(`DELETE FROM `+t+` WHERE job_id = ?`), id); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM `+t+` WHERE job_id = ?`), id); err != nil {
 			return dbErr(err)
 		}
 	}
-	if _, err := s.db.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job WHERE id = ?`), id); err != nil {
+	if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job WHERE id = ?`), id); err != nil {
+		return dbErr(err)
+	}
+	if err := tx.Commit(); err != nil {
 		return dbErr(err)
 	}
 	return nil

@@ -40,9 +40,10 @@ func (onePage) Prepare(_ context.Context, data []byte) (intake.Page, error) {
 // model answers a page by its bytes: "page N" gives a row of its own with a printed range that
 // depends on the sex; "fail" is a model failure; the call count per page is kept.
 type model struct {
-	mu    sync.Mutex
-	calls map[string]int
-	delay time.Duration
+	mu       sync.Mutex
+	calls    map[string]int
+	delay    time.Duration
+	canceled int // calls whose context ended while they waited
 }
 
 func (m *model) Complete(ctx context.Context, req vision.Request) (vision.Reply, error) {
@@ -57,6 +58,9 @@ func (m *model) Complete(ctx context.Context, req vision.Request) (vision.Reply,
 		select {
 		case <-time.After(m.delay):
 		case <-ctx.Done():
+			m.mu.Lock()
+			m.canceled++
+			m.mu.Unlock()
 			return vision.Reply{}, ctx.Err()
 		}
 	}
@@ -478,5 +482,77 @@ func TestFileMode(t *testing.T) {
 		if fi.Mode().Perm()&0o077 != 0 && want&0o077 == 0 {
 			t.Errorf("%s is %v, want %v", fi.Name(), fi.Mode().Perm(), want)
 		}
+	}
+}
+
+// TestDeleteCancels: DELETE of a running job stops its pages at the model (their contexts end)
+// and the pages not started never reach it.
+func TestDeleteCancels(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			m := &model{delay: time.Minute}
+			e := newEnv(t, b, m, func(c *Config) { c.Concurrency = 2 })
+			ctx := context.Background()
+			j, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2", "page 3", "page 4", "page 5")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := func() (n, canceled int) {
+				m.mu.Lock()
+				defer m.mu.Unlock()
+				for _, c := range m.calls {
+					n += c
+				}
+				return n, m.canceled
+			}
+			waitFor(t, "two pages at the model", func() bool { n, _ := calls(); return n == 2 })
+			if err := e.svc.Delete(ctx, "", j.ID); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the two pages at the model cancelled", func() bool { _, c := calls(); return c == 2 })
+			time.Sleep(500 * time.Millisecond) // room for a page that would start wrongly
+			if n, _ := calls(); n != 2 {
+				t.Errorf("%d model calls after the DELETE, want the 2 made before it", n)
+			}
+		})
+	}
+}
+
+// waitFor polls cond for at most 15 s (River tells a running job of its cancellation within
+// a poll of two seconds on SQLite).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 15 s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestOtherKey: a job stored with another OCR_JOBS_KEY fails, and lets its pages go, instead of
+// being tried for ever.
+func TestOtherKey(t *testing.T) {
+	dir := t.TempDir()
+	b := backend{"sqlite", func(testing.TB) Config { return Config{Dir: dir} }}
+	m := &model{delay: time.Minute}
+	first := newEnv(t, b, m, func(c *Config) { c.Concurrency = 1 })
+	ctx := context.Background()
+	j, _, err := first.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	_ = first.svc.Close(cctx) // page 1 given back at the model, page 2 never started
+	cancel()
+	second := newEnv(t, b, &model{}, func(c *Config) { c.Key = bytes.Repeat([]byte{8}, KeySize) })
+	got := second.wait(t, "", j.ID, 20*time.Second)
+	if got.Status != Failed || got.Error == nil || got.Error.Code != problem.Internal {
+		t.Fatalf("a job of another key: %+v", got)
+	}
+	var n int
+	if err := second.svc.db.QueryRow(`SELECT count(*) FROM ocrdraft_job_page`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d pages left (%v): %+v", n, err, got.Error)
 	}
 }

@@ -58,7 +58,8 @@ func (sweepArgs) Kind() string { return "ocrdraft_sweep" }
 type queue interface {
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
-	InsertPages(ctx context.Context, job string, n int) error
+	InsertPages(ctx context.Context, job string, n int) ([]int64, error)
+	Cancel(ctx context.Context, ids []int64)
 	InsertFinish(ctx context.Context, job string) error
 	InsertCallback(ctx context.Context, job string) error
 }
@@ -68,14 +69,30 @@ type riverQueue[TTx any] struct{ c *river.Client[TTx] }
 func (q riverQueue[TTx]) Stop(ctx context.Context) error          { return q.c.Stop(ctx) }
 func (q riverQueue[TTx]) StopAndCancel(ctx context.Context) error { return q.c.StopAndCancel(ctx) }
 
-func (q riverQueue[TTx]) InsertPages(ctx context.Context, job string, n int) error {
+// InsertPages queues a job's pages and returns their River ids, for Cancel.
+func (q riverQueue[TTx]) InsertPages(ctx context.Context, job string, n int) ([]int64, error) {
 	ps := make([]river.InsertManyParams, n)
 	for i := range ps {
 		ps[i] = river.InsertManyParams{Args: pageArgs{Job: job, Page: i + 1},
 			InsertOpts: &river.InsertOpts{Queue: queuePages, MaxAttempts: pageAttempts}}
 	}
-	_, err := q.c.InsertMany(ctx, ps)
-	return err
+	res, err := q.c.InsertMany(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(res))
+	for i, r := range res {
+		ids[i] = r.Job.ID
+	}
+	return ids, nil
+}
+
+// Cancel cancels River jobs: one not started never runs, and a running one's context is
+// cancelled, in whichever process runs it (River tells it). Ids of jobs done are no matter.
+func (q riverQueue[TTx]) Cancel(ctx context.Context, ids []int64) {
+	for _, id := range ids {
+		_, _ = q.c.JobCancel(ctx, id)
+	}
 }
 
 // InsertFinish queues a job's finishing step once: unique by its arguments, so that two pages

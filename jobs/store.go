@@ -52,6 +52,7 @@ func (d dialect) schema() []string {
 			pages_skipped BIGINT NOT NULL DEFAULT 0,
 			who ` + blob + `,
 			callback_url TEXT NOT NULL DEFAULT '',
+			river_ids TEXT NOT NULL DEFAULT '',
 			created_at BIGINT NOT NULL,
 			finished_at BIGINT,
 			expires_at BIGINT,

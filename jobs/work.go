@@ -27,7 +27,35 @@ type pageWorker struct {
 func (w *pageWorker) Timeout(*river.Job[pageArgs]) time.Duration { return w.s.cfg.AttemptTimeout }
 
 func (w *pageWorker) Work(ctx context.Context, job *river.Job[pageArgs]) error {
-	return w.s.readPage(ctx, job.Args.Job, job.Args.Page, job.Attempt >= job.MaxAttempts)
+	return w.s.unopened(ctx, job.Args.Job, w.s.readPage(ctx, job.Args.Job, job.Args.Page, job.Attempt >= job.MaxAttempts))
+}
+
+// unopened fails a job whose stored records do not open (OCR_JOBS_KEY changed, or the
+// database was tampered with): no try would open them, and a job that never finishes would
+// keep what it stored for ever. Other errors are River's to retry.
+func (s *Service) unopened(ctx context.Context, id string, err error) error {
+	if !errors.Is(err, errSealed) {
+		return err
+	}
+	s.cfg.Logger.Error("job failed: its stored records do not open with OCR_JOBS_KEY", "job", id)
+	doc, _ := json.Marshal(problem.From(problem.Errorf(problem.Internal, "the job's stored pages do not open with the service's key (OCR_JOBS_KEY changed); submit the document again")))
+	now := s.now()
+	ctx = context.WithoutCancel(ctx)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, s.d.q(`UPDATE ocrdraft_job SET status = ?, error = ?, finished_at = ?, expires_at = ?, who = NULL WHERE id = ? AND status IN (?, ?, ?)`),
+		string(Failed), string(doc), ms(now), ms(now.Add(s.cfg.Retention)), id, string(Queued), string(Running), string(accepting)); err != nil {
+		return err
+	}
+	for _, t := range []string{"ocrdraft_job_read", "ocrdraft_job_page"} {
+		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM `+t+` WHERE job_id = ?`), id); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 func (s *Service) readPage(ctx context.Context, id string, page int, last bool) error {
@@ -132,7 +160,7 @@ type finishWorker struct {
 func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return w.s.cfg.AttemptTimeout }
 
 func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) error {
-	return w.s.finish(ctx, job.Args.Job)
+	return w.s.unopened(ctx, job.Args.Job, w.s.finish(ctx, job.Args.Job))
 }
 
 func (s *Service) finish(ctx context.Context, id string) error {
