@@ -3,7 +3,6 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -15,12 +14,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/ocrdraft/ocrdraft/check"
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/budget"
+	"github.com/ocrdraft/ocrdraft/internal/pgtest"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 	"github.com/ocrdraft/ocrdraft/vision"
@@ -92,50 +91,7 @@ var cooldown = time.Duration(0)
 
 var backends = []backend{
 	{"sqlite", func(t testing.TB) Config { return Config{Dir: t.TempDir()} }},
-	{"postgres", func(t testing.TB) Config { return Config{DatabaseURL: PostgresSchema(t)} }},
-}
-
-// PostgresSchema is a URL of the test Postgres (OCR_PG_URL, default trust auth on 127.0.0.1,
-// database test) whose search_path is a schema of the test's own, dropped after it. It skips
-// the test when Postgres cannot be reached, unless OCR_PG_TESTS is set (CI), where it fails.
-func PostgresSchema(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("OCR_PG_URL")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		if os.Getenv("OCR_PG_TESTS") != "" {
-			t.Fatalf("OCR_PG_TESTS is set and Postgres is unreachable: %v", err)
-		}
-		t.Skipf("Postgres unreachable at %s (set OCR_PG_TESTS=1 to fail instead): %v", base, err)
-	}
-	defer conn.Close(context.Background())
-	name := fmt.Sprintf("t_%d_%x", time.Now().UnixNano(), sha256.Sum256([]byte(t.Name())))[:40]
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("dropping schema %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA "+name+" CASCADE"); err != nil {
-			t.Errorf("dropping schema %s: %v", name, err)
-		}
-	})
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + name
+	{"postgres", func(t testing.TB) Config { return Config{DatabaseURL: pgtest.URL(t)} }},
 }
 
 // env is a Service on a backend with a fake model, and the extract.Service it reads with.

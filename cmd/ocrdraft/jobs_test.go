@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/pgtest"
 	"github.com/ocrdraft/ocrdraft/jobs"
 )
 
@@ -170,13 +171,19 @@ func waitJob(t *testing.T, addr, loc string, d time.Duration, what string, cond 
 }
 
 // TestJobSurvivesKill is issue 23's end-to-end test: a server process is killed (SIGKILL) in
-// the middle of a 12-page job (more than OCR_MAX_PAGES); a new process on the same OCR_JOBS_DIR
-// resumes the pages not read, and the result holds every page once. A page is read again only
-// if it was at the model when the process died (at most OCR_JOB_CONCURRENCY of them).
+// the middle of a 12-page job (more than OCR_MAX_PAGES); a new process on the same OCR_JOBS_DIR,
+// or the same Postgres, resumes the pages not read, and the result holds every page once. A page
+// is read again only if it was at the model when the process died (at most OCR_JOB_CONCURRENCY
+// of them).
 func TestJobSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	t.Run("sqlite", func(t *testing.T) { jobSurvivesKill(t, "OCR_JOBS_DIR="+t.TempDir()) })
+	t.Run("postgres", func(t *testing.T) { jobSurvivesKill(t, "OCR_JOBS_DATABASE_URL="+pgtest.URL(t)) })
+}
+
+func jobSurvivesKill(t *testing.T, where string) {
 	const n, conc = 12, 2
 	pages := distinctPages(n)
 	m := &pageModel{calls: make([]int, n)}
@@ -188,7 +195,7 @@ func TestJobSurvivesKill(t *testing.T) {
 	env := []string{
 		"OCR_MODEL=test-vl", "OCR_MODEL_BASE_URL=" + fake.URL, "OCR_MODEL_API_KEY=sk-test",
 		"OCR_JOBS_KEY=" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, 32)),
-		"OCR_JOBS_DIR=" + t.TempDir(), "OCR_JOB_CONCURRENCY=" + fmt.Sprint(conc),
+		where, "OCR_JOB_CONCURRENCY=" + fmt.Sprint(conc),
 		// A page's attempt has 2 s; River rescues a page running 6 s as a dead process's.
 		"OCR_REQUEST_TIMEOUT=2s", "OCR_SHUTDOWN_TIMEOUT=2s",
 	}
