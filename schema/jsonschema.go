@@ -248,7 +248,12 @@ func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 		case s.Ref != "":
 			// OpenAPI 3.0 ignores siblings of $ref: the reference goes into an allOf, which
 			// nullable may stand beside (a job's result and error, null until it finishes).
-			s = &JSONSchema{AllOf: []*JSONSchema{s}, Nullable: true}
+			// nullable wants a type beside it (Redocly's nullable-type-sibling).
+			typ := "string"
+			if t.Kind() == reflect.Struct {
+				typ = "object"
+			}
+			s = &JSONSchema{Type: []string{typ}, AllOf: []*JSONSchema{s}, Nullable: true}
 		default:
 			s.Nullable = true
 		}
