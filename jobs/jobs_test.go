@@ -124,7 +124,7 @@ func newEnvTB(t testing.TB, b backend, m *model, edit func(*Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = svc.Close(ctx)
 	})
@@ -510,5 +510,54 @@ func TestOtherKey(t *testing.T) {
 	var n int
 	if err := second.svc.db.QueryRow(`SELECT count(*) FROM ocrdraft_job_page`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d pages left (%v): %+v", n, err, got.Error)
+	}
+}
+
+// TestSweepStuck: a job every page of which is read but whose finishing step was given up is
+// finished by the sweep; one older than maxJobAge fails, and its pages go.
+func TestSweepStuck(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			m := &model{delay: time.Minute}
+			e := newEnv(t, b, m, func(c *Config) { c.Concurrency = 1 })
+			ctx := context.Background()
+			old, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.svc.now = func() time.Time { return time.Now().Add(maxJobAge + time.Minute) }
+			if err := e.svc.sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			j := e.wait(t, "", old.ID, 5*time.Second)
+			if j.Status != Failed || j.Error == nil {
+				t.Errorf("a job past maxJobAge: %+v", j)
+			}
+			var n int
+			if err := e.svc.db.QueryRow(e.svc.d.q(`SELECT count(*) FROM ocrdraft_job_page WHERE job_id = ?`), old.ID).Scan(&n); err != nil || n != 0 {
+				t.Errorf("%d pages of the failed job left (%v)", n, err)
+			}
+			e.svc.now = time.Now
+
+			// A job of one page read, whose reading was kept but whose finishing step never ran.
+			m.mu.Lock()
+			m.delay = 0
+			m.mu.Unlock()
+			st, _ := encodeRead(e.ext.ReadPage(ctx, extract.Prepared{Data: []byte("page 9"), MIME: "image/png"}), nil)
+			id := "job_stuck"
+			if _, err := e.svc.db.Exec(e.svc.d.q(`INSERT INTO ocrdraft_job (id, owner, status, pages, pages_done, who, created_at) VALUES (?, '', ?, 1, 1, ?, ?)`),
+				id, string(Running), e.svc.seal.seal([]byte(`{}`), ad(id, "who", 0)), ms(time.Now())); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.db.Exec(e.svc.d.q(`INSERT INTO ocrdraft_job_read (job_id, page, data) VALUES (?, 1, ?)`), id, e.svc.seal.seal(st, ad(id, "read", 1))); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.svc.sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if j := e.wait(t, "", id, 10*time.Second); j.Status != Succeeded || len(j.Result.Draft.Indicators) != 2 {
+				t.Errorf("the stuck job after the sweep: %+v", j)
+			}
+		})
 	}
 }

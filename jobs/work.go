@@ -304,7 +304,10 @@ func (w *callbackWorker) Work(ctx context.Context, job *river.Job[callbackArgs])
 }
 
 // sweepWorker deletes what has expired: finished jobs past their retention, jobs left being
-// accepted by a process that died, and anything of a job no longer there.
+// accepted by a process that died, and anything of a job no longer there or finished. It also
+// queues again the finishing step of a job every page of which is read (the step given up after
+// its tries), and fails a job not finished within maxJobAge, so that nothing stored of a job is
+// kept for ever.
 type sweepWorker struct {
 	river.WorkerDefaults[sweepArgs]
 	s *Service
@@ -314,14 +317,47 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	return w.s.sweep(ctx)
 }
 
+// maxJobAge is the longest a job may take, from its acceptance: far beyond a document's
+// reading (100 pages of 2 minutes each at the least concurrency, 1, is 3 h 20 min).
+const maxJobAge = 24 * time.Hour
+
 func (s *Service) sweep(ctx context.Context) error {
 	now := ms(s.now())
 	if _, err := s.db.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job WHERE expires_at <= ? OR (status = ? AND created_at <= ?)`),
 		now, string(accepting), now-acceptWindow.Milliseconds()); err != nil {
 		return err
 	}
+	doc, _ := json.Marshal(problem.From(problem.Errorf(problem.Internal, "the job did not finish within %v; submit the document again", maxJobAge)))
+	if _, err := s.db.ExecContext(ctx, s.d.q(`UPDATE ocrdraft_job SET status = ?, error = ?, finished_at = ?, expires_at = ?, who = NULL
+		WHERE status IN (?, ?) AND created_at <= ?`), string(Failed), string(doc), now, now+s.cfg.Retention.Milliseconds(),
+		string(Queued), string(Running), now-maxJobAge.Milliseconds()); err != nil {
+		return err
+	}
 	for _, t := range []string{"ocrdraft_job_page", "ocrdraft_job_read"} {
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM `+t+` WHERE job_id NOT IN (SELECT id FROM ocrdraft_job)`); err != nil {
+		if _, err := s.db.ExecContext(ctx, s.d.q(`DELETE FROM `+t+` WHERE job_id NOT IN (SELECT id FROM ocrdraft_job WHERE status IN (?, ?, ?))`),
+			string(Queued), string(Running), string(accepting)); err != nil {
+			return err
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.d.q(`SELECT id FROM ocrdraft_job WHERE status IN (?, ?) AND pages > 0 AND pages_done >= pages`), string(Queued), string(Running))
+	if err != nil {
+		return err
+	}
+	var done []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		done = append(done, id)
+	}
+	rows.Close() // before River's inserts: SQLite has one connection
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range done {
+		if err := s.q.InsertFinish(ctx, id); err != nil {
 			return err
 		}
 	}
