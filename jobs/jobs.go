@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft/check"
@@ -165,7 +166,7 @@ type Service struct {
 	seal  *sealer
 	q     queue
 	close func()
-	now   func() time.Time
+	skew  atomic.Int64 // added to the clock, for tests of expiry
 }
 
 // Open opens (and migrates) the database, and starts River's workers. Close stops them.
@@ -204,7 +205,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: OCR_JOBS_KEY: %w", err)
 	}
-	s := &Service{cfg: cfg, seal: seal, now: time.Now}
+	s := &Service{cfg: cfg, seal: seal}
 	if err := s.openQueue(ctx); err != nil {
 		return nil, err
 	}
@@ -248,6 +249,8 @@ func newID() string {
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func (s *Service) now() time.Time { return time.Now().Add(time.Duration(s.skew.Load())) }
 
 func stamp(v int64) string { return time.UnixMilli(v).UTC().Format(time.RFC3339) }
 

@@ -52,10 +52,11 @@ func (m *model) Complete(ctx context.Context, req vision.Request) (vision.Reply,
 		m.calls = map[string]int{}
 	}
 	m.calls[page]++
+	delay := m.delay
 	m.mu.Unlock()
-	if m.delay > 0 {
+	if delay > 0 {
 		select {
-		case <-time.After(m.delay):
+		case <-time.After(delay):
 		case <-ctx.Done():
 			m.mu.Lock()
 			m.canceled++
@@ -337,7 +338,7 @@ func TestRetention(t *testing.T) {
 	if _, err := e.svc.db.Exec(`INSERT INTO ocrdraft_job (id, owner, status, created_at) VALUES ('job_stale', '', ?, ?)`, string(accepting), ms(time.Now().Add(-time.Hour))); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	e.svc.skew.Store(int64(2 * time.Minute))
 	if _, err := e.svc.Get(ctx, "", j.ID); problem.CodeOf(err) != problem.JobNotFound {
 		t.Errorf("an expired job: %v", err)
 	}
@@ -525,7 +526,7 @@ func TestSweepStuck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.svc.now = func() time.Time { return time.Now().Add(maxJobAge + time.Minute) }
+			e.svc.skew.Store(int64(maxJobAge + time.Minute))
 			if err := e.svc.sweep(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -537,7 +538,7 @@ func TestSweepStuck(t *testing.T) {
 			if err := e.svc.db.QueryRow(e.svc.d.q(`SELECT count(*) FROM ocrdraft_job_page WHERE job_id = ?`), old.ID).Scan(&n); err != nil || n != 0 {
 				t.Errorf("%d pages of the failed job left (%v)", n, err)
 			}
-			e.svc.now = time.Now
+			e.svc.skew.Store(0)
 
 			// A job of one page read, whose reading was kept but whose finishing step never ran.
 			m.mu.Lock()
