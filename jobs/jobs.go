@@ -488,13 +488,15 @@ func (s *Service) drop(ctx context.Context, id string) error {
 		return dbErr(err)
 	}
 	defer tx.Rollback()
+	// The job's row first, as every transaction on a job takes it (keep, finish): taken in
+	// another order, two of them deadlock on Postgres.
+	if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job WHERE id = ?`), id); err != nil {
+		return dbErr(err)
+	}
 	for _, t := range []string{"ocrdraft_job_page", "ocrdraft_job_read"} {
 		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM `+t+` WHERE job_id = ?`), id); err != nil {
 			return dbErr(err)
 		}
-	}
-	if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job WHERE id = ?`), id); err != nil {
-		return dbErr(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return dbErr(err)

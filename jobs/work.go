@@ -114,19 +114,21 @@ func (s *Service) keep(ctx context.Context, id string, page int, box []byte) err
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, s.d.q(`INSERT INTO ocrdraft_job_read (job_id, page, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`), id, page, box)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil // read and kept before
-	}
-	res, err = tx.ExecContext(ctx, s.d.q(`UPDATE ocrdraft_job SET pages_done = pages_done + 1 WHERE id = ? AND status IN (?, ?, ?)`), id, string(Queued), string(Running), string(accepting))
+	// The job's row first (see drop); the count is rolled back with the reading if it was
+	// kept before.
+	res, err := tx.ExecContext(ctx, s.d.q(`UPDATE ocrdraft_job SET pages_done = pages_done + 1 WHERE id = ? AND status IN (?, ?, ?)`), id, string(Queued), string(Running), string(accepting))
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // deleted, or finished: roll back
+	}
+	res, err = tx.ExecContext(ctx, s.d.q(`INSERT INTO ocrdraft_job_read (job_id, page, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`), id, page, box)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // read and kept before: roll back the count
 	}
 	if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job_page WHERE job_id = ? AND page = ?`), id, page); err != nil {
 		return err
