@@ -14,14 +14,15 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
+	"github.com/ocrdraft/ocrdraft/jobs"
 )
 
 // TestKubernetes decodes every document of kubernetes.yaml strictly into the Kubernetes API's
@@ -37,7 +38,7 @@ func TestKubernetes(t *testing.T) {
 		dep appsv1.Deployment
 		svc corev1.Service
 		pdb policyv1.PodDisruptionBudget
-		hpa autoscalingv2.HorizontalPodAutoscaler
+		so  scaledObject
 	)
 	seen := map[string]bool{}
 	for _, doc := range bytes.Split(src, []byte("\n---\n")) {
@@ -53,8 +54,8 @@ func TestKubernetes(t *testing.T) {
 			into = &svc
 		case "PodDisruptionBudget":
 			into = &pdb
-		case "HorizontalPodAutoscaler":
-			into = &hpa
+		case "ScaledObject":
+			into = &so
 		default:
 			t.Fatalf("unexpected kind %q", head.Kind)
 		}
@@ -64,7 +65,7 @@ func TestKubernetes(t *testing.T) {
 		seen[head.Kind] = true
 	}
 	if len(seen) != 4 {
-		t.Fatalf("kinds = %v, want a Deployment, a Service, a PodDisruptionBudget and an HPA", seen)
+		t.Fatalf("kinds = %v, want a Deployment, a Service, a PodDisruptionBudget and a ScaledObject", seen)
 	}
 
 	pod := labels.Set(dep.Spec.Template.Labels)
@@ -79,8 +80,8 @@ func TestKubernetes(t *testing.T) {
 	if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() >= int(*dep.Spec.Replicas) {
 		t.Errorf("PodDisruptionBudget minAvailable %v must be below the %d replicas, or no node can drain", pdb.Spec.MinAvailable, *dep.Spec.Replicas)
 	}
-	if r := hpa.Spec.ScaleTargetRef; r.Kind != "Deployment" || r.Name != dep.Name {
-		t.Errorf("HPA scales %s/%s, not the Deployment %s", r.Kind, r.Name, dep.Name)
+	if r := so.Spec.ScaleTargetRef; r.Kind != "Deployment" || r.Name != dep.Name {
+		t.Errorf("ScaledObject scales %s/%s, not the Deployment %s", r.Kind, r.Name, dep.Name)
 	}
 
 	if len(dep.Spec.Template.Spec.Containers) != 1 {
@@ -182,7 +183,8 @@ func TestKubernetes(t *testing.T) {
 		t.Errorf("terminationGracePeriodSeconds %v must exceed OCR_SHUTDOWN_TIMEOUT %v plus the preStop pause %v", g, shutdown, pause)
 	}
 
-	// The autoscaler's metric is one the service exports.
+	// The autoscaler's metric is one the service exports, and its queue the jobs' pages, read
+	// with the Deployment's own database URL.
 	families, err := metrics.New().Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -191,14 +193,59 @@ func TestKubernetes(t *testing.T) {
 	for _, f := range families {
 		exported[f.GetName()] = true
 	}
-	for _, m := range hpa.Spec.Metrics {
-		if m.Pods == nil {
-			continue
-		}
-		if !exported[m.Pods.Metric.Name] {
-			t.Errorf("HPA metric %s is not one the service exports", m.Pods.Metric.Name)
+	kinds := map[string]bool{}
+	for _, tr := range so.Spec.Triggers {
+		kinds[tr.Type] = true
+		switch tr.Type {
+		case "prometheus":
+			name := strings.TrimSuffix(strings.TrimPrefix(tr.Metadata["query"], "sum("), ")")
+			if !exported[name] {
+				t.Errorf("the prometheus trigger's metric %s is not one the service exports", name)
+			}
+		case "postgresql":
+			if _, ok := env[tr.Metadata["connectionFromEnv"]]; !ok || tr.Metadata["connectionFromEnv"] != "OCR_JOBS_DATABASE_URL" {
+				t.Errorf("the postgresql trigger connects with %q, want the container's OCR_JOBS_DATABASE_URL", tr.Metadata["connectionFromEnv"])
+			}
+			if q := tr.Metadata["query"]; !strings.Contains(q, "river_job") || !strings.Contains(q, "'"+jobs.PagesQueue+"'") {
+				t.Errorf("the postgresql trigger counts %q, not the jobs' pages (%s)", q, jobs.PagesQueue)
+			}
+			if n, err := strconv.Atoi(tr.Metadata["targetQueryValue"]); err != nil || strconv.Itoa(n) != env["OCR_JOB_CONCURRENCY"] {
+				t.Errorf("targetQueryValue %q, want OCR_JOB_CONCURRENCY's %q pages a pod", tr.Metadata["targetQueryValue"], env["OCR_JOB_CONCURRENCY"])
+			}
+		default:
+			t.Errorf("unexpected trigger %s", tr.Type)
 		}
 	}
+	if !kinds["prometheus"] || !kinds["postgresql"] {
+		t.Errorf("triggers %v, want prometheus (requests in flight) and postgresql (pages queued)", kinds)
+	}
+	if so.Spec.MinReplicaCount == nil || *so.Spec.MinReplicaCount != *dep.Spec.Replicas {
+		t.Errorf("minReplicaCount %v, want the Deployment's %d replicas", so.Spec.MinReplicaCount, *dep.Spec.Replicas)
+	}
+}
+
+// scaledObject is the part of KEDA's ScaledObject (keda.sh/v1alpha1) the example uses, decoded
+// strictly as the Kubernetes types are: a mistyped field fails. KEDA's own Go module would
+// bring half of Kubernetes' controllers with it.
+type scaledObject struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   metav1.ObjectMeta `json:"metadata"`
+	Spec       struct {
+		ScaleTargetRef struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Name       string `json:"name"`
+		} `json:"scaleTargetRef"`
+		MinReplicaCount *int32 `json:"minReplicaCount"`
+		MaxReplicaCount *int32 `json:"maxReplicaCount"`
+		PollingInterval *int32 `json:"pollingInterval"`
+		CooldownPeriod  *int32 `json:"cooldownPeriod"`
+		Triggers        []struct {
+			Type     string            `json:"type"`
+			Metadata map[string]string `json:"metadata"`
+		} `json:"triggers"`
+	} `json:"spec"`
 }
 
 // TestDockerfile: the image's HEALTHCHECK is the binary's own healthcheck (distroless has no shell

@@ -224,27 +224,7 @@ func (s *Service) ExtractWith(ctx context.Context, uploads []*budget.Bytes, who 
 			up.Close()
 		}
 	}()
-	if len(uploads) == 0 {
-		return Response{}, problem.Errorf(problem.InvalidRequest, "no image: send one image per page")
-	}
-	if err := s.sniff(uploads); err != nil {
-		n := len(uploads) // the pages, if no upload is a document, which only Split counts
-		for _, up := range uploads {
-			if document(up.Bytes()) {
-				n = 0
-			}
-		}
-		return Response{Pages: n}, err
-	}
-	counts, err := s.split(ctx, uploads)
-	n := 0
-	for _, c := range counts {
-		n += c
-	}
-	if err != nil {
-		return Response{Pages: n}, err
-	}
-	pages, err := s.prepare(ctx, uploads, counts)
+	pages, n, err := s.pages(ctx, uploads)
 	if err != nil {
 		return Response{Pages: n}, err
 	}
@@ -271,45 +251,11 @@ func (s *Service) ExtractWith(ctx context.Context, uploads []*budget.Bytes, who 
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return Response{Pages: n}, problem.FromContext(ctx, "before the report was read")
 	}
-	// A bug is the request's failure, not a page_failed warning on an otherwise good draft.
-	for _, r := range results {
-		if internal(r.Err) {
-			return Response{Pages: n}, r.Err
-		}
-	}
-
-	merged, err := draft.Merge(results)
-	if err != nil {
-		return Response{Pages: n}, err
-	}
-	meta := s.meta(model, metas, start)
-	ws, err := check.RunContext(ctx, s.cfg.Builder.Lexicon(), &merged.Draft, who)
-	if err != nil {
-		return Response{Pages: n}, checkErr(err)
-	}
-	merged.Warnings = append(merged.Warnings, ws...)
-	meta.Evidence = []schema.Evidence{}
-	for _, t := range text {
-		if t != nil {
-			// After the checks: they may null a range, which is then not looked for.
-			ws, ev, err := check.OnPageContext(ctx, &merged.Draft, text)
-			if err != nil {
-				return Response{Pages: n}, checkErr(err)
-			}
-			merged.Warnings = append(merged.Warnings, ws...)
-			meta.Evidence = append(meta.Evidence, ev...)
-			break
-		}
-	}
-	meta.Evidence = append(meta.Evidence, modelEvidence(s.cfg.Boxes, &merged.Draft, metas)...)
-	if merged.Warnings == nil {
-		merged.Warnings = []schema.Warning{}
-	}
-	res := Response{Draft: merged.Draft, Warnings: merged.Warnings, Meta: meta, Text: text, Pages: n}
-	if opts.PageImages {
+	res, err := s.finish(ctx, results, metas, model, text, who, start, n)
+	if err == nil && opts.PageImages {
 		res.PageImages, res.kept = give(pages)
 	}
-	return res, nil
+	return res, err
 }
 
 // keep marks every page to be kept for the answer, or refuses the request, before any model

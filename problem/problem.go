@@ -40,6 +40,12 @@ const (
 	ModelTimeout           Code = "model_timeout"
 	Canceled               Code = "canceled"
 	Internal               Code = "internal_error"
+	// The jobs API's (issue 23), after the others: codes are only ever added.
+	JobsNotConfigured      Code = "jobs_not_configured"
+	JobNotFound            Code = "job_not_found"
+	IdempotencyKeyReused   Code = "idempotency_key_reused"
+	IdempotencyKeyInFlight Code = "idempotency_key_in_flight"
+	CallbackNotAllowed     Code = "callback_not_allowed"
 )
 
 // Info is what the table knows about a code.
@@ -76,6 +82,11 @@ var Codes = []Info{
 	{ModelTimeout, http.StatusGatewayTimeout, "Model timeout", "The request did not finish within its deadline: the model did not answer in time (preparing the pages past the deadline is pages_too_slow). Retry, perhaps with fewer pages."},
 	{Canceled, 499, "Client closed request", "The caller went away before the answer; the model call was cancelled. Seen only in logs and metrics."},
 	{Internal, http.StatusInternalServerError, "Internal error", "A bug on our side; the request id finds it in the logs."},
+	{JobsNotConfigured, http.StatusServiceUnavailable, "Jobs not configured", "The service has no key to encrypt what a job stores. Operators set OCR_JOBS_KEY (32 bytes, base64); /v1/extract works without it."},
+	{JobNotFound, http.StatusNotFound, "Job not found", "No such job for this caller: the id is unknown, the job was deleted or its result expired (OCR_JOBS_RETENTION after it finished), or it belongs to another key. Submit the document again."},
+	{IdempotencyKeyReused, http.StatusUnprocessableEntity, "Idempotency key reused", "The Idempotency-Key was used before with another request body. Use a fresh key for a new document."},
+	{IdempotencyKeyInFlight, http.StatusConflict, "Idempotency key in flight", "A request with this Idempotency-Key is still being accepted. Retry after the Retry-After delay; the same key and body then give the same job."},
+	{CallbackNotAllowed, http.StatusUnprocessableEntity, "Callback not allowed", "The callbackUrl's host is not one the operator allows (OCR_CALLBACK_HOSTS), or the URL is not http(s). Leave callbackUrl out and poll, or ask the operator to allow the host."},
 }
 
 var byCode = func() map[Code]Info {

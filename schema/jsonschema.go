@@ -32,7 +32,8 @@ type Property struct {
 // JSONSchema is the subset of JSON Schema the contract needs. Properties keep their order.
 type JSONSchema struct {
 	Ref         string
-	Type        []string // one type, or a type and "null" in Strict style
+	AllOf       []*JSONSchema // a nullable $ref in OpenAPI style: allOf [$ref] beside nullable
+	Type        []string      // one type, or a type and "null" in Strict style
 	Format      string
 	Description string
 	Nullable    bool
@@ -71,6 +72,9 @@ func (s *JSONSchema) MarshalJSON() ([]byte, error) {
 	}
 	if s.Ref != "" {
 		put("$ref", s.Ref)
+	}
+	if s.AllOf != nil {
+		put("allOf", s.AllOf)
 	}
 	switch len(s.Type) {
 	case 0:
@@ -244,7 +248,14 @@ func (g Generator) gen(t reflect.Type, top bool) *JSONSchema {
 		case g.Style == Strict:
 			s.Type = append(s.Type, "null")
 		case s.Ref != "":
-			// OpenAPI 3.0 ignores siblings of $ref; no nullable $ref is used in the contract.
+			// OpenAPI 3.0 ignores siblings of $ref: the reference goes into an allOf, which
+			// nullable may stand beside (a job's result and error, null until it finishes).
+			// nullable wants a type beside it (Redocly's nullable-type-sibling).
+			typ := "string"
+			if t.Kind() == reflect.Struct {
+				typ = "object"
+			}
+			s = &JSONSchema{Type: []string{typ}, AllOf: []*JSONSchema{s}, Nullable: true}
 		default:
 			s.Nullable = true
 		}

@@ -227,6 +227,16 @@ func (s *Server) multipartImages(c echo.Context, boundary string) (_ [][]byte, _
 			}
 			include = append(include, string(b))
 			continue
+		case "callbackUrl": // POST /v1/jobs's
+			b, err := io.ReadAll(io.LimitReader(part, maxCallbackURL+1))
+			if err != nil {
+				return nil, who, nil, bodyErr(err, "the callbackUrl part cannot be read")
+			}
+			if len(b) > maxCallbackURL {
+				return nil, who, nil, problem.Errorf(problem.InvalidRequest, "callbackUrl is longer than %d bytes", maxCallbackURL)
+			}
+			c.Set(ctxCallback, string(b))
+			continue
 		case "sex":
 			b, err := io.ReadAll(io.LimitReader(part, maxSexField+1))
 			if err != nil {
@@ -275,10 +285,13 @@ type PageImage struct {
 }
 
 func (s *Server) jsonImages(c echo.Context) ([][]byte, check.Context, []string, error) {
-	var req ExtractRequest
+	var req JobRequest // ExtractRequest's members, and POST /v1/jobs's callbackUrl
 	var who check.Context
 	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
 		return nil, who, nil, bodyErr(err, "the JSON body is malformed")
+	}
+	if req.CallbackURL != "" {
+		c.Set(ctxCallback, req.CallbackURL)
 	}
 	if req.Context != nil {
 		var err error

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ocrdraft/ocrdraft/extract"
+	"github.com/ocrdraft/ocrdraft/jobs"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/schema"
 )
@@ -49,6 +50,9 @@ var specTypes = []struct {
 	{"ProblemCode", reflect.TypeFor[problem.Code]()},
 	{"WarningCode", reflect.TypeFor[schema.WarningCode]()},
 	{"ParseStage", reflect.TypeFor[schema.ParseStage]()},
+	{"JobRequest", reflect.TypeFor[JobRequest]()},
+	{"Job", reflect.TypeFor[jobs.Job]()},
+	{"JobStatus", reflect.TypeFor[jobs.Status]()},
 }
 
 // specGenerator renders specTypes with their enums from the code tables.
@@ -70,6 +74,11 @@ func specGenerator() schema.Generator {
 	g.Enums[reflect.TypeFor[schema.ParseStage]()] = stages
 	g.Enums[reflect.TypeFor[schema.EvidenceSource]()] = enum(schema.EvidenceSources)
 	g.Enums[reflect.TypeFor[schema.VerifyStatus]()] = enum(schema.VerifyStatuses)
+	statuses := make([]string, len(jobs.Statuses))
+	for i, st := range jobs.Statuses {
+		statuses[i] = string(st)
+	}
+	g.Enums[reflect.TypeFor[jobs.Status]()] = statuses
 	return g
 }
 

@@ -137,6 +137,9 @@ type Config struct {
 	// ReviewEmbedders are the origins that may frame /review (OCR_REVIEW_EMBEDDERS), each one as
 	// review.Origin accepts (cmd/ocrdraft checks them; New panics on one that is not).
 	ReviewEmbedders []string
+	// Jobs runs /v1/jobs; nil answers jobs_not_configured with JobsNotConfigured as its detail.
+	Jobs              Jobs
+	JobsNotConfigured string
 
 	// Lang is the language of warnings' messages for a caller whose Accept-Language names
 	// none the service writes (zh, en): a tag msg.Parse accepts (OCR_LANG); empty is
@@ -287,6 +290,9 @@ func New(cfg Config) *Server {
 		})
 	}
 	e.POST("/v1/extract", s.extract, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout(cfg.RequestTimeout))
+	e.POST("/v1/jobs", s.submitJob, s.auth, s.admit, bodyLimit(cfg.MaxRequestBytes), timeout(cfg.RequestTimeout))
+	e.GET("/v1/jobs/:id", s.getJob, s.auth, timeout(cfg.TextTimeout))
+	e.DELETE("/v1/jobs/:id", s.deleteJob, s.auth, timeout(cfg.TextTimeout))
 	e.POST("/v1/parse", s.parse, s.auth, bodyLimit(maxTextBody), timeout(cfg.TextTimeout))
 	e.POST("/v1/validate", s.validate, s.auth, bodyLimit(maxTextBody), timeout(cfg.TextTimeout))
 	return s

@@ -137,6 +137,8 @@ type options struct {
 	maxRequest      int64 // bytes of a whole /v1/extract body
 	verify          extract.VerifyMode
 	boxes           prompt.Boxes
+	jobs            bool // /v1/jobs on SQLite in a temporary directory
+	allowCallback   func(url string) error
 }
 
 func newEnv(t testing.TB, o options) *env {
@@ -184,12 +186,17 @@ func newEnv(t testing.TB, o options) *env {
 		limited := modelcall.New(client, modelcall.Options{
 			MaxInFlight: o.maxInFlight, QueueWait: o.queueWait, Observer: m, LogReplies: o.logReplies, Log: log,
 		})
-		cfg.Extractor = extract.New(extract.Config{
+		ext := extract.New(extract.Config{
 			Model: limited, Prep: intake.New(intake.Limits{MaxBytes: o.maxBytes}, nil), Builder: draft.New(lexicon.Default()),
 			ModelName: "test-vl", OutputMode: "prompt", MaxAttempts: o.maxAttempts, Observer: m,
 			RetryMemory: o.retryMemory, MaxPages: o.maxPages, Verify: extract.Verify{Mode: o.verify}, Boxes: o.boxes,
 		})
+		cfg.Extractor = ext
+		if o.jobs {
+			cfg.Jobs = openJobs(t, ext, o.allowCallback)
+		}
 	}
+	cfg.JobsNotConfigured = "set OCR_JOBS_KEY"
 	return &env{t: t, srv: server.New(cfg), model: model, metrics: m, log: logs, inBubble: o.inBubble}
 }
 

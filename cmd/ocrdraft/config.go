@@ -17,6 +17,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/webhook"
+	"github.com/ocrdraft/ocrdraft/jobs"
 	"github.com/ocrdraft/ocrdraft/prompt"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/server/review"
@@ -75,6 +76,12 @@ type config struct {
 	VerifyBaseURL   string
 	VerifyAPIKey    string
 	Boxes           prompt.Boxes
+	JobsDir         string // "" is os.UserCacheDir()/ocrdraft/jobs
+	JobsDatabaseURL string
+	JobsKey         []byte // nil: /v1/jobs answers jobs_not_configured
+	JobsRetention   time.Duration
+	JobMaxPages     int
+	JobConcurrency  int
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -289,6 +296,26 @@ var settings = []setting{
 		c.DebugLogReplies = b
 		return nil
 	}, both},
+	{[]string{"OCR_JOBS_KEY"}, "", "", "key", "the key that encrypts what /v1/jobs stores (pages, readings, results): base64 of 32 bytes, such as openssl rand -base64 32 prints (environment only); unset, /v1/jobs answers jobs_not_configured", func(c *config, v string) error {
+		c.JobsKey = nil
+		if strings.TrimSpace(v) == "" {
+			return nil
+		}
+		k, err := jobs.ParseKey(v)
+		c.JobsKey = k
+		return err
+	}, cmdServe},
+	{[]string{"OCR_JOBS_DIR"}, "jobs-dir", "", "directory", "where the jobs' SQLite database is kept when OCR_JOBS_DATABASE_URL is unset; unset, ocrdraft/jobs under the user's cache directory", func(c *config, v string) error { c.JobsDir = v; return nil }, cmdServe},
+	{[]string{"OCR_JOBS_DATABASE_URL"}, "", "", "URL", "a postgres:// URL: the jobs' queue and tables in Postgres, shared by every replica (environment only: it may hold a password); unset, SQLite in OCR_JOBS_DIR, for one replica", func(c *config, v string) error {
+		if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+			return errors.New("want a postgres:// or postgresql:// URL")
+		}
+		c.JobsDatabaseURL = v
+		return nil
+	}, cmdServe},
+	{[]string{"OCR_JOBS_RETENTION"}, "jobs-retention", jobs.DefaultRetention.String(), "duration", "how long a finished job and its result are kept before they are deleted", duration(func(c *config, d time.Duration) { c.JobsRetention = d }), cmdServe},
+	{[]string{"OCR_JOB_MAX_PAGES"}, "job-max-pages", strconv.Itoa(jobs.DefaultMaxPages), "integer", "pages of one /v1/jobs document (OCR_MAX_PAGES stays the limit of /v1/extract)", positiveInt(func(c *config, n int) { c.JobMaxPages = n }), cmdServe},
+	{[]string{"OCR_JOB_CONCURRENCY"}, "job-concurrency", strconv.Itoa(jobs.DefaultConcurrency), "integer", "pages of jobs read at once by this process, across jobs (their model calls also pass OCR_MAX_INFLIGHT)", positiveInt(func(c *config, n int) { c.JobConcurrency = n }), cmdServe},
 }
 
 // apiKeys reads OCR_API_KEYS. Set, it must name keys and nothing else: " " or "a,,b" (a key

@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/ocrdraft/ocrdraft"
@@ -24,6 +26,8 @@ import (
 	"github.com/ocrdraft/ocrdraft/internal/metrics"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/internal/version"
+	"github.com/ocrdraft/ocrdraft/internal/webhook"
+	"github.com/ocrdraft/ocrdraft/jobs"
 	"github.com/ocrdraft/ocrdraft/lexicon"
 	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/prompt"
@@ -101,6 +105,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			log.Warn("OCR_DEBUG_LOG_REPLIES has no effect unless OCR_LOG_LEVEL=debug")
 		}
 	}
+	js, jobsOff, err := openJobs(ctx, cfg, svc, log)
+	if err != nil {
+		return err
+	}
+	// Pages being read get the shutdown timeout, beside the requests in flight; one cut short
+	// goes back to the queue, for another replica or the next start.
+	stopJobs := sync.OnceFunc(func() {
+		if js == nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := js.Close(sctx); err != nil {
+			log.Warn("jobs: pages still being read were stopped; they go back to the queue")
+		}
+	})
+	defer stopJobs()
 	srv := server.New(server.Config{
 		Extractor:       ext,
 		NotConfigured:   notConfigured,
@@ -131,6 +152,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Version:         v,
 		// With a listener of its own, /metrics is served there alone, never to the API's callers.
 		MetricsElsewhere: cfg.MetricsAddr != "",
+
+		// /v1/jobs, when OCR_JOBS_KEY is set.
+		Jobs:              jobsOrNil(js),
+		JobsNotConfigured: jobsOff,
 	})
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
@@ -189,6 +214,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
+	jobsStopped := make(chan struct{})
+	go func() { defer close(jobsStopped); stopJobs() }()
+	defer func() { <-jobsStopped }()
 	if err := hs.Shutdown(sctx); err != nil {
 		cancelAll(problem.Shutdown) // cancel what did not finish in time
 		hs.Close()
@@ -199,6 +227,79 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// openJobs opens the jobs' queue when OCR_JOBS_KEY and a model are set, and else says why not
+// (the detail of jobs_not_configured).
+func openJobs(ctx context.Context, cfg config, svc *extract.Service, log *slog.Logger) (*jobs.Service, string, error) {
+	if cfg.JobsKey == nil {
+		log.Info("jobs off: /v1/jobs answers 503 jobs_not_configured; set OCR_JOBS_KEY (openssl rand -base64 32) to read long documents in the background")
+		return nil, "the service has no OCR_JOBS_KEY to encrypt what a job stores", nil
+	}
+	if svc == nil {
+		return nil, notConfigured, nil
+	}
+	dir := cfg.JobsDir
+	if dir == "" && cfg.JobsDatabaseURL == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, "", fmt.Errorf("jobs: no OCR_JOBS_DIR and no user cache directory (%v): set OCR_JOBS_DIR", err)
+		}
+		dir = filepath.Join(cache, "ocrdraft", "jobs")
+	}
+	jcfg := jobs.Config{
+		Reader: svc, Dir: dir, DatabaseURL: cfg.JobsDatabaseURL, Key: cfg.JobsKey,
+		Retention: cfg.JobsRetention, MaxPages: cfg.JobMaxPages, Concurrency: cfg.JobConcurrency,
+		// A page's reading has a request's deadline; River takes a page running three times
+		// that long for the work of a process that died, and runs it again.
+		AttemptTimeout: cfg.RequestTimeout, Lang: cfg.Lang, Logger: log,
+		AllowCallback: allowCallback(cfg.CallbackHosts),
+	}
+	if len(cfg.CallbackHosts) > 0 { // not a nil *callbackTry in the interface
+		jcfg.Notifier = &callbackTry{webhook.NewSender(webhook.Config{Secret: cfg.WebhookSecret, Hosts: cfg.CallbackHosts})}
+	}
+	js, err := jobs.Open(ctx, jcfg)
+	if err != nil {
+		return nil, "", err
+	}
+	where := "sqlite"
+	if cfg.JobsDatabaseURL != "" {
+		where = "postgres"
+	}
+	log.Info("jobs on", "database", where, "dir", dir, "maxPages", js.MaxPages(), "concurrency", cfg.JobConcurrency, "retention", cfg.JobsRetention.String())
+	return js, "", nil
+}
+
+// allowCallback is the jobs' check of a callbackUrl against OCR_CALLBACK_HOSTS; nil, every
+// callbackUrl is refused, when none is listed.
+func allowCallback(hosts []string) func(string) error {
+	if len(hosts) == 0 {
+		return nil
+	}
+	return func(u string) error { return webhook.Allowed(u, hosts) }
+}
+
+// callbackTry sends the jobs' callbacks, signed with OCR_WEBHOOK_SECRET, one try of a
+// webhook.Sender per River attempt (River's backoff spaces them, and keeps the schedule across a
+// restart); its failure is marked refused (jobs.ErrCallbackRefused) when another try would not
+// mend it. Hosts are listed only with a secret (loadConfig refuses them without).
+type callbackTry struct{ s *webhook.Sender }
+
+func (t *callbackTry) Send(ctx context.Context, url, id string, body []byte) error {
+	err := t.s.Attempt(ctx, url, id, body)
+	var fail *webhook.Error
+	if err != nil && (!errors.As(err, &fail) || !fail.Retry) {
+		return fmt.Errorf("%w: %w", jobs.ErrCallbackRefused, err)
+	}
+	return err
+}
+
+// jobsOrNil keeps a nil *jobs.Service a nil server.Jobs.
+func jobsOrNil(js *jobs.Service) server.Jobs {
+	if js == nil {
+		return nil
+	}
+	return js
 }
 
 // metricsServer serves /metrics alone, for OCR_METRICS_ADDR, under the API's connection limits.

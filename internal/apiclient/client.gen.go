@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -76,6 +77,60 @@ type ExtractResponse struct {
 	Warnings []Warning `json:"warnings"`
 }
 
+// Job defines model for Job.
+type Job struct {
+	// CreatedAt When the job was accepted.
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Error When failed: the problem /v1/extract would have answered. Null otherwise.
+	Error *Problem `json:"error"`
+
+	// ExpiresAt When it and its result are deleted (OCR_JOBS_RETENTION after it finished); null before it finished.
+	ExpiresAt *time.Time `json:"expiresAt"`
+
+	// FinishedAt When it succeeded or failed; null before.
+	FinishedAt *time.Time `json:"finishedAt"`
+
+	// Id The job's id: job_ and 32 characters of a random base32, unguessable.
+	Id string `json:"id"`
+
+	// Pages The document's pages once split (a PDF's pages count one each); 0 until they are prepared.
+	Pages int `json:"pages"`
+
+	// PagesDone Pages read so far, failed ones included (a failed page is a page_failed warning in the result).
+	PagesDone int `json:"pagesDone"`
+
+	// PagesSkipped Pages left unread because they hold no lab content; 0 for now.
+	PagesSkipped int `json:"pagesSkipped"`
+
+	// Result When succeeded: exactly the body /v1/extract would have answered. Null otherwise.
+	Result *ExtractResponse `json:"result"`
+
+	// Status A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+	Status JobStatus `json:"status"`
+}
+
+// JobRequest defines model for JobRequest.
+type JobRequest struct {
+	// CallbackUrl Where to POST the finished job (a Job, signed as Standard Webhooks say); its host must be one the operator allows (OCR_CALLBACK_HOSTS).
+	CallbackUrl *string `json:"callbackUrl,omitempty"`
+
+	// Context What the caller knows about the patient, for the checks only; never sent to the model.
+	Context *struct {
+		// Sex The patient's sex, male or female: a printed range that differs for men and women then gives this sex's bounds (params.sex of the range_sex_specific warning says so); without it such bounds are null.
+		Sex *string `json:"sex,omitempty"`
+	} `json:"context,omitempty"`
+
+	// Images One image per page, in order (a PDF's pages count one each).
+	Images []PageImage `json:"images"`
+
+	// Include What the job's result should carry besides the draft, as /v1/extract's include.
+	Include *[]string `json:"include,omitempty"`
+}
+
+// JobStatus A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
+type JobStatus = string
+
 // Meta defines model for Meta.
 type Meta struct {
 	// Attempts Model calls for all pages.
@@ -100,9 +155,11 @@ type Meta struct {
 	Pages []PageMeta `json:"pages"`
 
 	// PromptVersion A hash of the prompt, to trace a draft to the instructions that produced it.
-	PromptVersion string       `json:"promptVersion"`
-	Usage         Usage        `json:"usage"`
-	Verify        *VerifyTotal `json:"verify,omitempty"`
+	PromptVersion string `json:"promptVersion"`
+	Usage         Usage  `json:"usage"`
+
+	// Verify The second, independent reads of the pages (OCR_VERIFY), summed: what verification cost. Absent when verification is off.
+	Verify *VerifyTotal `json:"verify,omitempty"`
 }
 
 // OcrDraft defines model for OcrDraft.
@@ -201,9 +258,11 @@ type PageMeta struct {
 	TooLong bool `json:"tooLong"`
 
 	// Truncated The model cut its reply off (at the token limit, or mid-JSON).
-	Truncated bool        `json:"truncated"`
-	Usage     Usage       `json:"usage"`
-	Verify    *PageVerify `json:"verify,omitempty"`
+	Truncated bool  `json:"truncated"`
+	Usage     Usage `json:"usage"`
+
+	// Verify The page's second, independent read (OCR_VERIFY); absent when verification is off.
+	Verify *PageVerify `json:"verify,omitempty"`
 
 	// Width The width in pixels of the image sent to the model, upright: what every box of meta.evidence on this page is in.
 	Width *int `json:"width,omitempty"`
@@ -386,6 +445,12 @@ type Warning struct {
 // WarningCode A stable code. The values known to this version are listed in x-extensible-enum; later versions add values, so a client must accept any string and treat an unknown one as the generic case (of its HTTP status, for a problem).
 type WarningCode = string
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
+// JobID defines model for JobID.
+type JobID = string
+
 // PatientSex defines model for PatientSex.
 type PatientSex = string
 
@@ -411,6 +476,26 @@ type ExtractDraftParams struct {
 	PatientSex *PatientSex `json:"Patient-Sex,omitempty"`
 }
 
+// SubmitJobMultipartBody defines parameters for SubmitJob.
+type SubmitJobMultipartBody struct {
+	// Image One part named "image" per page, in order.
+	Image []openapi_types.File `json:"image"`
+}
+
+// SubmitJobParams defines parameters for SubmitJob.
+type SubmitJobParams struct {
+	// PatientSex The patient's sex, male or female, for the checks only: a printed range that differs for
+	// men and women then gives this sex's bounds; without it such bounds are null. Never sent to
+	// the model and never logged. A header, not a form field, so that a generated client can
+	// leave it out; a multipart field named sex, as clients built before this header send it, is
+	// still read (both given and different is 400 invalid_request).
+	PatientSex *PatientSex `json:"Patient-Sex,omitempty"`
+
+	// IdempotencyKey A key of the caller's choosing (at most 255 visible ASCII characters) that makes a retried
+	// POST /v1/jobs answer the job the first one made, as the IETF idempotency-key draft has it.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ParseReplyTextBody defines parameters for ParseReply.
 type ParseReplyTextBody = string
 
@@ -419,6 +504,12 @@ type ExtractDraftJSONRequestBody = ExtractRequest
 
 // ExtractDraftMultipartRequestBody defines body for ExtractDraft for multipart/form-data ContentType.
 type ExtractDraftMultipartRequestBody ExtractDraftMultipartBody
+
+// SubmitJobJSONRequestBody defines body for SubmitJob for application/json ContentType.
+type SubmitJobJSONRequestBody = JobRequest
+
+// SubmitJobMultipartRequestBody defines body for SubmitJob for multipart/form-data ContentType.
+type SubmitJobMultipartRequestBody SubmitJobMultipartBody
 
 // ParseReplyJSONRequestBody defines body for ParseReply for application/json ContentType.
 type ParseReplyJSONRequestBody = ParseRequest
@@ -600,6 +691,57 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
 	ExtractDraft(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitJobWithBody Read a long document in the background
+	//
+	// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+	// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+	// the images). The pages are checked and prepared before the
+	// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+	// is read on its own, and the job is polled at its Location (or called back) until it has
+	// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+	// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+	// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+	// OCR_JOBS_KEY.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+	SubmitJobWithBody(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitJob Read a long document in the background
+	//
+	// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+	// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+	// the images). The pages are checked and prepared before the
+	// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+	// is read on its own, and the job is polled at its Location (or called back) until it has
+	// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+	// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+	// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+	// OCR_JOBS_KEY.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+	SubmitJob(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteJob Cancel a job and delete everything stored of it
+	//
+	// Pages not read yet are not read; its pages, readings and result are deleted at once.
+	//
+	// Corresponds with DELETE /v1/jobs/{id} (the `DeleteJob` operationId).
+	DeleteJob(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetJob A job's status, progress and, once succeeded, its result
+	//
+	// The result, once the job has succeeded, is exactly the body /v1/extract would have
+	// answered, its messages in the language of Accept-Language. A job is kept
+	// OCR_JOBS_RETENTION (default 1 h) after it finished; after that, after DELETE, or for
+	// another key's job, 404 job_not_found.
+	//
+	// Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
+	GetJob(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ParseReplyWithBody Read a captured model reply into a draft, without a model call
 	//
@@ -873,6 +1015,97 @@ func (c *Client) ExtractDraftWithBody(ctx context.Context, params *ExtractDraftP
 // Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
 func (c *Client) ExtractDraft(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExtractDraftRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitJobWithBody Read a long document in the background
+//
+// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+// the images). The pages are checked and prepared before the
+// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+// is read on its own, and the job is polled at its Location (or called back) until it has
+// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+// OCR_JOBS_KEY.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+func (c *Client) SubmitJobWithBody(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitJobRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitJob Read a long document in the background
+//
+// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+// the images). The pages are checked and prepared before the
+// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+// is read on its own, and the job is polled at its Location (or called back) until it has
+// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+// OCR_JOBS_KEY.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+func (c *Client) SubmitJob(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitJobRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteJob Cancel a job and delete everything stored of it
+//
+// Pages not read yet are not read; its pages, readings and result are deleted at once.
+//
+// Corresponds with DELETE /v1/jobs/{id} (the `DeleteJob` operationId).
+func (c *Client) DeleteJob(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteJobRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetJob A job's status, progress and, once succeeded, its result
+//
+// The result, once the job has succeeded, is exactly the body /v1/extract would have
+// answered, its messages in the language of Accept-Language. A job is kept
+// OCR_JOBS_RETENTION (default 1 h) after it finished; after that, after DELETE, or for
+// another key's job, 404 job_not_found.
+//
+// Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
+func (c *Client) GetJob(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -1307,6 +1540,140 @@ func NewExtractDraftRequestWithBody(server string, params *ExtractDraftParams, c
 	return req, nil
 }
 
+// NewSubmitJobRequest calls the generic SubmitJob builder with application/json body
+func NewSubmitJobRequest(server string, params *SubmitJobParams, body SubmitJobJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSubmitJobRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSubmitJobRequestWithBody constructs an http.Request for the SubmitJob method, with any body, and a specified content type
+func NewSubmitJobRequestWithBody(server string, params *SubmitJobParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/jobs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.PatientSex != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Patient-Sex", *params.PatientSex, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Patient-Sex", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteJobRequest constructs an http.Request for the DeleteJob method
+func NewDeleteJobRequest(server string, id JobID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/jobs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetJobRequest constructs an http.Request for the GetJob method
+func NewGetJobRequest(server string, id JobID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/jobs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewParseReplyRequest calls the generic ParseReply builder with application/json body
 func NewParseReplyRequest(server string, body ParseReplyJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -1609,6 +1976,61 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/extract (the `ExtractDraft` operationId).
 	ExtractDraftWithResponse(ctx context.Context, params *ExtractDraftParams, body ExtractDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtractDraftHTTPResponse, error)
+
+	// SubmitJobWithBodyWithResponse Read a long document in the background
+	//
+	// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+	// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+	// the images). The pages are checked and prepared before the
+	// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+	// is read on its own, and the job is polled at its Location (or called back) until it has
+	// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+	// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+	// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+	// OCR_JOBS_KEY.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+	SubmitJobWithBodyWithResponse(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobHTTPResponse, error)
+
+	// SubmitJobWithResponse Read a long document in the background
+	//
+	// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+	// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+	// the images). The pages are checked and prepared before the
+	// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+	// is read on its own, and the job is polled at its Location (or called back) until it has
+	// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+	// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+	// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+	// OCR_JOBS_KEY.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+	SubmitJobWithResponse(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobHTTPResponse, error)
+
+	// DeleteJobWithResponse Cancel a job and delete everything stored of it
+	//
+	// Pages not read yet are not read; its pages, readings and result are deleted at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/jobs/{id} (the `DeleteJob` operationId).
+	DeleteJobWithResponse(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*DeleteJobHTTPResponse, error)
+
+	// GetJobWithResponse A job's status, progress and, once succeeded, its result
+	//
+	// The result, once the job has succeeded, is exactly the body /v1/extract would have
+	// answered, its messages in the language of Accept-Language. A job is kept
+	// OCR_JOBS_RETENTION (default 1 h) after it finished; after that, after DELETE, or for
+	// another key's job, 404 job_not_found.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
+	GetJobWithResponse(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*GetJobHTTPResponse, error)
 
 	// ParseReplyWithBodyWithResponse Read a captured model reply into a draft, without a model call
 	//
@@ -2175,6 +2597,410 @@ func (r ExtractDraftHTTPResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ExtractDraftHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SubmitJobHTTPResponse200Headers the declared response headers of an HTTP 200 response for SubmitJob
+type SubmitJobHTTPResponse200Headers struct {
+	Location *string
+}
+
+// SubmitJobHTTPResponse202Headers the declared response headers of an HTTP 202 response for SubmitJob
+type SubmitJobHTTPResponse202Headers struct {
+	Location   *string
+	RetryAfter *int
+}
+
+// SubmitJobHTTPResponse400Headers the declared response headers of an HTTP 400 response for SubmitJob
+type SubmitJobHTTPResponse400Headers struct {
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse401Headers the declared response headers of an HTTP 401 response for SubmitJob
+type SubmitJobHTTPResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// SubmitJobHTTPResponse408Headers the declared response headers of an HTTP 408 response for SubmitJob
+type SubmitJobHTTPResponse408Headers struct {
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse409Headers the declared response headers of an HTTP 409 response for SubmitJob
+type SubmitJobHTTPResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse413Headers the declared response headers of an HTTP 413 response for SubmitJob
+type SubmitJobHTTPResponse413Headers struct {
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse415Headers the declared response headers of an HTTP 415 response for SubmitJob
+type SubmitJobHTTPResponse415Headers struct {
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse422Headers the declared response headers of an HTTP 422 response for SubmitJob
+type SubmitJobHTTPResponse422Headers struct {
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse500Headers the declared response headers of an HTTP 500 response for SubmitJob
+type SubmitJobHTTPResponse500Headers struct {
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse503Headers the declared response headers of an HTTP 503 response for SubmitJob
+type SubmitJobHTTPResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// SubmitJobHTTPResponse504Headers the declared response headers of an HTTP 504 response for SubmitJob
+type SubmitJobHTTPResponse504Headers struct {
+	XRequestId *string
+}
+
+type SubmitJobHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Job
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Job
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemRetry
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemRetry
+	// ApplicationproblemJSON504 the response for an HTTP 504 `application/problem+json` response
+	ApplicationproblemJSON504 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SubmitJobHTTPResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SubmitJobHTTPResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SubmitJobHTTPResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SubmitJobHTTPResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *SubmitJobHTTPResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SubmitJobHTTPResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SubmitJobHTTPResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SubmitJobHTTPResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SubmitJobHTTPResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SubmitJobHTTPResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SubmitJobHTTPResponse503Headers
+	// Headers504 the parsed response headers for an HTTP 504 response
+	Headers504 *SubmitJobHTTPResponse504Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SubmitJobHTTPResponse) GetJSON200() *Job {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SubmitJobHTTPResponse) GetJSON202() *Job {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON409() *ProblemRetry {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON503() *ProblemRetry {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON504 returns the response for an HTTP 504 `application/problem+json` response
+func (r SubmitJobHTTPResponse) GetApplicationproblemJSON504() *Problem {
+	return r.ApplicationproblemJSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitJobHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitJobHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitJobHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitJobHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteJobHTTPResponse401Headers the declared response headers of an HTTP 401 response for DeleteJob
+type DeleteJobHTTPResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteJobHTTPResponse404Headers the declared response headers of an HTTP 404 response for DeleteJob
+type DeleteJobHTTPResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteJobHTTPResponse500Headers the declared response headers of an HTTP 500 response for DeleteJob
+type DeleteJobHTTPResponse500Headers struct {
+	XRequestId *string
+}
+
+// DeleteJobHTTPResponse503Headers the declared response headers of an HTTP 503 response for DeleteJob
+type DeleteJobHTTPResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type DeleteJobHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemRetry
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteJobHTTPResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteJobHTTPResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteJobHTTPResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteJobHTTPResponse503Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteJobHTTPResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteJobHTTPResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteJobHTTPResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteJobHTTPResponse) GetApplicationproblemJSON503() *ProblemRetry {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteJobHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteJobHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteJobHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteJobHTTPResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetJobHTTPResponse200Headers the declared response headers of an HTTP 200 response for GetJob
+type GetJobHTTPResponse200Headers struct {
+	RetryAfter *int
+}
+
+// GetJobHTTPResponse401Headers the declared response headers of an HTTP 401 response for GetJob
+type GetJobHTTPResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetJobHTTPResponse404Headers the declared response headers of an HTTP 404 response for GetJob
+type GetJobHTTPResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetJobHTTPResponse500Headers the declared response headers of an HTTP 500 response for GetJob
+type GetJobHTTPResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetJobHTTPResponse503Headers the declared response headers of an HTTP 503 response for GetJob
+type GetJobHTTPResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type GetJobHTTPResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Job
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemRetry
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetJobHTTPResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetJobHTTPResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetJobHTTPResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetJobHTTPResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetJobHTTPResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetJobHTTPResponse) GetJSON200() *Job {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetJobHTTPResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetJobHTTPResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetJobHTTPResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetJobHTTPResponse) GetApplicationproblemJSON503() *ProblemRetry {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetJobHTTPResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetJobHTTPResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetJobHTTPResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetJobHTTPResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2768,6 +3594,85 @@ func (c *ClientWithResponses) ExtractDraftWithResponse(ctx context.Context, para
 	return ParseExtractDraftHTTPResponse(rsp)
 }
 
+// SubmitJobWithBodyWithResponse Read a long document in the background
+//
+// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+// the images). The pages are checked and prepared before the
+// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+// is read on its own, and the job is polled at its Location (or called back) until it has
+// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+// OCR_JOBS_KEY.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobHTTPResponse, error) {
+	rsp, err := c.SubmitJobWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitJobHTTPResponse(rsp)
+}
+
+// SubmitJobWithResponse Read a long document in the background
+//
+// What /v1/extract takes (up to OCR_JOB_MAX_PAGES pages, default 100, in place of
+// OCR_MAX_PAGES), and an optional callbackUrl (a JSON member, or a multipart field after
+// the images). The pages are checked and prepared before the
+// answer, so a file /v1/extract refuses is refused here with the same problem; then each page
+// is read on its own, and the job is polled at its Location (or called back) until it has
+// succeeded or failed. With Idempotency-Key, the same key and body answer the same job; the
+// same key with another body is 422 idempotency_key_reused, and a key whose first request is
+// still being accepted is 409 idempotency_key_in_flight. 503 jobs_not_configured without
+// OCR_JOBS_KEY.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/jobs (the `SubmitJob` operationId).
+func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobHTTPResponse, error) {
+	rsp, err := c.SubmitJob(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitJobHTTPResponse(rsp)
+}
+
+// DeleteJobWithResponse Cancel a job and delete everything stored of it
+//
+// Pages not read yet are not read; its pages, readings and result are deleted at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/jobs/{id} (the `DeleteJob` operationId).
+func (c *ClientWithResponses) DeleteJobWithResponse(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*DeleteJobHTTPResponse, error) {
+	rsp, err := c.DeleteJob(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteJobHTTPResponse(rsp)
+}
+
+// GetJobWithResponse A job's status, progress and, once succeeded, its result
+//
+// The result, once the job has succeeded, is exactly the body /v1/extract would have
+// answered, its messages in the language of Accept-Language. A job is kept
+// OCR_JOBS_RETENTION (default 1 h) after it finished; after that, after DELETE, or for
+// another key's job, 404 job_not_found.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id JobID, reqEditors ...RequestEditorFn) (*GetJobHTTPResponse, error) {
+	rsp, err := c.GetJob(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetJobHTTPResponse(rsp)
+}
+
 // ParseReplyWithBodyWithResponse Read a captured model reply into a draft, without a model call
 //
 // For replaying captured replies. The rules are those of /v1/extract, but a reply that
@@ -3273,6 +4178,488 @@ func ParseExtractDraftHTTPResponse(rsp *http.Response) (*ExtractDraftHTTPRespons
 			headers.XRequestId = &value
 		}
 		response.Headers504 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSubmitJobHTTPResponse parses an HTTP response from a SubmitJobWithResponse call
+func ParseSubmitJobHTTPResponse(rsp *http.Response) (*SubmitJobHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitJobHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Job
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Job
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemRetry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemRetry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SubmitJobHTTPResponse200Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers SubmitJobHTTPResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers SubmitJobHTTPResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SubmitJobHTTPResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers SubmitJobHTTPResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers SubmitJobHTTPResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers SubmitJobHTTPResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SubmitJobHTTPResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers SubmitJobHTTPResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers SubmitJobHTTPResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SubmitJobHTTPResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 504:
+		var headers SubmitJobHTTPResponse504Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers504 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteJobHTTPResponse parses an HTTP response from a DeleteJobWithResponse call
+func ParseDeleteJobHTTPResponse(rsp *http.Response) (*DeleteJobHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteJobHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemRetry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteJobHTTPResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteJobHTTPResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteJobHTTPResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteJobHTTPResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetJobHTTPResponse parses an HTTP response from a GetJobWithResponse call
+func ParseGetJobHTTPResponse(rsp *http.Response) (*GetJobHTTPResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetJobHTTPResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Job
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemRetry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetJobHTTPResponse200Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetJobHTTPResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetJobHTTPResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetJobHTTPResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetJobHTTPResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
