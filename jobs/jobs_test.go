@@ -562,3 +562,26 @@ func TestSweepStuck(t *testing.T) {
 		})
 	}
 }
+
+// TestDirInUse: a second process on one SQLite directory is refused at its start (what a
+// starting process finds running it takes for a dead process's, which holds only when it holds
+// the directory alone); once the first has closed, the directory opens again.
+func TestDirInUse(t *testing.T) {
+	dir := t.TempDir()
+	b := backend{"sqlite", func(testing.TB) Config { return Config{Dir: dir} }}
+	first := newEnv(t, b, nil, nil)
+	cfg := first.cfg
+	if _, err := Open(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "in use by another") {
+		t.Fatalf("a second Open of %s: %v, want it refused as in use", dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := first.svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	_ = again.Close(ctx)
+}

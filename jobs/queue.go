@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -147,6 +148,10 @@ func (s *Service) openQueue(ctx context.Context) error {
 	// Only the service reads it (the WAL beside the database is made with the umask's mode);
 	// a directory it may not change, a volume's, is left as it is.
 	_ = os.Chmod(s.cfg.Dir, 0o700)
+	release, lerr := lockDir(s.cfg.Dir)
+	if lerr != nil && !errors.Is(lerr, errNoLock) {
+		return lerr
+	}
 	path := filepath.Join(s.cfg.Dir, "jobs.db")
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
 	if err != nil {
@@ -155,15 +160,41 @@ func (s *Service) openQueue(ctx context.Context) error {
 	// One connection, as River's SQLite driver advises: SQLite takes one writer at a time, and
 	// two connections would meet SQLITE_BUSY under River's own concurrent work.
 	db.SetMaxOpenConns(1)
-	s.db, s.d, s.close = db, dialect{}, func() { db.Close() }
-	// The file exists once the migrations have run; its directory is the caller's alone.
-	q, err := start(ctx, s, riversqlite.New(db), func() { _ = os.Chmod(path, 0o600) })
+	s.db, s.d, s.close = db, dialect{}, func() {
+		db.Close()
+		if release != nil {
+			release()
+		}
+	}
+	// The file exists once the migrations have run; its directory is the caller's alone. Held
+	// alone, every page River has running is a dead process's: taken up at once.
+	q, err := start(ctx, s, riversqlite.New(db), func() {
+		_ = os.Chmod(path, 0o600)
+		if release != nil {
+			s.orphans(ctx)
+		}
+	})
 	if err != nil {
 		s.close()
 		return err
 	}
 	s.q = q
 	return nil
+}
+
+// orphans makes the jobs River has running available again, at a start that holds the SQLite
+// directory alone (lockDir): no process runs them, since the one that did has died (a process
+// that stops in order gives its pages back). River itself would take them up only once they had
+// run RescueAfter, minutes after the restart. An attempt the dead process began stays counted.
+func (s *Service) orphans(ctx context.Context) {
+	res, err := s.db.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = CURRENT_TIMESTAMP WHERE state = 'running'`)
+	if err != nil {
+		s.cfg.Logger.Warn("jobs: the pages a stopped process left running wait for River's rescue", "error", err)
+		return
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		s.cfg.Logger.Info("jobs: taking up again what a stopped process left running", "jobs", n)
+	}
 }
 
 // migrateLock is the Postgres advisory lock the replicas' migrations take turns with.
