@@ -233,13 +233,14 @@ func (s *Service) Close(ctx context.Context) error {
 // MaxPages is the page limit of one job.
 func (s *Service) MaxPages() int { return s.cfg.MaxPages }
 
-// RetryAfter is how long a caller should wait before polling a job again.
+// RetryAfter is how long a caller should wait before polling a job again: a second while its
+// pages are being read, so that a person waiting on a progress line (ocrdraft extract -server,
+// the review page) sees them counted, and a poll costs one row read; two while it waits its turn.
 func (s *Service) RetryAfter(j Job) time.Duration {
-	left := j.Pages - j.PagesDone
-	if left <= s.cfg.Concurrency {
-		return 2 * time.Second
+	if j.Status == Running {
+		return time.Second
 	}
-	return 5 * time.Second
+	return 2 * time.Second
 }
 
 var idText = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
