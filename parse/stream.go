@@ -2,6 +2,8 @@ package parse
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -15,8 +17,8 @@ import (
 // that is not an event's bookkeeping (event:, id:, a comment, [DONE]) is such a chunk and there
 // are at least two; path names where the pieces were. One pass, one decode per line.
 func unstream(reply string) (text, path string, ok bool) {
-	if !strings.Contains(reply, "\n") || !strings.Contains(reply, "{") {
-		return "", "", false
+	if t := strings.TrimSpace(reply); !strings.Contains(t, "\n") || !strings.Contains(t, "{") {
+		return "", "", false // one line: no stream, which is two chunks at least
 	}
 	var b strings.Builder
 	chunks := 0
@@ -30,6 +32,9 @@ func unstream(reply string) (text, path string, ok bool) {
 			strings.HasPrefix(line, "retry:"), strings.HasPrefix(line, ":"):
 			continue
 		case line[0] != '{':
+			return "", "", false
+		}
+		if !chunkKeys(line) {
 			return "", "", false
 		}
 		var c streamChunk
@@ -51,6 +56,30 @@ func unstream(reply string) (text, path string, ok bool) {
 	}
 	return b.String(), "stream: " + path, true
 }
+
+// chunkKeys reports whether a line may be a streamed chunk: it names one of streamChunk's own
+// members (chunkNames), as a chunk of every API that streams does. A row of a draft does not,
+// and is not decoded by reflection here.
+func chunkKeys(line string) bool {
+	for _, k := range chunkNames {
+		if strings.Contains(line, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// chunkNames are streamChunk's members' names, quoted as JSON writes them.
+var chunkNames = func() (names []string) {
+	t := reflect.TypeFor[streamChunk]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if !slices.Contains(names, `"`+name+`"`) {
+			names = append(names, `"`+name+`"`)
+		}
+	}
+	return names
+}()
 
 // streamChunk is the part of a streamed chunk that may hold a piece of the answer, in each API
 // that streams.

@@ -1,6 +1,9 @@
 package parse
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestUnstream: a streamed body passed on whole is its pieces joined, reasoning left out; text
 // that is not every line a chunk is left as it is.
@@ -32,5 +35,18 @@ func TestUnstream(t *testing.T) {
 		if ok != c.ok || got != c.want || path != c.path {
 			t.Errorf("%s: unstream = %q, %q, %v; want %q, %q, %v", c.name, got, path, ok, c.want, c.path, c.ok)
 		}
+	}
+}
+
+// TestChunkNames: the prefilter knows every member a chunk is read by, and a draft's own
+// lines are not taken for chunks.
+func TestChunkNames(t *testing.T) {
+	for _, k := range []string{`"choices"`, `"object"`, `"response"`, `"message"`, `"candidates"`, `"type"`, `"delta"`} {
+		if !slices.Contains(chunkNames, k) {
+			t.Errorf("chunkNames lacks %s: %v", k, chunkNames)
+		}
+	}
+	if chunkKeys(`{"itemName":"总胆固醇","valueNum":5.86,"unit":"mmol/L"}`) {
+		t.Error("a row is taken for a chunk")
 	}
 }
