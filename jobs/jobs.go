@@ -40,6 +40,8 @@ type Reader interface {
 	Prepare(ctx context.Context, uploads []*budget.Bytes, maxPages int) ([]extract.Prepared, error)
 	ReadPage(ctx context.Context, p extract.Prepared) extract.PageRead
 	Finish(ctx context.Context, reads []extract.PageRead, text [][]intake.Word, who check.Context, start time.Time) (extract.Response, error)
+	// PageImagesFit refuses pages whose images a result may not carry (include=pageImages).
+	PageImagesFit(pages []extract.Prepared) error
 }
 
 // notifier sends a finished job to its callback URL: internal/webhook's Sender (Standard
@@ -152,6 +154,9 @@ type Submission struct {
 	Uploads  []*budget.Bytes
 	Who      check.Context
 	Callback string
+	// PageImages keeps the prepared pages until the job is finished and puts their images in
+	// its result (include=pageImages), as /v1/extract's Response.PageImages.
+	PageImages bool
 }
 
 // Owner is the stored owner of a caller's key: a digest, never the key.
@@ -292,8 +297,12 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (j Job, created bo
 	if sub.Key != "" {
 		key = sub.Key
 	}
-	res, err := s.db.ExecContext(ctx, s.d.q(`INSERT INTO ocrdraft_job (id, owner, idem_key, idem_hash, status, callback_url, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), id, sub.Owner, key, sub.Hash, string(accepting), sub.Callback, ms(now))
+	images := 0
+	if sub.PageImages {
+		images = 1
+	}
+	res, err := s.db.ExecContext(ctx, s.d.q(`INSERT INTO ocrdraft_job (id, owner, idem_key, idem_hash, status, callback_url, page_images, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), id, sub.Owner, key, sub.Hash, string(accepting), sub.Callback, images, ms(now))
 	if err != nil {
 		return Job{}, false, dbErr(err)
 	}
@@ -310,6 +319,11 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (j Job, created bo
 	sub.Uploads = nil // Prepare closed them
 	if err != nil {
 		return Job{}, false, err
+	}
+	if sub.PageImages {
+		if err := s.cfg.Reader.PageImagesFit(pages); err != nil {
+			return Job{}, false, err
+		}
 	}
 	if err := s.store(ctx, id, pages, sub.Who); err != nil {
 		return Job{}, false, err

@@ -562,3 +562,98 @@ func TestSweepStuck(t *testing.T) {
 		})
 	}
 }
+
+// TestPageImages: a job asked for include=pageImages keeps its pages until it is finished and
+// carries them in its result as /v1/extract does; every page read once; nothing kept after; pages
+// past MaxPageImageBytes are refused at submission with nothing stored.
+func TestPageImages(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, nil, nil)
+			ctx := context.Background()
+			pages := []string{"page 1", "fail", "page 3"}
+			j, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads(pages...), PageImages: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := e.wait(t, "", j.ID, 20*time.Second)
+			if got.Status != Succeeded || got.Result == nil {
+				t.Fatalf("finished: %+v", got)
+			}
+			want, err := e.ext.ExtractWith(ctx, uploads(pages...), check.Context{}, extract.Options{PageImages: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer want.Close()
+			if d := cmp.Diff(want.PageImages, got.Result.PageImages); d != "" {
+				t.Errorf("page images differ from Extract's (-extract +job):\n%s", d)
+			}
+			for _, p := range pages {
+				if n := e.m.callsOf(p); n != 2 {
+					t.Errorf("page %q read %d times, want once for the job", p, n-1)
+				}
+			}
+			for _, tb := range []string{"ocrdraft_job_page", "ocrdraft_job_read"} {
+				var n int
+				if err := e.svc.db.QueryRow(e.svc.d.q(`SELECT count(*) FROM `+tb+` WHERE job_id = ?`), j.ID).Scan(&n); err != nil || n != 0 {
+					t.Errorf("%s holds %d rows of the finished job (%v)", tb, n, err)
+				}
+			}
+			// Without it, the result carries none.
+			j2, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := e.wait(t, "", j2.ID, 20*time.Second); g.Result == nil || g.Result.PageImages != nil {
+				t.Errorf("a job without include=pageImages: %+v", g.Result)
+			}
+		})
+	}
+	for _, b := range backends {
+		t.Run(b.name+"/too large", func(t *testing.T) {
+			e := newEnv(t, b, nil, func(c *Config) {
+				c.Reader = extract.New(extract.Config{Model: &model{}, Prep: onePage{}, ModelName: "fake-vl", MaxPageImageBytes: 10})
+			})
+			ctx := context.Background()
+			if _, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2"), PageImages: true}); problem.CodeOf(err) != problem.PayloadTooLarge {
+				t.Fatalf("12 bytes of pages past 10: %v", err)
+			}
+			for _, tb := range []string{"ocrdraft_job", "ocrdraft_job_page"} {
+				var n int
+				if err := e.svc.db.QueryRow(`SELECT count(*) FROM ` + tb).Scan(&n); err != nil || n != 0 {
+					t.Errorf("%s holds %d rows after the refusal (%v)", tb, n, err)
+				}
+			}
+			var queued int
+			if err := e.svc.db.QueryRow(`SELECT count(*) FROM river_job WHERE queue = '` + PagesQueue + `'`).Scan(&queued); err != nil || queued != 0 {
+				t.Errorf("%d pages queued after the refusal (%v)", queued, err)
+			}
+			// Under the bound, the same pages are a job.
+			if _, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1"), PageImages: true}); err != nil {
+				t.Errorf("6 bytes: %v", err)
+			}
+		})
+	}
+}
+
+// TestOldTable: a SQLite database made before ocrdraft_job gained its columns is given them.
+func TestOldTable(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(dialect{}.schema()[0], "page_images BIGINT NOT NULL DEFAULT 0,", "", 1)
+	if _, err := db.Exec(old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	e := newEnv(t, backend{"old", func(testing.TB) Config { return Config{Dir: dir} }}, nil, nil)
+	j, _, err := e.svc.Submit(context.Background(), Submission{Uploads: uploads("page 1"), PageImages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := e.wait(t, "", j.ID, 20*time.Second); g.Result == nil || len(g.Result.PageImages) != 1 {
+		t.Errorf("on the old table: %+v", g)
+	}
+}
