@@ -79,8 +79,12 @@ type Config struct {
 	// OCR_CALLBACK_HOSTS); nil refuses every callbackUrl.
 	AllowCallback func(url string) error
 	Notifier      notifier // nil: no callback is sent
-	Lang          string   // the messages of a callback's body
-	Logger        *slog.Logger
+	// CallbackBackoff is the wait after failed callback try n (1 for the first), River's
+	// schedule of the next try, kept across restarts; nil leaves River's (n⁴ seconds). serve
+	// gives the Sender's (webhook.Sender.Backoff: 5 s, tripled each time, up to 30 min).
+	CallbackBackoff func(try int) time.Duration
+	Lang            string // the messages of a callback's body
+	Logger          *slog.Logger
 	// PollInterval is how often a worker looks for pages when no notice came (River's
 	// FetchPollInterval; default River's 1s). Tests make it short.
 	PollInterval time.Duration

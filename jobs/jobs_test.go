@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -383,12 +384,20 @@ func (n *notes) all() []note {
 }
 
 // TestCallback: a finished job is sent to its callback URL, the body the Job a GET answers,
-// its message id the same on every try; a callback URL not allowed is refused before anything
-// is stored.
+// its message id the same on every try, the try after a failed one when CallbackBackoff says;
+// a callback URL not allowed is refused before anything is stored.
 func TestCallback(t *testing.T) {
 	n := &notes{fail: 1}
+	var mu sync.Mutex
+	var backoffs []int
 	e := newEnv(t, backends[0], nil, func(c *Config) {
 		c.Notifier = n
+		c.CallbackBackoff = func(try int) time.Duration {
+			mu.Lock()
+			backoffs = append(backoffs, try)
+			mu.Unlock()
+			return 10 * time.Millisecond
+		}
 		c.AllowCallback = func(u string) error {
 			if !strings.HasPrefix(u, "https://hooks.example/") {
 				return fmt.Errorf("host not allowed")
@@ -405,7 +414,7 @@ func TestCallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wait(t, "", j.ID, 20*time.Second)
-	// River tries again after a failed try, with its backoff (a second or so for the first).
+	// River tries again after a failed try, when CallbackBackoff says.
 	deadline := time.Now().Add(20 * time.Second)
 	for len(n.all()) < 2 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -414,6 +423,11 @@ func TestCallback(t *testing.T) {
 	if len(sent) != 2 {
 		t.Fatalf("%d tries sent, want 2 (one failed, one taken)", len(sent))
 	}
+	mu.Lock()
+	if !slices.Equal(backoffs, []int{1}) {
+		t.Errorf("CallbackBackoff asked for the tries %v, want [1]", backoffs)
+	}
+	mu.Unlock()
 	for _, s := range sent {
 		if s.url != "https://hooks.example/done" || s.id != sent[0].id || !strings.HasPrefix(s.id, "msg_") {
 			t.Errorf("sent %s with id %s", s.url, s.id)

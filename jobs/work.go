@@ -337,6 +337,15 @@ func (w *callbackWorker) Timeout(*river.Job[callbackArgs]) time.Duration {
 	return w.s.cfg.AttemptTimeout
 }
 
+// NextRetry schedules the try after a failed one by Config.CallbackBackoff (a zero time:
+// River's own schedule).
+func (w *callbackWorker) NextRetry(job *river.Job[callbackArgs]) time.Time {
+	if w.s.cfg.CallbackBackoff == nil {
+		return time.Time{}
+	}
+	return time.Now().Add(w.s.cfg.CallbackBackoff(job.Attempt))
+}
+
 func (w *callbackWorker) Work(ctx context.Context, job *river.Job[callbackArgs]) error {
 	s := w.s
 	r, err := scanRow(s.db.QueryRowContext(ctx, s.d.q(`SELECT `+rowColumns+` FROM ocrdraft_job WHERE id = ?`), job.Args.Job))
