@@ -671,3 +671,52 @@ func TestOldTable(t *testing.T) {
 		t.Errorf("on the old table: %+v", g)
 	}
 }
+
+// TestPageImagesReadOnce: a page of a job that keeps its pages (include=pageImages) run again
+// after its reading was kept (River ran it twice, or its process died before River heard) finds
+// the reading and does not ask the model again.
+func TestPageImagesReadOnce(t *testing.T) {
+	m := &model{delay: time.Second}
+	e := newEnv(t, backends[0], m, func(c *Config) { c.Concurrency = 1 })
+	ctx := context.Background()
+	j, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2"), PageImages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g, err := e.svc.Get(ctx, "", j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.PagesDone >= 1 {
+			if g.Status != Running {
+				t.Skipf("the job was %s before page 1 could be run again", g.Status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("page 1 not read")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := e.svc.readPage(ctx, j.ID, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.callsOf("page 1"); n != 1 {
+		t.Errorf("page 1 was asked of the model %d times, want once", n)
+	}
+	g := e.wait(t, "", j.ID, 20*time.Second)
+	if g.Status != Succeeded || len(g.Result.PageImages) != 2 {
+		t.Fatalf("finished: %s, %d page images", g.Status, len(g.Result.PageImages))
+	}
+	n := 0
+	for _, ind := range g.Result.Draft.Indicators {
+		if ind.ItemName == "血红蛋白 page 1" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("page 1's row is in the result %d times, want once", n)
+	}
+}
