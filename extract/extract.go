@@ -266,6 +266,11 @@ func (s *Service) keep(pages []page) error {
 		pages[i].keep = true
 		total += int64(pages[i].img.Len())
 	}
+	return s.imagesFit(total)
+}
+
+// imagesFit refuses page images of total bytes that an answer may not carry.
+func (s *Service) imagesFit(total int64) error {
 	if total > s.cfg.MaxPageImageBytes {
 		return problem.Errorf(problem.PayloadTooLarge,
 			"the page images asked for (include=pageImages) come to %d KiB, more than the %d KiB an answer carries: send fewer pages, or ask without them",

@@ -61,6 +61,26 @@ func (s *Service) Prepare(ctx context.Context, uploads []*budget.Bytes, maxPages
 	return out, nil
 }
 
+// PageImagesFit refuses, with /v1/extract's payload_too_large, prepared pages whose images an
+// answer may not carry (Config.MaxPageImageBytes): a job asked for include=pageImages is refused
+// when it is submitted, as /v1/extract refuses before any model call.
+func (s *Service) PageImagesFit(pages []Prepared) error {
+	total := int64(0)
+	for _, p := range pages {
+		total += int64(len(p.Data))
+	}
+	return s.imagesFit(total)
+}
+
+// PageImages are prepared pages as Response.PageImages carries them, in page order.
+func PageImages(pages []Prepared) []schema.SentImage {
+	imgs := make([]schema.SentImage, len(pages))
+	for i, p := range pages {
+		imgs[i] = schema.SentImage{Page: i + 1, MediaType: p.MIME, Width: p.Width, Height: p.Height, Data: p.Data}
+	}
+	return imgs
+}
+
 // ReadPage reads one prepared page as Extract reads each of its pages (re-asks, retry memory,
 // warnings), a panic recovered as internal_error.
 func (s *Service) ReadPage(ctx context.Context, p Prepared) (r PageRead) {

@@ -40,6 +40,8 @@ type Reader interface {
 	Prepare(ctx context.Context, uploads []*budget.Bytes, maxPages int) ([]extract.Prepared, error)
 	ReadPage(ctx context.Context, p extract.Prepared) extract.PageRead
 	Finish(ctx context.Context, reads []extract.PageRead, text [][]intake.Word, who check.Context, start time.Time) (extract.Response, error)
+	// PageImagesFit refuses pages whose images a result may not carry (include=pageImages).
+	PageImagesFit(pages []extract.Prepared) error
 }
 
 // notifier sends a finished job to its callback URL: internal/webhook's Sender (Standard
@@ -77,8 +79,12 @@ type Config struct {
 	// OCR_CALLBACK_HOSTS); nil refuses every callbackUrl.
 	AllowCallback func(url string) error
 	Notifier      notifier // nil: no callback is sent
-	Lang          string   // the messages of a callback's body
-	Logger        *slog.Logger
+	// CallbackBackoff is the wait after failed callback try n (1 for the first), River's
+	// schedule of the next try, kept across restarts; nil leaves River's (n⁴ seconds). serve
+	// gives the Sender's (webhook.Sender.Backoff: 5 s, tripled each time, up to 30 min).
+	CallbackBackoff func(try int) time.Duration
+	Lang            string // the messages of a callback's body
+	Logger          *slog.Logger
 	// PollInterval is how often a worker looks for pages when no notice came (River's
 	// FetchPollInterval; default River's 1s). Tests make it short.
 	PollInterval time.Duration
@@ -152,6 +158,9 @@ type Submission struct {
 	Uploads  []*budget.Bytes
 	Who      check.Context
 	Callback string
+	// PageImages keeps the prepared pages until the job is finished and puts their images in
+	// its result (include=pageImages), as /v1/extract's Response.PageImages.
+	PageImages bool
 }
 
 // Owner is the stored owner of a caller's key: a digest, never the key.
@@ -293,8 +302,12 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (j Job, created bo
 	if sub.Key != "" {
 		key = sub.Key
 	}
-	res, err := s.db.ExecContext(ctx, s.d.q(`INSERT INTO ocrdraft_job (id, owner, idem_key, idem_hash, status, callback_url, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), id, sub.Owner, key, sub.Hash, string(accepting), sub.Callback, ms(now))
+	images := 0
+	if sub.PageImages {
+		images = 1
+	}
+	res, err := s.db.ExecContext(ctx, s.d.q(`INSERT INTO ocrdraft_job (id, owner, idem_key, idem_hash, status, callback_url, page_images, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), id, sub.Owner, key, sub.Hash, string(accepting), sub.Callback, images, ms(now))
 	if err != nil {
 		return Job{}, false, dbErr(err)
 	}
@@ -311,6 +324,11 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (j Job, created bo
 	sub.Uploads = nil // Prepare closed them
 	if err != nil {
 		return Job{}, false, err
+	}
+	if sub.PageImages {
+		if err := s.cfg.Reader.PageImagesFit(pages); err != nil {
+			return Job{}, false, err
+		}
 	}
 	if err := s.store(ctx, id, pages, sub.Who); err != nil {
 		return Job{}, false, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -383,12 +384,20 @@ func (n *notes) all() []note {
 }
 
 // TestCallback: a finished job is sent to its callback URL, the body the Job a GET answers,
-// its message id the same on every try; a callback URL not allowed is refused before anything
-// is stored.
+// its message id the same on every try, the try after a failed one when CallbackBackoff says;
+// a callback URL not allowed is refused before anything is stored.
 func TestCallback(t *testing.T) {
 	n := &notes{fail: 1}
+	var mu sync.Mutex
+	var backoffs []int
 	e := newEnv(t, backends[0], nil, func(c *Config) {
 		c.Notifier = n
+		c.CallbackBackoff = func(try int) time.Duration {
+			mu.Lock()
+			backoffs = append(backoffs, try)
+			mu.Unlock()
+			return 10 * time.Millisecond
+		}
 		c.AllowCallback = func(u string) error {
 			if !strings.HasPrefix(u, "https://hooks.example/") {
 				return fmt.Errorf("host not allowed")
@@ -405,7 +414,7 @@ func TestCallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wait(t, "", j.ID, 20*time.Second)
-	// River tries again after a failed try, with its backoff (a second or so for the first).
+	// River tries again after a failed try, when CallbackBackoff says.
 	deadline := time.Now().Add(20 * time.Second)
 	for len(n.all()) < 2 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -414,6 +423,11 @@ func TestCallback(t *testing.T) {
 	if len(sent) != 2 {
 		t.Fatalf("%d tries sent, want 2 (one failed, one taken)", len(sent))
 	}
+	mu.Lock()
+	if !slices.Equal(backoffs, []int{1}) {
+		t.Errorf("CallbackBackoff asked for the tries %v, want [1]", backoffs)
+	}
+	mu.Unlock()
 	for _, s := range sent {
 		if s.url != "https://hooks.example/done" || s.id != sent[0].id || !strings.HasPrefix(s.id, "msg_") {
 			t.Errorf("sent %s with id %s", s.url, s.id)
@@ -584,4 +598,148 @@ func TestDirInUse(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 	_ = again.Close(ctx)
+}
+
+// TestPageImages: a job asked for include=pageImages keeps its pages until it is finished and
+// carries them in its result as /v1/extract does; every page read once; nothing kept after; pages
+// past MaxPageImageBytes are refused at submission with nothing stored.
+func TestPageImages(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, nil, nil)
+			ctx := context.Background()
+			pages := []string{"page 1", "fail", "page 3"}
+			j, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads(pages...), PageImages: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := e.wait(t, "", j.ID, 20*time.Second)
+			if got.Status != Succeeded || got.Result == nil {
+				t.Fatalf("finished: %+v", got)
+			}
+			want, err := e.ext.ExtractWith(ctx, uploads(pages...), check.Context{}, extract.Options{PageImages: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer want.Close()
+			if d := cmp.Diff(want.PageImages, got.Result.PageImages); d != "" {
+				t.Errorf("page images differ from Extract's (-extract +job):\n%s", d)
+			}
+			for _, p := range pages {
+				if n := e.m.callsOf(p); n != 2 {
+					t.Errorf("page %q read %d times, want once for the job", p, n-1)
+				}
+			}
+			for _, tb := range []string{"ocrdraft_job_page", "ocrdraft_job_read"} {
+				var n int
+				if err := e.svc.db.QueryRow(e.svc.d.q(`SELECT count(*) FROM `+tb+` WHERE job_id = ?`), j.ID).Scan(&n); err != nil || n != 0 {
+					t.Errorf("%s holds %d rows of the finished job (%v)", tb, n, err)
+				}
+			}
+			// Without it, the result carries none.
+			j2, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := e.wait(t, "", j2.ID, 20*time.Second); g.Result == nil || g.Result.PageImages != nil {
+				t.Errorf("a job without include=pageImages: %+v", g.Result)
+			}
+		})
+	}
+	for _, b := range backends {
+		t.Run(b.name+"/too large", func(t *testing.T) {
+			e := newEnv(t, b, nil, func(c *Config) {
+				c.Reader = extract.New(extract.Config{Model: &model{}, Prep: onePage{}, ModelName: "fake-vl", MaxPageImageBytes: 10})
+			})
+			ctx := context.Background()
+			if _, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2"), PageImages: true}); problem.CodeOf(err) != problem.PayloadTooLarge {
+				t.Fatalf("12 bytes of pages past 10: %v", err)
+			}
+			for _, tb := range []string{"ocrdraft_job", "ocrdraft_job_page"} {
+				var n int
+				if err := e.svc.db.QueryRow(`SELECT count(*) FROM ` + tb).Scan(&n); err != nil || n != 0 {
+					t.Errorf("%s holds %d rows after the refusal (%v)", tb, n, err)
+				}
+			}
+			var queued int
+			if err := e.svc.db.QueryRow(`SELECT count(*) FROM river_job WHERE queue = '` + PagesQueue + `'`).Scan(&queued); err != nil || queued != 0 {
+				t.Errorf("%d pages queued after the refusal (%v)", queued, err)
+			}
+			// Under the bound, the same pages are a job.
+			if _, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1"), PageImages: true}); err != nil {
+				t.Errorf("6 bytes: %v", err)
+			}
+		})
+	}
+}
+
+// TestOldTable: a SQLite database made before ocrdraft_job gained its columns is given them.
+func TestOldTable(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(dialect{}.schema()[0], "page_images BIGINT NOT NULL DEFAULT 0,", "", 1)
+	if _, err := db.Exec(old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	e := newEnv(t, backend{"old", func(testing.TB) Config { return Config{Dir: dir} }}, nil, nil)
+	j, _, err := e.svc.Submit(context.Background(), Submission{Uploads: uploads("page 1"), PageImages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := e.wait(t, "", j.ID, 20*time.Second); g.Result == nil || len(g.Result.PageImages) != 1 {
+		t.Errorf("on the old table: %+v", g)
+	}
+}
+
+// TestPageImagesReadOnce: a page of a job that keeps its pages (include=pageImages) run again
+// after its reading was kept (River ran it twice, or its process died before River heard) finds
+// the reading and does not ask the model again.
+func TestPageImagesReadOnce(t *testing.T) {
+	m := &model{delay: time.Second}
+	e := newEnv(t, backends[0], m, func(c *Config) { c.Concurrency = 1 })
+	ctx := context.Background()
+	j, _, err := e.svc.Submit(ctx, Submission{Uploads: uploads("page 1", "page 2"), PageImages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g, err := e.svc.Get(ctx, "", j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.PagesDone >= 1 {
+			if g.Status != Running {
+				t.Skipf("the job was %s before page 1 could be run again", g.Status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("page 1 not read")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := e.svc.readPage(ctx, j.ID, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.callsOf("page 1"); n != 1 {
+		t.Errorf("page 1 was asked of the model %d times, want once", n)
+	}
+	g := e.wait(t, "", j.ID, 20*time.Second)
+	if g.Status != Succeeded || len(g.Result.PageImages) != 2 {
+		t.Fatalf("finished: %s, %d page images", g.Status, len(g.Result.PageImages))
+	}
+	n := 0
+	for _, ind := range g.Result.Draft.Indicators {
+		if ind.ItemName == "血红蛋白 page 1" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("page 1's row is in the result %d times, want once", n)
+	}
 }

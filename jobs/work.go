@@ -14,6 +14,7 @@ import (
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/msg"
 	"github.com/ocrdraft/ocrdraft/problem"
+	"github.com/ocrdraft/ocrdraft/schema"
 )
 
 // pageWorker reads one page of a job. Its reading is stored once, by (job, page): a page read
@@ -60,8 +61,8 @@ func (s *Service) unopened(ctx context.Context, id string, err error) error {
 
 func (s *Service) readPage(ctx context.Context, id string, page int, last bool) error {
 	var status string
-	var pages int
-	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT status, pages FROM ocrdraft_job WHERE id = ?`), id).Scan(&status, &pages)
+	var pages, images int
+	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT status, pages, page_images FROM ocrdraft_job WHERE id = ?`), id).Scan(&status, &pages, &images)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // deleted: nothing to read for
 	}
@@ -70,6 +71,16 @@ func (s *Service) readPage(ctx context.Context, id string, page int, last bool) 
 	}
 	if st := Status(status); st != Queued && st != Running && st != accepting {
 		return nil
+	}
+	if images != 0 {
+		// Its page stays for the result (include=pageImages): a reading kept says it was read.
+		var n int
+		if err := s.db.QueryRowContext(ctx, s.d.q(`SELECT count(*) FROM ocrdraft_job_read WHERE job_id = ? AND page = ?`), id, page).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return s.finishIfDone(ctx, id)
+		}
 	}
 	var box []byte
 	err = s.db.QueryRowContext(ctx, s.d.q(`SELECT data FROM ocrdraft_job_page WHERE job_id = ? AND page = ?`), id, page).Scan(&box)
@@ -100,15 +111,15 @@ func (s *Service) readPage(ctx context.Context, id string, page int, last bool) 
 	if err != nil {
 		return err
 	}
-	if err := s.keep(context.WithoutCancel(ctx), id, page, s.seal.seal(rb, ad(id, "read", page))); err != nil {
+	if err := s.keep(context.WithoutCancel(ctx), id, page, s.seal.seal(rb, ad(id, "read", page)), images != 0); err != nil {
 		return err
 	}
 	return s.finishIfDone(context.WithoutCancel(ctx), id)
 }
 
-// keep stores a page's reading once, counts it, and lets the page's image go, in one
-// transaction; a job deleted meanwhile keeps nothing.
-func (s *Service) keep(ctx context.Context, id string, page int, box []byte) error {
+// keep stores a page's reading once, counts it, and lets the page's image go (unless the
+// result is to carry it, kept), in one transaction; a job deleted meanwhile keeps nothing.
+func (s *Service) keep(ctx context.Context, id string, page int, box []byte, kept bool) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -129,6 +140,9 @@ func (s *Service) keep(ctx context.Context, id string, page int, box []byte) err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // read and kept before: roll back the count
+	}
+	if kept {
+		return tx.Commit()
 	}
 	if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM ocrdraft_job_page WHERE job_id = ? AND page = ?`), id, page); err != nil {
 		return err
@@ -223,6 +237,11 @@ func (s *Service) finish(ctx context.Context, id string) error {
 	if ferr != nil && ctx.Err() != nil {
 		return ferr // cut short: finish again
 	}
+	if ferr == nil && r.pageImages {
+		if res.PageImages, err = s.pageImages(ctx, id, r.pages); err != nil {
+			return err
+		}
+	}
 	now := s.now()
 	status, result, errDoc := Succeeded, []byte(nil), sql.NullString{}
 	if ferr != nil {
@@ -270,6 +289,43 @@ func (s *Service) finish(ctx context.Context, id string) error {
 	return nil
 }
 
+// pageImages opens a job's kept pages (include=pageImages) as its result carries them: at most
+// the MaxPageImageBytes its submission was held to, in memory for the finishing step alone.
+func (s *Service) pageImages(ctx context.Context, id string, pages int) ([]schema.SentImage, error) {
+	rows, err := s.db.QueryContext(ctx, s.d.q(`SELECT page, data FROM ocrdraft_job_page WHERE job_id = ? ORDER BY page`), id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	prepared := make([]extract.Prepared, 0, pages)
+	for rows.Next() {
+		var page int
+		var box []byte
+		if err := rows.Scan(&page, &box); err != nil {
+			return nil, err
+		}
+		b, err := s.seal.open(box, ad(id, "page", page))
+		if err != nil {
+			return nil, err
+		}
+		var sp storedPage
+		if err := json.Unmarshal(b, &sp); err != nil {
+			return nil, err
+		}
+		if page != len(prepared)+1 {
+			return nil, errors.New("jobs: a kept page of the job is missing")
+		}
+		prepared = append(prepared, extract.Prepared{Data: sp.Data, MIME: sp.MIME, Width: sp.Width, Height: sp.Height})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(prepared) != pages {
+		return nil, errors.New("jobs: a kept page of the job is missing")
+	}
+	return extract.PageImages(prepared), nil
+}
+
 // callbackWorker posts a finished job to its callback URL, its webhook-id the same for every
 // try; River tries again with backoff when a try fails, the Sender within a try.
 type callbackWorker struct {
@@ -279,6 +335,15 @@ type callbackWorker struct {
 
 func (w *callbackWorker) Timeout(*river.Job[callbackArgs]) time.Duration {
 	return w.s.cfg.AttemptTimeout
+}
+
+// NextRetry schedules the try after a failed one by Config.CallbackBackoff (a zero time:
+// River's own schedule).
+func (w *callbackWorker) NextRetry(job *river.Job[callbackArgs]) time.Time {
+	if w.s.cfg.CallbackBackoff == nil {
+		return time.Time{}
+	}
+	return time.Now().Add(w.s.cfg.CallbackBackoff(job.Attempt))
 }
 
 func (w *callbackWorker) Work(ctx context.Context, job *river.Job[callbackArgs]) error {

@@ -76,15 +76,9 @@ func (s *Server) submitJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if opts.PageImages {
-		for _, up := range uploads {
-			up.Close()
-		}
-		return problem.Errorf(problem.InvalidRequest, "a job's result does not carry page images yet: ask /v1/extract for include=pageImages")
-	}
 	callback, _ := c.Get(ctxCallback).(string)
 	// What the request asks, whatever its encoding (multipart boundaries differ between tries):
-	// the pages' bytes in order, the patient's sex, the callback.
+	// the pages' bytes in order, the patient's sex, the callback, the page images asked for.
 	h := sha256.New()
 	var n [8]byte
 	size := int64(0)
@@ -95,9 +89,13 @@ func (s *Server) submitJob(c echo.Context) error {
 		size += int64(up.Len())
 	}
 	h.Write([]byte("\x00sex=" + string(who.Sex) + "\x00callback=" + callback))
+	if opts.PageImages { // only then: the hashes of jobs accepted before it stay as they were
+		h.Write([]byte("\x00include=pageImages"))
+	}
 	held.Give(held.Held() - size)
 	j, created, err := s.cfg.Jobs.Submit(c.Request().Context(), jobs.Submission{
 		Owner: s.owner(c), Key: key, Hash: h.Sum(nil), Uploads: uploads, Who: who, Callback: callback,
+		PageImages: opts.PageImages,
 	})
 	held.Close()
 	if err != nil {

@@ -189,3 +189,40 @@ func TestJobRefusals(t *testing.T) {
 		t.Errorf("not an image: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestJobPageImages: include=pageImages on a job is honoured as /v1/extract honours it (the
+// same images in the result), and is part of what an Idempotency-Key names.
+func TestJobPageImages(t *testing.T) {
+	e := newEnv(t, options{jobs: true})
+	e.model.Default(fakeopenai.Reply(lipid))
+	post := func(path, idem string, fields map[string]string) *httptest.ResponseRecorder {
+		req := form(t, fields, page)
+		req.URL.Path = path
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		return e.do(req)
+	}
+	rec := post("/v1/jobs", "doc-1", map[string]string{"include": "pageImages"})
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("POST /v1/jobs include=pageImages: %d %s", rec.Code, rec.Body)
+	}
+	done := e.poll(t, rec.Header().Get("Location"), nil)
+	want := post("/v1/extract", "", map[string]string{"include": "pageImages"})
+	var res extract.Response
+	if err := json.Unmarshal(want.Body.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if done.Result == nil || len(done.Result.PageImages) != 1 || len(res.PageImages) != 1 {
+		t.Fatalf("page images: job %+v, extract %d", done.Result, len(res.PageImages))
+	}
+	if g, w := done.Result.PageImages[0], res.PageImages[0]; !bytes.Equal(g.Data, w.Data) || g.MediaType != w.MediaType || g.Width != w.Width || g.Height != w.Height || g.Page != 1 {
+		t.Errorf("the job's page image %d %s %dx%d, extract's %d %s %dx%d", g.Page, g.MediaType, g.Width, g.Height, w.Page, w.MediaType, w.Width, w.Height)
+	}
+	if rec := post("/v1/jobs", "doc-1", nil); rec.Code != http.StatusUnprocessableEntity || problemOf(t, rec).Code != problem.IdempotencyKeyReused {
+		t.Errorf("the same key and pages without include=pageImages: %d %s", rec.Code, rec.Body)
+	}
+	if rec := post("/v1/jobs", "doc-1", map[string]string{"include": "pageImages"}); rec.Code != http.StatusOK {
+		t.Errorf("the same key and body again: %d %s", rec.Code, rec.Body)
+	}
+}

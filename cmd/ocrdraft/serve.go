@@ -256,7 +256,8 @@ func openJobs(ctx context.Context, cfg config, svc *extract.Service, log *slog.L
 		AllowCallback: allowCallback(cfg.CallbackHosts),
 	}
 	if len(cfg.CallbackHosts) > 0 { // not a nil *callbackTry in the interface
-		jcfg.Notifier = &callbackTry{webhook.NewSender(webhook.Config{Secret: cfg.WebhookSecret, Hosts: cfg.CallbackHosts})}
+		sender := webhook.NewSender(webhook.Config{Secret: cfg.WebhookSecret, Hosts: cfg.CallbackHosts})
+		jcfg.Notifier, jcfg.CallbackBackoff = &callbackTry{sender}, sender.Backoff
 	}
 	js, err := jobs.Open(ctx, jcfg)
 	if err != nil {

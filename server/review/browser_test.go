@@ -1,6 +1,7 @@
 package review_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -24,7 +25,10 @@ import (
 	"github.com/ocrdraft/ocrdraft/extract"
 	"github.com/ocrdraft/ocrdraft/intake"
 	"github.com/ocrdraft/ocrdraft/internal/fakeopenai"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
+	"github.com/ocrdraft/ocrdraft/jobs"
 	"github.com/ocrdraft/ocrdraft/lexicon"
+	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/ocrdraft/ocrdraft/server"
 	"github.com/ocrdraft/ocrdraft/vision"
 )
@@ -146,27 +150,47 @@ func (r *requests) saw(path string) bool {
 type service struct {
 	*httptest.Server
 	model *fakeopenai.Server
+	jobs  *jobs.Service // nil: /v1/jobs answers jobs_not_configured
 	mu    sync.Mutex
-	paths []string
+	paths []string // each request's path, and its method and path ("DELETE /v1/jobs/job_…")
 }
 
-func newService(t *testing.T, cfg server.Config) *service {
+func newService(t *testing.T, cfg server.Config) *service { return newServiceJobs(t, cfg, false) }
+
+// newServiceJobs is newService, with /v1/jobs run on SQLite in a temporary directory when
+// withJobs (as the server tests' jobs option does).
+func newServiceJobs(t *testing.T, cfg server.Config, withJobs bool) *service {
 	t.Helper()
 	model := fakeopenai.New(t)
 	client, err := vision.New(vision.Config{BaseURL: model.URL, APIKey: "sk-test", Model: "test-vl"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Extractor = extract.New(extract.Config{
+	ext := extract.New(extract.Config{
 		Model: client, Prep: intake.New(intake.Limits{}, wasm), Builder: draft.New(lexicon.Default()),
 		ModelName: "test-vl", OutputMode: "prompt", Concurrency: 1,
 	})
+	cfg.Extractor = ext
 	cfg.Spec = ocrdraft.Spec
 	s := &service{model: model}
+	if withJobs {
+		js, err := jobs.Open(context.Background(), jobs.Config{
+			Reader: ext, Dir: t.TempDir(), Key: bytes.Repeat([]byte{1}, jobs.KeySize), PollInterval: 50 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = js.Close(ctx)
+		})
+		cfg.Jobs, s.jobs = js, js
+	}
 	srv := server.New(cfg)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.paths = append(s.paths, r.URL.Path)
+		s.paths = append(s.paths, r.URL.Path, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
 		srv.ServeHTTP(w, r)
 	}))
@@ -333,6 +357,11 @@ func TestReviewPhoto(t *testing.T) {
 	shot(t, page, dir, "4-confirmed")
 	if !svc.served("/v1/validate") {
 		t.Error("confirmed without /v1/validate")
+	}
+	// Without jobs, the page asked /v1/jobs, was answered jobs_not_configured and read the
+	// report through /v1/extract.
+	if !svc.served("POST /v1/jobs") || !svc.served("POST /v1/extract") {
+		t.Error("without jobs, the page did not try /v1/jobs and fall back to /v1/extract")
 	}
 	got := eval[string](t, page, `document.getElementById("done-json").textContent`)
 	for _, want := range []string{`"refLow": 3.9`, `"refHigh": 6.10`, `"valueNum": 5.60`} {
@@ -589,5 +618,66 @@ func TestReviewForty(t *testing.T) {
 		t.Errorf("after typing, the field and the DOM changes are %q, want the text and 0", got)
 	}
 	view(t, page, dir, "forty-zh")
+	reqs.check(t, svc.URL)
+}
+
+// held is a model answer that waits until release is closed (or the request ends).
+func held(release <-chan struct{}, a fakeopenai.Answer) fakeopenai.Answer {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		a(w, r)
+	}
+}
+
+// TestReviewJob: with jobs on, the page reads the report as a job: it shows pages done of
+// pages (a determinate progress, "1 / 2") while the second page is read, then the rows and both
+// page images as /v1/extract's answer shows them, and deletes the job once its result is shown.
+func TestReviewJob(t *testing.T) {
+	ctx := browser(t)
+	dir := shots(t)
+	svc := newServiceJobs(t, server.Config{}, true)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	svc.model.Queue(fakeopenai.Reply(photoReply), held(release, fakeopenai.Reply(rows(2, 3))))
+	page, reqs := tab(t, ctx)
+	do(t, page, chromedp.Navigate(svc.URL+"/review"))
+	choose(t, page, testdata("images", "scan.jpg"), testdata("images", "scan.bmp"))
+	do(t, page, chromedp.SetValue(chromedp.ID("sex"), "female"), chromedp.Click(chromedp.ID("read")))
+	poll(t, page, `(() => { const b = document.getElementById("progress-bar");
+		return !document.getElementById("progress-step").hidden && b.max === 2 && b.value === 1 &&
+			document.getElementById("progress-text").textContent.includes("1 / 2"); })()`)
+	shot(t, page, dir, "job-1-progress")
+	once.Do(func() { close(release) })
+	poll(t, page, `!document.getElementById("review-step").hidden`)
+	poll(t, page, `document.images.length === 2 && [...document.images].every(i => i.complete && i.naturalWidth > 0)`)
+	shot(t, page, dir, "job-2-review")
+	if n := eval[int](t, page, `document.querySelectorAll("tr.row").length`); n != 6 {
+		t.Errorf("%d rows shown, want 6", n)
+	}
+	if svc.served("/v1/extract") {
+		t.Error("with jobs on, the page asked /v1/extract too")
+	}
+	// The job is deleted once its result is shown: the DELETE came, and the job is gone.
+	var id string
+	testwait.For(t, "the page's DELETE of its job", func() bool {
+		svc.mu.Lock()
+		defer svc.mu.Unlock()
+		for _, p := range svc.paths {
+			if rest, ok := strings.CutPrefix(p, "DELETE /v1/jobs/"); ok {
+				id = rest
+			}
+		}
+		return id != ""
+	})
+	// The request is seen as it arrives: the job is gone once it has been handled.
+	testwait.For(t, "the job gone after the page's DELETE", func() bool {
+		_, err := svc.jobs.Get(context.Background(), "", id)
+		return problem.CodeOf(err) == problem.JobNotFound
+	})
 	reqs.check(t, svc.URL)
 }

@@ -31,6 +31,7 @@
     clear: ["Clear the pages", "清除所选页"],
     noFiles: ["Choose at least one page.", "请至少选择一页。"],
     reading: ["Reading {n} file(s) with the model… {s} s", "模型正在识别 {n} 个文件…… {s} 秒"],
+    pagesDone: ["Pages read: {done} / {pages}… {s} s", "已识别页数：{done} / {pages}…… {s} 秒"],
     reviewTitle: ["Check each value against the page", "请对照原页核对每个数值"],
     report: ["Report", "报告"],
     page: ["Page {n}", "第 {n} 页"],
@@ -81,7 +82,7 @@
   const embedders = meta("ocrdraft-embedders").split(/\s+/).filter(Boolean);
   const KEY = "ocrdraft.apiKey";
 
-  const state = { files: [], draft: null, fields: [], current: null, pageEls: new Map(), evidence: [], timer: 0 };
+  const state = { files: [], job: "", progress: null, draft: null, fields: [], current: null, pageEls: new Map(), evidence: [], timer: 0 };
 
   function show(step) {
     for (const id of ["key-step", "choose-step", "progress-step", "review-step", "done-step"]) $(id).hidden = id !== step;
@@ -96,7 +97,8 @@
     return h;
   }
 
-  // call sends a request to this service and answers {status, text}; a 401 asks for the key again.
+  // call sends a request to this service and answers {status, text, headers}; a 401 asks for
+  // the key again.
   async function call(path, init) {
     let res;
     try {
@@ -112,8 +114,9 @@
       $("key").focus();
       throw null;
     }
-    return { status: res.status, text };
+    return { status: res.status, text, headers: res.headers };
   }
+  function codeOf(r) { try { return JSON.parse(r.text).code || ""; } catch (e) { return ""; } }
   function problemText(r) {
     try { const p = JSON.parse(r.text); return t("failed", { status: r.status, detail: p.detail || p.title || p.code }); } catch (e) { return t("failed", { status: r.status, detail: "" }); }
   }
@@ -125,6 +128,9 @@
   }
   function addFiles(list) { for (const f of list) state.files.push(f); listFiles(); }
 
+  // read sends the pages as a job (POST /v1/jobs), whose progress is pages done of pages, and
+  // falls back to one /v1/extract request, whose progress cannot be told, when the service runs
+  // no jobs (503 jobs_not_configured, or 404 from a server older than jobs).
   async function read(ev) {
     ev.preventDefault();
     if (!state.files.length) { fail(t("noFiles")); $("files").focus(); return; }
@@ -135,18 +141,68 @@
     const h = headers(false);
     if ($("sex").value) h["Patient-Sex"] = $("sex").value;
     const started = Date.now();
-    const tick = () => { $("progress-text").textContent = t("reading", { n: state.files.length, s: Math.floor((Date.now() - started) / 1000) }); };
+    state.progress = null;
+    const bar = $("progress-bar");
+    bar.removeAttribute("value"); // indeterminate until a job says how far it is
+    const tick = () => {
+      const s = Math.floor((Date.now() - started) / 1000), p = state.progress;
+      $("progress-text").textContent = p ? t("pagesDone", { done: p.done, pages: p.pages, s }) : t("reading", { n: state.files.length, s });
+    };
     tick();
     state.timer = setInterval(tick, 1000);
+    state.tick = tick;
     show("progress-step");
     try {
-      const r = await call("/v1/extract", { method: "POST", headers: h, body: form });
+      let r = await readAsJob(form, h);
+      if (!r) r = await call("/v1/extract", { method: "POST", headers: h, body: form });
       if (r.status !== 200) { show("choose-step"); fail(problemText(r)); return; }
-      review(r.text);
+      review(r.result || parseDraftJSON(r.text));
     } catch (e) {
       if (e) { show("choose-step"); fail(e.message); }
     } finally {
       clearInterval(state.timer);
+      state.progress = null;
+      // Once its result is shown (or it failed), the job and its result go from the service:
+      // the draft lives in this tab alone.
+      if (state.job) call(state.job, { method: "DELETE", headers: headers(false) }).catch(() => {});
+      state.job = "";
+    }
+  }
+
+  // A job's polls wait what its Retry-After says, within these bounds (ms).
+  const POLL_MIN = 500, POLL_MAX = 10000, POLL_DEFAULT = 2000;
+  const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+  function retryAfter(r) {
+    const s = Number(r.headers && r.headers.get("Retry-After"));
+    return Number.isFinite(s) && s >= 0 ? Math.min(POLL_MAX, Math.max(POLL_MIN, s * 1000)) : POLL_DEFAULT;
+  }
+  function progress(job) {
+    state.progress = { done: job.pagesDone || 0, pages: job.pages || 0 };
+    const bar = $("progress-bar");
+    if (job.pages > 0) { bar.max = job.pages; bar.value = Math.min(job.pagesDone || 0, job.pages); }
+    state.tick();
+  }
+
+  // readAsJob runs the read as a job (state.job its path, for read to delete) and answers
+  // {status: 200, result} once it has succeeded, a problem's {status, text} for the page to
+  // show, or null when the service runs no jobs.
+  async function readAsJob(form, h) {
+    let r = await call("/v1/jobs", { method: "POST", headers: h, body: form });
+    if (r.status === 404 || (r.status === 503 && codeOf(r) === "jobs_not_configured")) return null;
+    if (r.status !== 202 && r.status !== 200) return r;
+    let job = parseDraftJSON(r.text);
+    const loc = "/v1/jobs/" + encodeURIComponent(job.id);
+    state.job = loc;
+    for (;;) {
+      progress(job);
+      if (job.status === "succeeded") return { status: 200, result: job.result };
+      if (job.status === "failed" || job.status === "canceled") {
+        return { status: (job.error && job.error.status) || 500, text: JSON.stringify(job.error || {}) };
+      }
+      await sleep(retryAfter(r));
+      r = await call(loc, { method: "GET", headers: headers(false) });
+      if (r.status !== 200) return r;
+      job = parseDraftJSON(r.text);
     }
   }
 
@@ -180,9 +236,9 @@
     return { input, label: el("label", { for: id, text: label }) };
   }
 
-  function review(text) {
+  // review shows a result (/v1/extract's body, read by parseDraftJSON).
+  function review(res) {
     const started = performance.now();
-    const res = parseDraftJSON(text);
     state.draft = res.draft;
     state.evidence = (res.meta && res.meta.evidence) || [];
     state.fields = [];
