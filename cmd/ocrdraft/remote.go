@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -68,11 +69,11 @@ func serverURL(v string) (*url.URL, error) {
 	return u, nil
 }
 
-// jobBody is the multipart body of POST /v1/jobs and its Idempotency-Key, both made from the
-// files' bytes alone: the same files give the same key and the same body (even the
-// boundary), so that running the command again after a broken connection finds the job made
-// the first time instead of reading the report twice. The parts are named by their page
-// number, never by the file's name, which may be a patient's.
+// jobBody is the multipart body of POST /v1/jobs and its Idempotency-Key. The key is this run's
+// own (the files' digest and 16 random bytes): a run is a new reading, so that a report run again
+// after a failed job, or with the model changed, is read again, never answered with the earlier
+// job a key of the files alone would find. The parts are named by their page number, never by
+// the file's name, which may be a patient's.
 func jobBody(files [][]byte) (body []byte, contentType, key string, err error) {
 	h := sha256.New()
 	for _, f := range files {
@@ -98,7 +99,11 @@ func jobBody(files [][]byte) (body []byte, contentType, key string, err error) {
 	if err := mw.Close(); err != nil {
 		return nil, "", "", err
 	}
-	return b.Bytes(), mw.FormDataContentType(), "ocrdraft-extract-" + sum[:40], nil
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, "", "", err
+	}
+	return b.Bytes(), mw.FormDataContentType(), "ocrdraft-extract-" + sum[:16] + "-" + hex.EncodeToString(nonce[:]), nil
 }
 
 // run submits the files, waits for the job and prints its end. On ctx's end (Ctrl-C) it
@@ -125,9 +130,9 @@ func (r *remote) run(ctx context.Context, files [][]byte) error {
 	j, resp, err := r.do(req)
 	cancel()
 	if ctx.Err() != nil {
-		// The server may have made the job without our hearing its id: the same command
-		// again, with the same key, finds it (and Ctrl-C then deletes it).
-		return errors.New("interrupted before the server answered; if it made the job, it runs on: the same command again finds it, and Ctrl-C then deletes it")
+		// The server may have made the job without our hearing its id: it is read, and
+		// deleted with everything of it at its expiry.
+		return errors.New("interrupted before the server answered; if it made the job, it is read and then deleted at its expiry (OCR_JOBS_RETENTION after it ends)")
 	}
 	if err != nil {
 		return err

@@ -209,13 +209,14 @@ func TestExtractServer(t *testing.T) {
 		t.Errorf("the progress line is not erased at the end: %q", errOut.String())
 	}
 
-	// The same files again: the same Idempotency-Key and the same body, boundary and all.
+	// The same files again: a run of its own, another Idempotency-Key (the same files after a
+	// failed job, or another model, are read again, not answered with the earlier job).
 	out.Reset()
 	if err := run(t.Context(), []string{"extract", "-server", f.URL, "-q", p1, p2}, nil, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if f.posts != 2 || f.idemKeys[0] == "" || f.idemKeys[0] != f.idemKeys[1] || !bytes.Equal(f.bodies[0], f.bodies[1]) {
-		t.Errorf("two runs with the same files sent keys %q and bodies equal %v", f.idemKeys, bytes.Equal(f.bodies[0], f.bodies[1]))
+	if f.posts != 2 || f.idemKeys[0] == "" || f.idemKeys[1] == "" || f.idemKeys[0] == f.idemKeys[1] || !bytes.Equal(f.bodies[0], f.bodies[1]) {
+		t.Errorf("two runs with the same files sent keys %q, bodies equal %v; want two keys, one body", f.idemKeys, bytes.Equal(f.bodies[0], f.bodies[1]))
 	}
 	// Other files, another key.
 	p3 := filepath.Join(dir, "other.png")
@@ -310,7 +311,7 @@ func TestExtractServerInterrupt(t *testing.T) {
 	}()
 	<-arrived
 	cancel()
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "same command again") {
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "interrupted before the server answered") {
 		t.Errorf("interrupted during the POST: %v", err)
 	}
 }
