@@ -85,6 +85,7 @@ type pdfDoc struct {
 	doc   references.FPDF_DOCUMENT
 	stop  func() bool // the AfterFunc that kills the instance when ctx ends
 	pages int
+	meter *pdfMeter // charging a page's drawing while it is drawn, else nil
 
 	mu   sync.Mutex // over kill and close, which may come from two goroutines
 	dead bool
@@ -242,12 +243,14 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 		// as itself (its own bytes, stripped, when the page is unturned and within the edge),
 		// turned as the page's /Rotate says, not rendered and re-encoded.
 		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" && h.cost.mem <= scanMemory {
+			d.meter.off()     // Go's decode, bounded as an upload's
 			h.orient = orient // a PDF shows an image's pixels as stored (its EXIF is no part of it)
 			pg, err := p.convert(ctx, h, scan)
 			if err == nil {
 				pg.Kind, pg.BytesIn = "pdf", len(data)
 				return pg, nil
 			}
+			d.meter.charge(i) // rendered after all, by PDFium
 		}
 	}
 	if slow != nil {
@@ -274,6 +277,7 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 			return fail(err, "read")
 		}
 	}
+	d.meter.off() // what is left is Go's, bounded by the render's size
 	out := pagePixels(m, p.l.MaxEdge)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {

@@ -5,8 +5,11 @@ package cpuclock
 
 import "time"
 
-// Clock is one thread's CPU clock.
-type Clock struct{ id int32 }
+// Clock is one thread's CPU clock; the zero Clock reads 0.
+type Clock struct {
+	id int32
+	ok bool
+}
 
 // Thread returns the calling thread's CPU clock, and false where there is none to read (on
 // systems other than Linux). The caller must hold its goroutine on the thread

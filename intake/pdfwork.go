@@ -1,0 +1,147 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/cpuclock"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// PDFPageWork is the most CPU time PDFium may spend on one PDF page: reading it (its content
+// parsed and walked, pdfWalk) and, apart, drawing it and reading its text layer. It answers
+// what the walk cannot see before drawing (an image's soft mask, a Type3 font's glyph
+// procedures, a tiling or shading pattern, a content stream of a million operators to parse):
+// past it the instance is killed, as at PDFPageTime, and the page refused; the document's other
+// pages are drawn in a new instance. It is the page's own work on its own thread, so a loaded
+// machine, which stretches the wall clock, does not bring an ordinary page near it: a report
+// page takes 10–100 ms (docs/performance.md). PDFium's progressive render cannot bound this
+// instead: it asks whether to pause only between a page's objects and while it stretches an
+// image, never inside a soft mask, a glyph, a pattern or a shading (docs/performance.md). Where
+// there is no thread CPU clock (systems other than Linux) only PDFPageTime bounds a page.
+const PDFPageWork = 2 * time.Second
+
+// errPageWork is why a page's context ends at PDFPageWork.
+var errPageWork = errors.New("intake: the PDF page took too much work to draw")
+
+// pdfMeter charges the calling thread's CPU time to a page, in phases (charge), and ends the
+// page's context past budget in any one of them. It ticks every pdfMeterTick: a page is
+// stopped at most that much CPU time past its budget.
+type pdfMeter struct {
+	clock  cpuclock.Clock
+	budget time.Duration
+	cancel context.CancelCauseFunc
+	stats  *pdfCounters
+
+	mu    sync.Mutex
+	base  time.Duration
+	on    bool
+	phase int // the page (of the document) whose work is charged
+	over  int // the phase that ran past budget, once one has (-1 before)
+	done  chan struct{}
+
+	locked bool // by begin, on the goroutine that calls stop
+}
+
+const pdfMeterTick = 20 * time.Millisecond
+
+// meterPDF returns a meter for a page and the context that ends when the meter finds the page
+// past budget (and with ctx). It charges nothing before begin.
+func meterPDF(ctx context.Context, budget time.Duration, stats *pdfCounters) (context.Context, *pdfMeter) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	return wctx, &pdfMeter{budget: budget, cancel: cancel, stats: stats, over: -1, done: make(chan struct{})}
+}
+
+// begin locks the calling goroutine to its thread, whose CPU time is then what is charged, once
+// it holds a decode slot (a goroutine waiting for one would hold a thread idle). Without a
+// thread clock the meter charges nothing.
+func (m *pdfMeter) begin() {
+	runtime.LockOSThread()
+	m.locked = true
+	if c, ok := cpuclock.Thread(); ok {
+		m.clock = c
+		go m.watch()
+	}
+}
+
+func (m *pdfMeter) watch() {
+	t := time.NewTicker(pdfMeterTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.done:
+			return
+		case <-t.C:
+		}
+		m.mu.Lock()
+		past := m.on && m.clock.Used()-m.base > m.budget
+		if past {
+			m.end()
+			m.over = m.phase
+		}
+		m.mu.Unlock()
+		if past {
+			m.stats.overruns.Add(1)
+			m.cancel(errPageWork)
+			return
+		}
+	}
+}
+
+// charge starts a phase: the work of page i from now on, against a budget of its own; a nil
+// meter charges nothing.
+func (m *pdfMeter) charge(i int) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.end()
+	m.base, m.on, m.phase = m.clock.Used(), true, i
+	m.mu.Unlock()
+}
+
+// off stops charging (what follows is bounded otherwise: Go's own decode and encode); a nil
+// meter charges nothing.
+func (m *pdfMeter) off() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.end()
+	m.mu.Unlock()
+}
+
+// end ends the phase charged, if one is, and counts it; m.mu is held.
+func (m *pdfMeter) end() {
+	if m.on {
+		m.on = false
+		m.stats.work(m.clock.Used() - m.base)
+	}
+}
+
+// overrun is the page whose work ran past budget, if one did.
+func (m *pdfMeter) overrun() (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.over, m.over >= 0
+}
+
+// stop ends the meter and unlocks the thread; the context it returned ends too.
+func (m *pdfMeter) stop() {
+	m.off()
+	close(m.done)
+	m.cancel(nil)
+	if m.locked {
+		runtime.UnlockOSThread()
+	}
+}
+
+// pageWorkRefusal is the refusal of page i (from 0) whose reading or drawing took more than
+// budget of one core.
+func pageWorkRefusal(i int, budget time.Duration, what string) error {
+	return problem.Errorf(problem.ImageTooLarge,
+		"page %d of the PDF takes more than %s of one processor core to %s: send a scan or photo of it instead", i+1, budget, what)
+}

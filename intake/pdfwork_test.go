@@ -1,0 +1,126 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/cpuclock"
+	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// workShapes are pages whose cost PDFium's API does not show before drawing, each followed by
+// an ordinary page; uncut, each costs 1.5 s to over 10 s of one core (BenchmarkPDFWork).
+var workShapes = []struct {
+	name string
+	page func(r *gen.RawPDF)
+	what string // the phase refused: "draw", or "read" (the parse)
+}{
+	{"a soft mask of 8000×8000 under a 10×10 image", func(r *gen.RawPDF) { r.AddSoftMasked(8000) }, "draw"},
+	{"40 Type3 glyphs of 20 000 lines each", func(r *gen.RawPDF) { r.AddType3(40, 20_000) }, "draw"},
+	{"a tiling pattern of 0.3-point cells", func(r *gen.RawPDF) { r.AddTiling(0.3) }, "draw"},
+	{"a function shading of 1000 operators a pixel", func(r *gen.RawPDF) { r.AddShading(1000) }, "draw"},
+	{"a content stream of a million lines to parse", func(r *gen.RawPDF) {
+		r.Add(gen.RawPage{W: 595, H: 842, Content: gen.Lines(1_000_000, 595, 842), Flate: true})
+	}, "read"},
+}
+
+func workShape(page func(r *gen.RawPDF)) []byte {
+	var r gen.RawPDF
+	page(&r)
+	r.Add(gen.RawPage{W: 595, H: 842, Content: []byte("0 0 100 100 re f\n")})
+	return r.Bytes()
+}
+
+// TestPDFPageWork: a page whose drawing (or reading) takes more than PDFPageWork of one core,
+// here shortened to 300 ms, is refused at it, 413, in what the walk cannot see; the document's
+// next page is drawn (in a new instance: the one that drew too long was killed).
+func TestPDFPageWork(t *testing.T) {
+	if _, ok := cpuclock.Thread(); !ok {
+		t.Skip("no thread CPU clock: only PDFPageTime bounds a page here")
+	}
+	for _, tt := range workShapes {
+		t.Run(tt.name, func(t *testing.T) {
+			data := workShape(tt.page)
+			p := New(Limits{}, testRuntime)
+			p.pageWork = 300 * time.Millisecond
+			if _, err := p.Split(t.Context(), data); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err := p.PreparePage(t.Context(), data, 0)
+			took := time.Since(start)
+			var pe *problem.Error
+			want := "page 1 of the PDF takes more than 300ms of one processor core to " + tt.what
+			if !errors.As(err, &pe) || pe.Code != problem.ImageTooLarge || !strings.Contains(pe.Detail, want) {
+				t.Fatalf("got %v after %v; want image_too_large saying %q", err, took, want)
+			}
+			if tt.what == "draw" {
+				if _, err := p.PreparePage(t.Context(), data, 1); err != nil {
+					t.Fatalf("the next page: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// flatePage is a page of one w×h Flate image of colour space cs (comps bytes a pixel) over it:
+// a scan as a PDF writer stores one losslessly, the costliest image PDFium draws that the walk
+// lets through at the pixel limit.
+func flatePage(w, h int, cs string, comps int) func(r *gen.RawPDF) {
+	return func(r *gen.RawPDF) {
+		im := r.Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /%s /BitsPerComponent 8", w, h, cs),
+			make([]byte, w*h*comps), true)
+		r.Add(gen.RawPage{W: 595, H: 842, Content: gen.Draw(1, 595, 842), XObjects: []int{im}})
+	}
+}
+
+// BenchmarkPDFWork: the CPU time of one page of each workShape and of the largest Flate scans,
+// refused at PDFPageWork ("cut") and, for comparison, drawn to the end ("uncut": PDFPageWork
+// and PDFPageTime an hour); refused is 1 when the page was refused. Run with -benchtime=1x.
+func BenchmarkPDFWork(b *testing.B) {
+	if _, err := testRuntime.pdf(); err != nil {
+		b.Fatal(err)
+	}
+	shapes := append([]struct {
+		name string
+		page func(r *gen.RawPDF)
+		what string
+	}{}, workShapes...)
+	shapes = append(shapes, []struct {
+		name string
+		page func(r *gen.RawPDF)
+		what string
+	}{
+		{"grey Flate 6300×6300", flatePage(6300, 6300, "DeviceGray", 1), "draw"},
+		{"RGB Flate 6000×6000", flatePage(6000, 6000, "DeviceRGB", 3), "draw"},
+		{"CMYK Flate 6300×6300", flatePage(6300, 6300, "DeviceCMYK", 4), "draw"},
+	}...)
+	for _, s := range shapes {
+		data := workShape(s.page)
+		for _, cut := range []bool{true, false} {
+			name := s.name + "/uncut"
+			if cut {
+				name = s.name + "/cut"
+			}
+			b.Run(name, func(b *testing.B) {
+				p := New(Limits{}, testRuntime)
+				if !cut {
+					p.pageWork, p.pageTime = time.Hour, time.Hour
+				}
+				refused := 0.0
+				cpuLoop(b, func() error {
+					if _, err := p.PreparePage(context.Background(), data, 0); err != nil {
+						refused = 1
+					}
+					return nil
+				})
+				b.ReportMetric(refused, "refused")
+			})
+		}
+	}
+}
