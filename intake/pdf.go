@@ -92,10 +92,11 @@ type pdfDoc struct {
 }
 
 // openPDF opens data in a fresh instance whose memory may grow to limit bytes. The instance is
-// killed when ctx ends, which stops a call in progress. Errors are *problem.Error:
-// document_encrypted, image_unreadable, image_too_large (the document needs more memory to
-// open than limit).
-func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDoc, error) {
+// killed when ctx ends, which stops a call in progress, or when the opening has taken work of
+// its thread's CPU time (PDFOpenWork). Errors are *problem.Error: document_encrypted,
+// image_unreadable, image_too_large (the document needs more memory, or work, to open than
+// limit or work).
+func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64, work time.Duration) (*pdfDoc, error) {
 	pool, err := r.pdf()
 	if err != nil {
 		return nil, fmt.Errorf("intake: start PDFium: %w", err)
@@ -111,13 +112,20 @@ func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDo
 	d.stats.opens.Add(1)
 	d.stats.alive(int64(mem.Max))
 	d.stop = context.AfterFunc(ctx, d.kill)
+	m := newMeter(work, d.stats, d.kill)
+	m.begin()
+	defer m.stop()
+	m.charge(0)
 	empty := ""
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
 	if err != nil {
 		d.close()
+		_, over := m.overrun()
 		switch {
 		case ctx.Err() != nil:
 			return nil, abandoned(ctx)
+		case over:
+			return nil, openWorkRefusal(work)
 		case errors.Is(err, pdferr.ErrPassword):
 			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
 				Detail: "the PDF is protected by a password; remove the protection (print it to a new PDF) and send it again"}
@@ -132,10 +140,18 @@ func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDo
 	}
 	d.doc = doc.Document
 	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d.doc})
+	m.off()
+	if _, over := m.overrun(); over && err == nil { // killed as it returned
+		d.close()
+		return nil, openWorkRefusal(work)
+	}
 	if err != nil || n.PageCount < 1 {
 		d.close()
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
+		}
+		if _, over := m.overrun(); over {
+			return nil, openWorkRefusal(work)
 		}
 		if mem.Refused {
 			return nil, pdfMemoryRefusal(err, limit, "opening")

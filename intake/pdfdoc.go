@@ -213,7 +213,7 @@ func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 		give()
 		return nil, err
 	}
-	d, err := openPDF(e.ctx, p.rt, e.data, limit)
+	d, err := openPDF(e.ctx, p.rt, e.data, limit, cmp.Or(p.openWork, PDFOpenWork))
 	if err != nil {
 		slot()
 		give()

@@ -24,6 +24,12 @@ import (
 // there is no thread CPU clock (systems other than Linux) only PDFPageTime bounds a page.
 const PDFPageWork = 2 * time.Second
 
+// PDFOpenWork is the most CPU time PDFium may spend opening a PDF and counting its pages: a
+// broken cross-reference table is rebuilt then, by scanning every object of the file (300,000
+// objects in a few MB took 8 s of one core). A document is opened once for all its pages, and
+// an ordinary one in milliseconds, a broken one of thousands of objects in well under a second.
+const PDFOpenWork = 2 * time.Second
+
 // errPageWork is why a page's context ends at PDFPageWork.
 var errPageWork = errors.New("intake: the PDF page took too much work to draw")
 
@@ -33,7 +39,7 @@ var errPageWork = errors.New("intake: the PDF page took too much work to draw")
 type pdfMeter struct {
 	clock  cpuclock.Clock
 	budget time.Duration
-	cancel context.CancelCauseFunc
+	past   func() // what is done past budget: the page's context ended, the instance killed
 	stats  *pdfCounters
 
 	mu    sync.Mutex
@@ -43,7 +49,8 @@ type pdfMeter struct {
 	over  int // the phase that ran past budget, once one has (-1 before)
 	done  chan struct{}
 
-	locked bool // by begin, on the goroutine that calls stop
+	locked bool   // by begin, on the goroutine that calls stop
+	free   func() // lets go of what the meter holds, at stop (its context)
 }
 
 const pdfMeterTick = 20 * time.Millisecond
@@ -52,7 +59,14 @@ const pdfMeterTick = 20 * time.Millisecond
 // past budget (and with ctx). It charges nothing before begin.
 func meterPDF(ctx context.Context, budget time.Duration, stats *pdfCounters) (context.Context, *pdfMeter) {
 	wctx, cancel := context.WithCancelCause(ctx)
-	return wctx, &pdfMeter{budget: budget, cancel: cancel, stats: stats, over: -1, done: make(chan struct{})}
+	m := newMeter(budget, stats, func() { cancel(errPageWork) })
+	m.free = func() { cancel(nil) }
+	return wctx, m
+}
+
+// newMeter returns a meter that calls past when a phase runs past budget.
+func newMeter(budget time.Duration, stats *pdfCounters, past func()) *pdfMeter {
+	return &pdfMeter{budget: budget, past: past, stats: stats, over: -1, done: make(chan struct{})}
 }
 
 // begin locks the calling goroutine to its thread, whose CPU time is then what is charged, once
@@ -85,7 +99,7 @@ func (m *pdfMeter) watch() {
 		m.mu.Unlock()
 		if past {
 			m.stats.overruns.Add(1)
-			m.cancel(errPageWork)
+			m.past()
 			return
 		}
 	}
@@ -129,14 +143,22 @@ func (m *pdfMeter) overrun() (int, bool) {
 	return m.over, m.over >= 0
 }
 
-// stop ends the meter and unlocks the thread; the context it returned ends too.
+// stop ends the meter and unlocks the thread; the context meterPDF returned ends too.
 func (m *pdfMeter) stop() {
 	m.off()
 	close(m.done)
-	m.cancel(nil)
+	if m.free != nil {
+		m.free()
+	}
 	if m.locked {
 		runtime.UnlockOSThread()
 	}
+}
+
+// openWorkRefusal is the refusal of a document whose opening took more than budget of one core.
+func openWorkRefusal(budget time.Duration) error {
+	return problem.Errorf(problem.ImageTooLarge,
+		"opening the PDF takes more than %s of one processor core (its cross-reference table is broken and its objects too many to rebuild it): print it to a new PDF, or send scans or photos of its pages", budget)
 }
 
 // pageWorkRefusal is the refusal of page i (from 0) whose reading or drawing took more than

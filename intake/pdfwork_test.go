@@ -81,7 +81,8 @@ func flatePage(w, h int, cs string, comps int) func(r *gen.RawPDF) {
 
 // BenchmarkPDFWork: the CPU time of one page of each workShape and of the largest Flate scans,
 // refused at PDFPageWork ("cut") and, for comparison, drawn to the end ("uncut": PDFPageWork
-// and PDFPageTime an hour); refused is 1 when the page was refused. Run with -benchtime=1x.
+// and PDFPageTime an hour); refused is 1 when the page was refused; and the opening of a broken
+// cross-reference table, at PDFOpenWork and uncut. Run with -benchtime=1x.
 func BenchmarkPDFWork(b *testing.B) {
 	if _, err := testRuntime.pdf(); err != nil {
 		b.Fatal(err)
@@ -122,5 +123,54 @@ func BenchmarkPDFWork(b *testing.B) {
 				b.ReportMetric(refused, "refused")
 			})
 		}
+	}
+	broken := gen.BrokenXref(3, 300_000) // its opening, at Split
+	for _, cut := range []bool{true, false} {
+		name := "a broken xref of 300 000 objects/uncut"
+		if cut {
+			name = "a broken xref of 300 000 objects/cut"
+		}
+		b.Run(name, func(b *testing.B) {
+			p := New(Limits{}, testRuntime)
+			if !cut {
+				p.openWork = time.Hour
+			}
+			refused := 0.0
+			cpuLoop(b, func() error {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel() // lets go of the document
+				if _, err := p.Split(ctx, broken); err != nil {
+					refused = 1
+				}
+				return nil
+			})
+			b.ReportMetric(refused, "refused")
+		})
+	}
+}
+
+// TestPDFOpenWork: a document whose opening takes more than PDFOpenWork of one core, here
+// shortened to 300 ms (a broken cross-reference table of 200 000 objects to rebuild, about
+// 1.5 s), is refused at it, 413, at its count and at a page of its own; an ordinary broken one
+// (1000 objects) is opened.
+func TestPDFOpenWork(t *testing.T) {
+	if _, ok := cpuclock.Thread(); !ok {
+		t.Skip("no thread CPU clock: only the request's deadline bounds an opening here")
+	}
+	p := New(Limits{}, testRuntime)
+	p.openWork = 300 * time.Millisecond
+	want := "opening the PDF takes more than 300ms of one processor core"
+	data := gen.BrokenXref(2, 200_000)
+	_, err := p.Split(t.Context(), data)
+	var pe *problem.Error
+	if !errors.As(err, &pe) || pe.Code != problem.ImageTooLarge || !strings.Contains(pe.Detail, want) {
+		t.Fatalf("Split: got %v; want image_too_large saying %q", err, want)
+	}
+	if _, err := p.PreparePage(t.Context(), data, 1); !errors.As(err, &pe) || !strings.Contains(pe.Detail, want) {
+		t.Fatalf("PreparePage: got %v; want image_too_large saying %q", err, want)
+	}
+	small := gen.BrokenXref(2, 1000)
+	if n, err := p.Split(t.Context(), small); err != nil || n != 2 {
+		t.Fatalf("a small broken table: %d pages, %v", n, err)
 	}
 }
