@@ -119,7 +119,7 @@ func (c *pdfCounters) gone(m *wasmmem.Capped) {
 	c.alive(-int64(m.Max))
 	for {
 		p := c.peak.Load()
-		if int64(m.Peak) <= p || c.peak.CompareAndSwap(p, int64(m.Peak)) {
+		if g := int64(m.Grown()); g <= p || c.peak.CompareAndSwap(p, g) {
 			return
 		}
 	}
