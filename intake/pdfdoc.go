@@ -308,6 +308,14 @@ func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, er
 	})
 }
 
+// mark counts page i as prepared (or refused), once; the turn is held.
+func (e *pdfEntry) mark(i int) {
+	if !e.done[i] {
+		e.done[i] = true
+		e.left--
+	}
+}
+
 // pdfPage is preparePDF with e's turn held: open the document if it is closed, walk the pages
 // up to i not walked yet (so that the document's totals, and which page passes them, do not
 // depend on the order its pages come in), and draw page i unless its walk refused it. The
@@ -343,6 +351,10 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 			}
 		}
 	}()
+	if i < e.walked && e.verdict[i] != nil { // refused already (its instance may be gone): not opened again
+		e.mark(i)
+		return Page{}, e.verdict[i]
+	}
 	var slot func()
 	if e.d == nil {
 		if e.ctx.Err() != nil { // Split's request is over; this page's own opens it
@@ -391,10 +403,7 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 			e.walked = e.pages
 		}
 	}
-	if !e.done[i] {
-		e.done[i] = true
-		e.left--
-	}
+	e.mark(i)
 	if err := e.verdict[i]; err != nil {
 		return Page{}, err
 	}

@@ -63,6 +63,16 @@ func TestPDFPageWork(t *testing.T) {
 				if _, err := p.PreparePage(t.Context(), data, 1); err != nil {
 					t.Fatalf("the next page: %v", err)
 				}
+				return
+			}
+			// A page refused in its reading refuses the pages after it, as the walk's bounds
+			// do, without the document opened again.
+			opens := testRuntime.stats.opens.Load()
+			if _, err := p.PreparePage(t.Context(), data, 1); !errors.As(err, &pe) || !strings.Contains(pe.Detail, want) {
+				t.Fatalf("the next page: got %v; want image_too_large saying %q", err, want)
+			}
+			if got := testRuntime.stats.opens.Load() - opens; got != 0 {
+				t.Errorf("opened %d times for a page refused already", got)
 			}
 		})
 	}
