@@ -83,7 +83,7 @@ func BenchmarkPDFPage(b *testing.B) {
 	_, limit, _ := p.pdfCharge(len(data))
 	b.Run("render+text", func(b *testing.B) {
 		cpuLoop(b, func() error {
-			d, err := openPDF(context.Background(), testRuntime, data, limit)
+			d, err := openPDF(context.Background(), testRuntime, data, limit, PDFOpenWork)
 			if err != nil {
 				return err
 			}

@@ -290,6 +290,11 @@ func FuzzPDF(f *testing.F) {
 		r.Add(gen.RawPage{W: 595, H: 842, Content: gen.Lines(30_000, 595, 842), Flate: true})
 		f.Add(r.Bytes())
 		f.Add(gen.BrokenXref(2, 1000))
+		for _, s := range workShapes { // and what only the page's work bounds (TestPDFPageWork)
+			if !raceEnabled { // each is a kill: see TestPDFPageWork
+				f.Add(workShape(s.page))
+			}
+		}
 	}
 	p := New(Limits{MaxEdge: 256, MaxBytes: 1 << 20}, testRuntime)
 	if err := testRuntime.Start(); err != nil { // compiled once per worker, before its first input
@@ -319,7 +324,9 @@ func FuzzPDF(f *testing.F) {
 		// bound is checked as it is passed, so one more), and the instances alive capped
 		// within the decode memory.
 		opens, walked, raw := testRuntime.stats.opens.Load(), testRuntime.stats.walked.Load(), testRuntime.stats.raw.Load()
+		overruns := testRuntime.stats.overruns.Load()
 		testRuntime.stats.livePeak.Store(testRuntime.stats.live.Load())
+		testRuntime.stats.worked.Store(0)
 		n, err := p.Split(ctx, data)
 		ok(err)
 		for i := range min(n, 2) {
@@ -329,8 +336,15 @@ func FuzzPDF(f *testing.F) {
 				t.Fatalf("page %d: %s %d×%d", i+1, pg.MIME, pg.Width, pg.Height)
 			}
 		}
-		if got := testRuntime.stats.opens.Load() - opens; got > 1 {
-			t.Errorf("opened %d times", got)
+		// Once, and once more after each page stopped at PDFPageWork (its instance killed).
+		if got, kills := testRuntime.stats.opens.Load()-opens, testRuntime.stats.overruns.Load()-overruns; got > 1+kills {
+			t.Errorf("opened %d times, %d pages stopped for their work", got, kills)
+		}
+		// Each page's reading and drawing is stopped at PDFPageWork of its thread's CPU time,
+		// found within a tick of the meter; the second is slack for a watcher that waits for
+		// a core on a loaded machine (it is no assertion of speed: uncut, these run to 135 s).
+		if got := time.Duration(testRuntime.stats.worked.Load()); got > PDFPageWork+time.Second {
+			t.Errorf("one page was charged %v of CPU time; the bound is %v", got, PDFPageWork)
 		}
 		if got := testRuntime.stats.walked.Load() - walked; got > pdfDocFactor*maxPageObjects+1 {
 			t.Errorf("walked %d objects; the bound is %d", got, pdfDocFactor*maxPageObjects)

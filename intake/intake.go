@@ -193,6 +193,8 @@ type Preparer struct {
 	docs     pdfDocs                                               // PDFs open between their Split and their last page
 	dec      func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
 	pageTime time.Duration                                         // PDFPageTime when 0; tests shorten it
+	pageWork time.Duration                                         // PDFPageWork when 0; tests shorten it
+	openWork time.Duration                                         // PDFOpenWork when 0; tests shorten it
 	pdfDraw  int64                                                 // maxPageDraw when 0; tests raise it
 }
 

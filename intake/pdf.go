@@ -85,16 +85,18 @@ type pdfDoc struct {
 	doc   references.FPDF_DOCUMENT
 	stop  func() bool // the AfterFunc that kills the instance when ctx ends
 	pages int
+	meter *pdfMeter // charging a page's drawing while it is drawn, else nil
 
 	mu   sync.Mutex // over kill and close, which may come from two goroutines
 	dead bool
 }
 
 // openPDF opens data in a fresh instance whose memory may grow to limit bytes. The instance is
-// killed when ctx ends, which stops a call in progress. Errors are *problem.Error:
-// document_encrypted, image_unreadable, image_too_large (the document needs more memory to
-// open than limit).
-func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDoc, error) {
+// killed when ctx ends, which stops a call in progress, or when the opening has taken work of
+// its thread's CPU time (PDFOpenWork). Errors are *problem.Error: document_encrypted,
+// image_unreadable, image_too_large (the document needs more memory, or work, to open than
+// limit or work).
+func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64, work time.Duration) (*pdfDoc, error) {
 	pool, err := r.pdf()
 	if err != nil {
 		return nil, fmt.Errorf("intake: start PDFium: %w", err)
@@ -110,13 +112,20 @@ func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDo
 	d.stats.opens.Add(1)
 	d.stats.alive(int64(mem.Max))
 	d.stop = context.AfterFunc(ctx, d.kill)
+	m := newMeter(work, d.stats, d.kill)
+	m.begin()
+	defer m.stop()
+	m.charge(0)
 	empty := ""
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
 	if err != nil {
 		d.close()
+		_, over := m.overrun()
 		switch {
 		case ctx.Err() != nil:
 			return nil, abandoned(ctx)
+		case over:
+			return nil, openWorkRefusal(work)
 		case errors.Is(err, pdferr.ErrPassword):
 			return nil, &problem.Error{Code: problem.DocumentEncrypted, Err: err,
 				Detail: "the PDF is protected by a password; remove the protection (print it to a new PDF) and send it again"}
@@ -131,10 +140,18 @@ func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64) (*pdfDo
 	}
 	d.doc = doc.Document
 	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d.doc})
+	m.off()
+	if _, over := m.overrun(); over && err == nil { // killed as it returned
+		d.close()
+		return nil, openWorkRefusal(work)
+	}
 	if err != nil || n.PageCount < 1 {
 		d.close()
 		if ctx.Err() != nil {
 			return nil, abandoned(ctx)
+		}
+		if _, over := m.overrun(); over {
+			return nil, openWorkRefusal(work)
 		}
 		if mem.Refused {
 			return nil, pdfMemoryRefusal(err, limit, "opening")
@@ -243,12 +260,14 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 		// as itself (its own bytes, stripped, when the page is unturned and within the edge),
 		// turned as the page's /Rotate says, not rendered and re-encoded.
 		if h, err := p.inspect(scan, 0); err == nil && h.f.kind == "jpeg" && h.cost.mem <= scanMemory {
+			d.meter.off()     // Go's decode, bounded as an upload's
 			h.orient = orient // a PDF shows an image's pixels as stored (its EXIF is no part of it)
 			pg, err := p.convert(ctx, h, scan)
 			if err == nil {
 				pg.Kind, pg.BytesIn = "pdf", len(data)
 				return pg, nil
 			}
+			d.meter.charge(i) // rendered after all, by PDFium
 		}
 	}
 	if slow != nil {
@@ -275,6 +294,7 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 			return fail(err, "read")
 		}
 	}
+	d.meter.off() // what is left is Go's, bounded by the render's size
 	out := pagePixels(m, p.l.MaxEdge, p.l.SideMultiple)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {

@@ -439,7 +439,7 @@ func TestPDFWork(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(Limits{}, testRuntime)
-			p.pageTime = tt.time
+			p.pageTime, p.pageWork = tt.time, time.Hour // the walk's bounds, and the wall time's (TestPDFPageWork has the work's)
 			if tt.time > 0 {
 				p.pdfDraw = 1 << 50
 			}

@@ -213,7 +213,7 @@ func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 		give()
 		return nil, err
 	}
-	d, err := openPDF(e.ctx, p.rt, e.data, limit)
+	d, err := openPDF(e.ctx, p.rt, e.data, limit, cmp.Or(p.openWork, PDFOpenWork))
 	if err != nil {
 		slot()
 		give()
@@ -308,10 +308,19 @@ func (p *Preparer) preparePDF(ctx context.Context, data []byte, i int) (Page, er
 	})
 }
 
+// mark counts page i as prepared (or refused), once; the turn is held.
+func (e *pdfEntry) mark(i int) {
+	if !e.done[i] {
+		e.done[i] = true
+		e.left--
+	}
+}
+
 // pdfPage is preparePDF with e's turn held: open the document if it is closed, walk the pages
 // up to i not walked yet (so that the document's totals, and which page passes them, do not
 // depend on the order its pages come in), and draw page i unless its walk refused it. The
-// page's work is bounded by PDFPageTime (the instance is killed at it).
+// page's work is bounded by PDFPageTime and, each page's reading and page i's drawing apart,
+// by PDFPageWork of this thread's CPU time (the instance is killed at either).
 func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -324,12 +333,28 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 	limit, parent := cmp.Or(p.pageTime, PDFPageTime), ctx
 	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPageTime)
 	defer cancel()
+	work := cmp.Or(p.pageWork, PDFPageWork)
+	pctx, m := meterPDF(pctx, work, &p.rt.stats)
+	defer m.stop()
+	drawing := false // past the walks: an overrun is page i's drawing
 	defer func() {
-		if err != nil && parent.Err() == nil && context.Cause(pctx) == errPageTime {
+		if err == nil || parent.Err() != nil {
+			return
+		}
+		switch context.Cause(pctx) {
+		case errPageTime:
 			err = problem.Errorf(problem.ImageTooLarge,
 				"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
+		case errPageWork:
+			if over, ok := m.overrun(); ok && over == i && drawing {
+				err = pageWorkRefusal(i, work, "draw")
+			}
 		}
 	}()
+	if i < e.walked && e.verdict[i] != nil { // refused already (its instance may be gone): not opened again
+		e.mark(i)
+		return Page{}, e.verdict[i]
+	}
 	var slot func()
 	if e.d == nil {
 		if e.ctx.Err() != nil { // Split's request is over; this page's own opens it
@@ -342,6 +367,7 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 		return Page{}, err
 	}
 	defer slot()
+	m.begin()
 	d := e.d
 	stop := context.AfterFunc(pctx, d.kill)
 	defer func() {
@@ -356,8 +382,14 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 	_, _, images := p.pdfCharge(len(e.data))
 	for e.walked <= i {
 		j := e.walked
+		m.charge(j)
 		slow, err := p.pdfWalk(d, j, &e.tally, images)
-		if pctx.Err() != nil {
+		m.off()
+		if over, ok := m.overrun(); ok && parent.Err() == nil {
+			// Page j's reading (its parse, its walk) ran past its budget: refused as by its
+			// walk, and with it the pages after it; the instance is gone.
+			err, slow = pageWorkRefusal(over, work, "read"), nil
+		} else if pctx.Err() != nil {
 			return Page{}, abandoned(pctx)
 		}
 		if _, ok := err.(*problem.Error); err != nil && !ok {
@@ -371,14 +403,14 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 			e.walked = e.pages
 		}
 	}
-	if !e.done[i] {
-		e.done[i] = true
-		e.left--
-	}
+	e.mark(i)
 	if err := e.verdict[i]; err != nil {
 		return Page{}, err
 	}
+	d.meter, drawing = m, true
+	m.charge(i)
 	pg, err := p.convertPDF(pctx, d, e.data, i, images, e.slow[i])
+	d.meter = nil
 	if err != nil && pctx.Err() != nil && parent.Err() != nil {
 		return Page{}, abandoned(parent)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero"
@@ -99,6 +100,18 @@ type pdfCounters struct {
 	live, livePeak atomic.Int64
 	peak           atomic.Int64 // the most one instance's memory grew to
 	walked, raw    atomic.Int64 // objects looked at before drawing, image stream bytes read
+	worked         atomic.Int64 // the most CPU time (ns) one page's reading or drawing was charged
+	overruns       atomic.Int64 // pages whose instance was killed at PDFPageWork
+}
+
+// work records one phase's charged CPU time.
+func (c *pdfCounters) work(d time.Duration) {
+	for {
+		p := c.worked.Load()
+		if int64(d) <= p || c.worked.CompareAndSwap(p, int64(d)) {
+			return
+		}
+	}
 }
 
 // gone records an instance's end: its cap is no longer alive, and its peak counts.
@@ -106,7 +119,7 @@ func (c *pdfCounters) gone(m *wasmmem.Capped) {
 	c.alive(-int64(m.Max))
 	for {
 		p := c.peak.Load()
-		if int64(m.Peak) <= p || c.peak.CompareAndSwap(p, int64(m.Peak)) {
+		if g := int64(m.Grown()); g <= p || c.peak.CompareAndSwap(p, g) {
 			return
 		}
 	}

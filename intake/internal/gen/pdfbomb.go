@@ -187,3 +187,46 @@ func BrokenXref(pages, filler int) []byte {
 	out = append(out, data[end:]...)
 	return bytes.Replace(out, []byte("startxref\n"), []byte("startxref\n9"), 1)
 }
+
+// The pages below ask PDFium for work its API does not show before drawing (a soft mask is
+// not the image's size, a Type3 glyph is a text object, a pattern or shading fill reads as a
+// colour): what only a bound on the drawing's own work answers.
+
+// form adds a page drawing one Form XObject over the page, of content with resources res.
+func (r *RawPDF) form(res string, content []byte) {
+	x := r.Stream("/Type /XObject /Subtype /Form /BBox [0 0 595 842] /Resources << "+res+" >>", content, true)
+	r.Add(RawPage{W: 595, H: 842, Content: []byte("/X0 Do\n"), XObjects: []int{x}})
+}
+
+// AddSoftMasked adds a page of a 10×10 image over the page whose soft mask (/SMask) is n×n.
+func (r *RawPDF) AddSoftMasked(n int) {
+	sm := r.Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8", n, n),
+		make([]byte, n*n), true)
+	im := r.Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width 10 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 8 /SMask %d 0 R", sm),
+		make([]byte, 100), true)
+	r.Add(RawPage{W: 595, H: 842, Content: Draw(1, 595, 842), XObjects: []int{im}})
+}
+
+// AddType3 adds a page showing glyphs characters of a Type3 font whose one glyph draws a path of
+// lines lines (a coloured glyph, d0, which PDFium draws each time rather than from its cache).
+func (r *RawPDF) AddType3(glyphs, lines int) {
+	proc := r.Stream("", append([]byte("0 0 d0\n"), Lines(lines, 1000, 1000)...), true)
+	r.form(fmt.Sprintf("/Font << /F1 << /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] "+
+		"/CharProcs << /a %d 0 R >> /Encoding << /Type /Encoding /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] "+
+		"/Resources << >> >> >>", proc), []byte("BT /F1 50 Tf 10 10 Td ("+strings.Repeat("a", glyphs)+") Tj ET\n"))
+}
+
+// AddTiling adds a page filled with a tiling pattern whose cell is step points square.
+func (r *RawPDF) AddTiling(step float64) {
+	pat := r.Stream(fmt.Sprintf("/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] /XStep %g /YStep %g /Resources << >>", step, step),
+		[]byte("0 0 0.2 0.2 re f\n"), true)
+	r.form(fmt.Sprintf("/Pattern << /P1 %d 0 R >>", pat), []byte("/Pattern cs /P1 scn 0 0 595 842 re f\n"))
+}
+
+// AddShading adds a page painted by a function-based shading (type 1) whose PostScript
+// calculator function is ops operators long, evaluated for each pixel drawn.
+func (r *RawPDF) AddShading(ops int) {
+	fn := r.Stream("/FunctionType 4 /Domain [0 1 0 1] /Range [0 1]", []byte("{ pop "+strings.Repeat("dup mul ", ops/2)+"}"), true)
+	r.form(fmt.Sprintf("/Shading << /S1 << /ShadingType 1 /ColorSpace /DeviceGray /Domain [0 1 0 1] /Matrix [595 0 0 842 0 0] /Function %d 0 R >> >>", fn),
+		[]byte("/S1 sh\n"))
+}

@@ -3,18 +3,25 @@
 // more, and given back to the system as soon as the instance ends.
 package wasmmem
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+)
 
 // Capped is a WebAssembly memory (wazero's experimental.LinearMemory) that cannot grow past
 // Max bytes: past it, the module's malloc fails and the decode with it. It is the hard bound on
 // what one decode holds, whatever its headers said (an HEVC stream may declare a larger picture
 // than its container). Where it can, it reserves Max bytes of address space once (reserve), so
 // that growing never copies and freeing returns the pages to the system at once; else it grows
-// a slice.
+// a slice. Free may come from another goroutine than the running instance's (a kill, while
+// the instance grows), so the two hold mu; Refused and Peak are the calling goroutine's to read
+// once its call has returned, or anyone's through Grown.
 type Capped struct {
+	mu      sync.Mutex
 	buf     []byte
 	Max     uint64 // the cap
 	mapped  bool
+	freed   bool
 	Refused bool   // a growth past Max was asked for
 	Peak    uint64 // the largest size it grew to
 }
@@ -34,6 +41,11 @@ func New(initial, max uint64) *Capped {
 
 // Reallocate grows the memory to size bytes, or refuses (nil) past Max.
 func (c *Capped) Reallocate(size uint64) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.freed { // a killed instance still running to its next check: it gets nothing more
+		return nil
+	}
 	if size > c.Max {
 		c.Refused = true
 		return nil
@@ -49,12 +61,23 @@ func (c *Capped) Reallocate(size uint64) []byte {
 	return c.buf
 }
 
-// Free gives the pages back to the system at once; the mapping goes with c (see New).
+// Free gives the pages back to the system at once, and refuses any growth after it; the mapping
+// goes with c (see New).
 func (c *Capped) Free() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.freed = true
 	if c.mapped {
 		drop(c.buf)
 		c.buf = c.buf[:0]
 		return
 	}
 	c.buf = nil
+}
+
+// Grown is Peak, read from any goroutine.
+func (c *Capped) Grown() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Peak
 }

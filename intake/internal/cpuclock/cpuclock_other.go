@@ -1,0 +1,9 @@
+//go:build !linux
+
+package cpuclock
+
+import "time"
+
+func thread() (Clock, bool) { return Clock{}, false }
+
+func (Clock) used() time.Duration { return 0 }

@@ -1,0 +1,171 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ocrdraft/ocrdraft/intake/internal/cpuclock"
+	"github.com/ocrdraft/ocrdraft/problem"
+)
+
+// PDFPageWork is the most CPU time PDFium may spend on one PDF page: reading it (its content
+// parsed and walked, pdfWalk) and, apart, drawing it and reading its text layer. It answers
+// what the walk cannot see before drawing (an image's soft mask, a Type3 font's glyph
+// procedures, a tiling or shading pattern, a content stream of a million operators to parse):
+// past it the instance is killed, as at PDFPageTime, and the page refused; the document's other
+// pages are drawn in a new instance. It is the page's own work on its own thread, so a loaded
+// machine, which stretches the wall clock, does not bring an ordinary page near it: a report
+// page is charged 20–30 ms, a scan with an OCR text layer 0.25 s (docs/performance.md). Its
+// price: a page of one lossless colour image near the pixel limit (36 MP RGB, 40 MP CMYK, 2–5 s)
+// is refused. PDFium's progressive render cannot bound this instead: it asks whether to pause
+// only between a page's objects and while it stretches an image, never inside a soft mask, a
+// glyph, a pattern or a shading. Where there is no thread CPU clock (systems other than Linux)
+// only PDFPageTime bounds a page.
+const PDFPageWork = 2 * time.Second
+
+// PDFOpenWork is the most CPU time PDFium may spend opening a PDF and counting its pages: a
+// broken cross-reference table is rebuilt then, by scanning every object of the file (300,000
+// objects in a few MB took 3.3 s of one core). A document is opened once for all its pages, and
+// an ordinary one in milliseconds, a broken one of thousands of objects in well under a second.
+const PDFOpenWork = 2 * time.Second
+
+// errPageWork is why a page's context ends at PDFPageWork.
+var errPageWork = errors.New("intake: the PDF page took too much work to draw")
+
+// pdfMeter charges the calling thread's CPU time to a page, in phases (charge), and ends the
+// page's context past budget in any one of them. It ticks every pdfMeterTick: a page is
+// stopped at most that much CPU time past its budget.
+type pdfMeter struct {
+	clock  cpuclock.Clock
+	budget time.Duration
+	past   func() // what is done past budget: the page's context ended, the instance killed
+	stats  *pdfCounters
+
+	mu    sync.Mutex
+	base  time.Duration
+	on    bool
+	phase int // the page (of the document) whose work is charged
+	over  int // the phase that ran past budget, once one has (-1 before)
+	done  chan struct{}
+
+	locked bool   // by begin, on the goroutine that calls stop
+	free   func() // lets go of what the meter holds, at stop (its context)
+}
+
+const pdfMeterTick = 20 * time.Millisecond
+
+// meterPDF returns a meter for a page and the context that ends when the meter finds the page
+// past budget (and with ctx). It charges nothing before begin.
+func meterPDF(ctx context.Context, budget time.Duration, stats *pdfCounters) (context.Context, *pdfMeter) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	m := newMeter(budget, stats, func() { cancel(errPageWork) })
+	m.free = func() { cancel(nil) }
+	return wctx, m
+}
+
+// newMeter returns a meter that calls past when a phase runs past budget.
+func newMeter(budget time.Duration, stats *pdfCounters, past func()) *pdfMeter {
+	return &pdfMeter{budget: budget, past: past, stats: stats, over: -1, done: make(chan struct{})}
+}
+
+// begin locks the calling goroutine to its thread, whose CPU time is then what is charged, once
+// it holds a decode slot (a goroutine waiting for one would hold a thread idle). Without a
+// thread clock the meter charges nothing.
+func (m *pdfMeter) begin() {
+	runtime.LockOSThread()
+	m.locked = true
+	if c, ok := cpuclock.Thread(); ok {
+		m.clock = c
+		go m.watch()
+	}
+}
+
+func (m *pdfMeter) watch() {
+	t := time.NewTicker(pdfMeterTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.done:
+			return
+		case <-t.C:
+		}
+		m.mu.Lock()
+		past := m.on && m.clock.Used()-m.base > m.budget
+		if past {
+			m.end()
+			m.over = m.phase
+		}
+		m.mu.Unlock()
+		if past {
+			m.stats.overruns.Add(1)
+			m.past()
+			return
+		}
+	}
+}
+
+// charge starts a phase: the work of page i from now on, against a budget of its own; a nil
+// meter charges nothing.
+func (m *pdfMeter) charge(i int) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.end()
+	m.base, m.on, m.phase = m.clock.Used(), true, i
+	m.mu.Unlock()
+}
+
+// off stops charging (what follows is bounded otherwise: Go's own decode and encode); a nil
+// meter charges nothing.
+func (m *pdfMeter) off() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.end()
+	m.mu.Unlock()
+}
+
+// end ends the phase charged, if one is, and counts it; m.mu is held.
+func (m *pdfMeter) end() {
+	if m.on {
+		m.on = false
+		m.stats.work(m.clock.Used() - m.base)
+	}
+}
+
+// overrun is the page whose work ran past budget, if one did.
+func (m *pdfMeter) overrun() (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.over, m.over >= 0
+}
+
+// stop ends the meter and unlocks the thread; the context meterPDF returned ends too.
+func (m *pdfMeter) stop() {
+	m.off()
+	close(m.done)
+	if m.free != nil {
+		m.free()
+	}
+	if m.locked {
+		runtime.UnlockOSThread()
+	}
+}
+
+// openWorkRefusal is the refusal of a document whose opening took more than budget of one core.
+func openWorkRefusal(budget time.Duration) error {
+	return problem.Errorf(problem.ImageTooLarge,
+		"opening the PDF takes more than %s of one processor core (its cross-reference table is broken and its objects too many to rebuild it): print it to a new PDF, or send scans or photos of its pages", budget)
+}
+
+// pageWorkRefusal is the refusal of page i (from 0) whose reading or drawing took more than
+// budget of one core.
+func pageWorkRefusal(i int, budget time.Duration, what string) error {
+	return problem.Errorf(problem.ImageTooLarge,
+		"page %d of the PDF takes more than %s of one processor core to %s: send a scan or photo of it instead", i+1, budget, what)
+}
