@@ -242,15 +242,10 @@ func (s *Service) Close(ctx context.Context) error {
 // MaxPages is the page limit of one job.
 func (s *Service) MaxPages() int { return s.cfg.MaxPages }
 
-// RetryAfter is how long a caller should wait before polling a job again: a second while its
-// pages are being read, so that a person waiting on a progress line (ocrdraft extract -server,
-// the review page) sees them counted, and a poll costs one row read; two while it waits its turn.
-func (s *Service) RetryAfter(j Job) time.Duration {
-	if j.Status == Running {
-		return time.Second
-	}
-	return 2 * time.Second
-}
+// RetryAfter is how long a caller should wait before polling a job again: a second, while it
+// waits its turn or its pages are read, so that a person waiting on a progress line (ocrdraft
+// extract -server, the review page) sees the pages counted as they are; a poll costs one row read.
+func (s *Service) RetryAfter(Job) time.Duration { return time.Second }
 
 var idText = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
