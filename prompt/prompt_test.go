@@ -14,22 +14,27 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// TestGolden pins the rendered prompt: a change to the contract or the rules shows up here as a
-// diff to review, and changes the prompt version.
+// TestGolden pins every rendered prompt: the first read's, with each box convention, and the
+// second read's. A change to the contract or the rules shows up here as a diff to review, and
+// changes the prompt version.
 func TestGolden(t *testing.T) {
-	const path = "testdata/prompt.golden.txt"
-	got := Render()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+	cases := map[string]string{"testdata/prompt.golden.txt": Render(), "testdata/second.golden.txt": Second()}
+	for _, c := range BoxConventions[1:] {
+		cases["testdata/prompt-boxes-"+string(c.Boxes)+".golden.txt"] = First(c.Boxes)
+	}
+	for path, got := range cases {
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("prompt differs from %s (-want +got):\n%s", path, diff)
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("prompt differs from %s (-want +got):\n%s", path, diff)
+		}
 	}
 }
 
@@ -62,28 +67,6 @@ func TestVersion(t *testing.T) {
 	v := Version()
 	if len(v) != 12 || strings.Trim(v, "0123456789abcdef") != "" {
 		t.Errorf("Version() = %q, want 12 hex digits", v)
-	}
-}
-
-// TestGoldenSecond pins the second read's prompt and the first's with each box convention.
-func TestGoldenSecond(t *testing.T) {
-	cases := map[string]string{"testdata/second.golden.txt": Second()}
-	for _, c := range BoxConventions[1:] {
-		cases["testdata/prompt-boxes-"+string(c.Boxes)+".golden.txt"] = First(c.Boxes)
-	}
-	for path, got := range cases {
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(want), got); diff != "" {
-			t.Errorf("prompt differs from %s (-want +got):\n%s", path, diff)
-		}
 	}
 }
 
