@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -225,5 +226,14 @@ func TestJobPageImages(t *testing.T) {
 	}
 	if rec := post("/v1/jobs", "doc-1", map[string]string{"include": "pageImages"}); rec.Code != http.StatusOK {
 		t.Errorf("the same key and body again: %d %s", rec.Code, rec.Body)
+	}
+	// The JSON form asks the same with its include member.
+	body, _ := json.Marshal(map[string]any{"images": []map[string]string{{"data": base64.StdEncoding.EncodeToString(page)}}, "include": []string{"pageImages"}})
+	req := httptest.NewRequest(http.MethodPost, "/v1/jobs", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if rec := e.do(req); rec.Code != http.StatusAccepted {
+		t.Fatalf("POST /v1/jobs JSON include: %d %s", rec.Code, rec.Body)
+	} else if j := e.poll(t, rec.Header().Get("Location"), nil); j.Result == nil || len(j.Result.PageImages) != 1 || !bytes.Equal(j.Result.PageImages[0].Data, res.PageImages[0].Data) {
+		t.Errorf("a JSON job's page images: %+v", j.Result)
 	}
 }
