@@ -153,6 +153,10 @@ func bareKey(u string) bool {
 	return strings.HasPrefix(u, ":") || strings.HasPrefix(u, "：")
 }
 
+// jsonMarks are the characters that begin what holdsJSON takes for JSON or a fence: brackets,
+// full-width brackets, a fence's backtick or tilde. plain and escapesMark look for the same.
+const jsonMarks = "{[｛［`~"
+
 // fenced reports whether s holds a fence.
 func fenced(s string) bool {
 	return strings.Contains(s, "```") || strings.Contains(s, "~~~")

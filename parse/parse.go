@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -193,13 +194,14 @@ func plain(t string, n int) bool {
 		!strings.Contains(t, "｛") && !strings.Contains(t, "［") && !fenced(t) && !escapesMark(t)
 }
 
-// escapesMark reports whether t writes, as a \u escape, a character that may begin JSON or a
-// fence in a string once decoded: { [ ｛ ［ ` ~.
+// escapesMark reports whether t writes, as a \u escape, a character that holdsJSON looks for
+// (jsonMarks) and that the decoded string would then hold.
 func escapesMark(t string) bool {
-	for i := strings.Index(t, `\u`); i >= 0 && i+6 <= len(t); {
-		switch strings.ToLower(t[i+2 : i+6]) {
-		case "007b", "005b", "ff5b", "ff3b", "0060", "007e":
-			return true
+	for i := strings.Index(t, `\u`); i >= 0; {
+		if i+6 <= len(t) {
+			if r, err := strconv.ParseUint(t[i+2:i+6], 16, 32); err == nil && strings.ContainsRune(jsonMarks, rune(r)) {
+				return true
+			}
 		}
 		j := strings.Index(t[i+2:], `\u`)
 		if j < 0 {
