@@ -67,18 +67,10 @@ func specGenerator() schema.Generator {
 		codes[i] = string(c.Code)
 	}
 	g.Enums[reflect.TypeFor[problem.Code]()] = codes
-	stages := make([]string, len(schema.ParseStages))
-	for i, st := range schema.ParseStages {
-		stages[i] = string(st)
-	}
-	g.Enums[reflect.TypeFor[schema.ParseStage]()] = stages
+	g.Enums[reflect.TypeFor[schema.ParseStage]()] = enum(schema.ParseStages)
 	g.Enums[reflect.TypeFor[schema.EvidenceSource]()] = enum(schema.EvidenceSources)
 	g.Enums[reflect.TypeFor[schema.VerifyStatus]()] = enum(schema.VerifyStatuses)
-	statuses := make([]string, len(jobs.Statuses))
-	for i, st := range jobs.Statuses {
-		statuses[i] = string(st)
-	}
-	g.Enums[reflect.TypeFor[jobs.Status]()] = statuses
+	g.Enums[reflect.TypeFor[jobs.Status]()] = enum(jobs.Statuses)
 	return g
 }
 
