@@ -47,8 +47,16 @@ type Reader interface {
 // notifier sends a finished job to its callback URL: internal/webhook's Sender (Standard
 // Webhooks signing, retries, no redirects) is one. id is the message's id, the same for every
 // try of one message.
+// Its error may say how long the receiver asked to wait before the next try (a RetryAfter
+// method, as webhook.Error's), which the next try's schedule is given (CallbackBackoff).
 type notifier interface {
 	Send(ctx context.Context, url, id string, body []byte) error
+}
+
+// waitAsker is a notifier's error that carries the receiver's Retry-After.
+type waitAsker interface {
+	error
+	RetryAfter() time.Duration
 }
 
 // ErrCallbackRefused is what a notifier's error wraps when another try would not mend it (the
@@ -79,10 +87,12 @@ type Config struct {
 	// OCR_CALLBACK_HOSTS); nil refuses every callbackUrl.
 	AllowCallback func(url string) error
 	Notifier      notifier // nil: no callback is sent
-	// CallbackBackoff is the wait after failed callback try n (1 for the first), River's
+	// CallbackBackoff is the wait after failed callback try n (1 for the first), given the
+	// wait its receiver asked for (after, its Retry-After; 0 when it said nothing): River's
 	// schedule of the next try, kept across restarts; nil leaves River's (n⁴ seconds). serve
-	// gives the Sender's (webhook.Sender.Backoff: 5 s, tripled each time, up to 30 min).
-	CallbackBackoff func(try int) time.Duration
+	// gives the Sender's (webhook.Sender.Backoff: 5 s, tripled each time, up to 30 min, or
+	// the receiver's longer Retry-After up to that).
+	CallbackBackoff func(try int, after time.Duration) time.Duration
 	Lang            string // the messages of a callback's body
 	Logger          *slog.Logger
 	// PollInterval is how often a worker looks for pages when no notice came (River's

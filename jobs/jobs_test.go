@@ -372,10 +372,16 @@ func (n *notes) Send(_ context.Context, url, id string, body []byte) error {
 	n.sent = append(n.sent, note{url, id, body})
 	if n.fail > 0 {
 		n.fail--
-		return fmt.Errorf("the receiver answered 503")
+		return asked{7 * time.Second}
 	}
 	return nil
 }
+
+// asked is a failed try whose receiver asked to wait (Retry-After), as webhook.Error says it.
+type asked struct{ after time.Duration }
+
+func (a asked) Error() string             { return "the receiver answered 503" }
+func (a asked) RetryAfter() time.Duration { return a.after }
 
 func (n *notes) all() []note {
 	n.mu.Lock()
@@ -384,17 +390,18 @@ func (n *notes) all() []note {
 }
 
 // TestCallback: a finished job is sent to its callback URL, the body the Job a GET answers,
-// its message id the same on every try, the try after a failed one when CallbackBackoff says;
+// its message id the same on every try, the try after a failed one when CallbackBackoff says,
+// given the wait the receiver asked for;
 // a callback URL not allowed is refused before anything is stored.
 func TestCallback(t *testing.T) {
 	n := &notes{fail: 1}
 	var mu sync.Mutex
-	var backoffs []int
+	var backoffs []string
 	e := newEnv(t, backends[0], nil, func(c *Config) {
 		c.Notifier = n
-		c.CallbackBackoff = func(try int) time.Duration {
+		c.CallbackBackoff = func(try int, after time.Duration) time.Duration {
 			mu.Lock()
-			backoffs = append(backoffs, try)
+			backoffs = append(backoffs, fmt.Sprint(try, " ", after))
 			mu.Unlock()
 			return 10 * time.Millisecond
 		}
@@ -424,8 +431,8 @@ func TestCallback(t *testing.T) {
 		t.Fatalf("%d tries sent, want 2 (one failed, one taken)", len(sent))
 	}
 	mu.Lock()
-	if !slices.Equal(backoffs, []int{1}) {
-		t.Errorf("CallbackBackoff asked for the tries %v, want [1]", backoffs)
+	if !slices.Equal(backoffs, []string{"1 7s"}) { // the receiver's Retry-After passed on
+		t.Errorf("CallbackBackoff asked for the tries %q, want [1 7s]", backoffs)
 	}
 	mu.Unlock()
 	for _, s := range sent {

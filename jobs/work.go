@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -331,6 +332,9 @@ func (s *Service) pageImages(ctx context.Context, id string, pages int) ([]schem
 type callbackWorker struct {
 	river.WorkerDefaults[callbackArgs]
 	s *Service
+	// asked holds, by River job id, the wait a failed try's receiver asked for (Retry-After),
+	// from Work to the NextRetry River calls after it in the same process.
+	asked sync.Map
 }
 
 func (w *callbackWorker) Timeout(*river.Job[callbackArgs]) time.Duration {
@@ -343,7 +347,11 @@ func (w *callbackWorker) NextRetry(job *river.Job[callbackArgs]) time.Time {
 	if w.s.cfg.CallbackBackoff == nil {
 		return time.Time{}
 	}
-	return time.Now().Add(w.s.cfg.CallbackBackoff(job.Attempt))
+	var after time.Duration
+	if a, ok := w.asked.LoadAndDelete(job.ID); ok {
+		after = a.(time.Duration)
+	}
+	return time.Now().Add(w.s.cfg.CallbackBackoff(job.Attempt, after))
 }
 
 func (w *callbackWorker) Work(ctx context.Context, job *river.Job[callbackArgs]) error {
@@ -368,6 +376,9 @@ func (w *callbackWorker) Work(ctx context.Context, job *river.Job[callbackArgs])
 		// The Sender's error may quote the URL's answer: neither is kept.
 		if errors.Is(err, ErrCallbackRefused) {
 			return river.JobCancel(ErrCallbackRefused)
+		}
+		if wa, ok := errors.AsType[waitAsker](err); ok && wa.RetryAfter() > 0 {
+			w.asked.Store(job.ID, wa.RetryAfter())
 		}
 		return errors.New("jobs: the callback was not taken")
 	}

@@ -142,11 +142,7 @@ func (s *Sender) Send(ctx context.Context, rawURL, msgID string, body []byte) er
 		if !fail.Retry || try >= s.cfg.Tries {
 			return fail
 		}
-		d := s.Backoff(try)
-		if fail.After > d {
-			d = min(fail.After, s.cfg.MaxDelay)
-		}
-		t := time.NewTimer(d)
+		t := time.NewTimer(s.Backoff(try, fail.After))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -183,15 +179,24 @@ func (s *Sender) Tries() int { return s.cfg.Tries }
 
 // Backoff is the wait after failed try n (1 for the first): BaseDelay tripled n-1 times, up
 // to MaxDelay, within a fifth either way at random, so that receivers that failed together
-// are not called again together. A receiver's longer Retry-After (Error.After) should be
-// waited instead, up to MaxDelay, as Send does.
-func (s *Sender) Backoff(n int) time.Duration {
+// are not called again together; or, when the receiver asked for longer (after, its
+// Retry-After: Error.After), that, up to MaxDelay. Send waits it, and so does a caller that
+// keeps its own schedule.
+func (s *Sender) Backoff(n int, after time.Duration) time.Duration {
 	d := s.cfg.BaseDelay
 	for i := 1; i < n && d < s.cfg.MaxDelay; i++ {
 		d *= 3
 	}
-	return jitter(min(d, s.cfg.MaxDelay))
+	d = jitter(min(d, s.cfg.MaxDelay))
+	if after > d {
+		d = min(after, s.cfg.MaxDelay)
+	}
+	return d
 }
+
+// RetryAfter is how long the receiver asked to wait before the next try (its Retry-After), 0
+// when it said nothing: for a caller that schedules the next try itself (Backoff).
+func (e *Error) RetryAfter() time.Duration { return e.After }
 
 // retryable says whether an answer asks to be tried again: 408, 429 and 5xx.
 func retryable(status int) bool {

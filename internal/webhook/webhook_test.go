@@ -395,7 +395,7 @@ func TestDefaultSchedule(t *testing.T) {
 	s := NewSender(Config{Secret: mustSecret(t, specSecret)})
 	var lo, hi time.Duration
 	for n := 1; n < s.Tries(); n++ {
-		d := s.Backoff(n)
+		d := s.Backoff(n, 0)
 		lo, hi = lo+d, hi+d
 	}
 	// The sum of seven waits each within a fifth of 5 s, 15 s, … 30 min (60 min 20 s in all).
@@ -406,8 +406,23 @@ func TestDefaultSchedule(t *testing.T) {
 		n    int
 		want time.Duration
 	}{{1, 5 * time.Second}, {2, 15 * time.Second}, {6, 1215 * time.Second}, {7, 30 * time.Minute}, {100, 30 * time.Minute}} {
-		if d := s.Backoff(tt.n); d < tt.want*4/5 || d > tt.want*6/5 {
+		if d := s.Backoff(tt.n, 0); d < tt.want*4/5 || d > tt.want*6/5 {
 			t.Errorf("Backoff(%d) = %v, want %v within a fifth", tt.n, d, tt.want)
+		}
+	}
+	// A receiver's Retry-After longer than the wait is waited instead, up to MaxDelay; a
+	// shorter one changes nothing.
+	for _, tt := range []struct {
+		n         int
+		after, lo time.Duration
+		hi        time.Duration
+	}{
+		{1, 10 * time.Minute, 10 * time.Minute, 10 * time.Minute},
+		{1, 2 * time.Hour, 30 * time.Minute, 30 * time.Minute},
+		{2, time.Second, 12 * time.Second, 18 * time.Second},
+	} {
+		if d := s.Backoff(tt.n, tt.after); d < tt.lo || d > tt.hi {
+			t.Errorf("Backoff(%d, %v) = %v, want %v to %v", tt.n, tt.after, d, tt.lo, tt.hi)
 		}
 	}
 	for range 1000 {
