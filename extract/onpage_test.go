@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"encoding/json"
 	"image"
 	"os"
 	"path/filepath"
@@ -96,6 +97,20 @@ func TestValueNotOnPage(t *testing.T) {
 	}
 }
 
+// digitalReplies are testdata/documents/digital.pdf's two pages as a model reads them right
+// (digital.replies.json, which the review page's tests read too).
+func digitalReplies(t *testing.T) []string {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "documents", "digital.replies.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []json.RawMessage
+	if err := json.Unmarshal(b, &pages); err != nil || len(pages) != 2 {
+		t.Fatalf("digital.replies.json: %d pages, %v", len(pages), err)
+	}
+	return []string{string(pages[0]), string(pages[1])}
+}
+
 // TestValueNotOnPageDigitalPDF runs the real Preparer on testdata/documents/digital.pdf (made by
 // intake/internal/gen: LabRows) with a model that reads it right, then with one value misread.
 func TestValueNotOnPageDigitalPDF(t *testing.T) {
@@ -104,17 +119,7 @@ func TestValueNotOnPageDigitalPDF(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The two pages as gen.LabRows prints them, as a model would read them.
-	right := []string{`{"title":"检验报告单","indicators":[
-		{"itemName":"白细胞计数","valueNum":6.12,"unit":"10^9/L","refLow":3.50,"refHigh":9.50,"refText":"3.50-9.50"},
-		{"itemName":"红细胞计数","valueNum":4.87,"unit":"10^12/L","refLow":4.3,"refHigh":5.8,"refText":"4.30-5.80"},
-		{"itemName":"血红蛋白","valueNum":148,"unit":"g/L","refText":"130-175"},
-		{"itemName":"血小板计数","valueNum":231,"unit":"10^9/L","refText":"125-350"},
-		{"itemName":"中性粒细胞百分比","valueNum":58.3,"unit":"%","refText":"40.0-75.0"}]}`,
-		`{"indicators":[
-		{"itemName":"总胆固醇","valueNum":5.62,"unit":"mmol/L","refText":"0.00-5.20"},
-		{"itemName":"甘油三酯","valueNum":1.48,"unit":"mmol/L","refText":"0.00-1.70"},
-		{"itemName":"高密度脂蛋白胆固醇","valueNum":1.21,"unit":"mmol/L","refText":"1.04-2.00"},
-		{"itemName":"低密度脂蛋白胆固醇","valueNum":3.87,"unit":"mmol/L","refText":"0.00-3.40"}]}`}
+	right := digitalReplies(t)
 	misread := strings.Replace(right[1], "1.21", "1.27", 1)
 	prep := intake.New(intake.Limits{}, wasm)
 	// The pages are told apart by their images: page 1's, as the Preparer renders it.

@@ -3,6 +3,7 @@ package review_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -372,19 +373,24 @@ func TestReviewPhoto(t *testing.T) {
 	reqs.check(t, svc.URL)
 }
 
-// pdfReplies are digital.pdf's two pages as a model reads them, one value of page 2 misread
-// (1.27 for the printed 1.21): value_not_on_page at indicators[7].valueNum.
-var pdfReplies = []string{`{"title":"检验报告单","indicators":[
-	{"itemName":"白细胞计数","valueNum":6.12,"unit":"10^9/L","refLow":3.50,"refHigh":9.50,"refText":"3.50-9.50"},
-	{"itemName":"红细胞计数","valueNum":4.87,"unit":"10^12/L","refLow":4.3,"refHigh":5.8,"refText":"4.30-5.80"},
-	{"itemName":"血红蛋白","valueNum":148,"unit":"g/L","refText":"130-175"},
-	{"itemName":"血小板计数","valueNum":231,"unit":"10^9/L","refText":"125-350"},
-	{"itemName":"中性粒细胞百分比","valueNum":58.3,"unit":"%","refText":"40.0-75.0"}]}`,
-	`{"indicators":[
-	{"itemName":"总胆固醇","valueNum":5.62,"unit":"mmol/L","refText":"0.00-5.20"},
-	{"itemName":"甘油三酯","valueNum":1.48,"unit":"mmol/L","refText":"0.00-1.70"},
-	{"itemName":"高密度脂蛋白胆固醇","valueNum":1.27,"unit":"mmol/L","refText":"1.04-2.00"},
-	{"itemName":"低密度脂蛋白胆固醇","valueNum":3.87,"unit":"mmol/L","refText":"0.00-3.40"}]}`}
+// pdfReplies are digital.pdf's two pages as a model reads them (the fixture extract's tests
+// read too), one value of page 2 misread (1.27 for the printed 1.21): value_not_on_page at
+// indicators[7].valueNum.
+func pdfReplies(t *testing.T) []string {
+	b, err := os.ReadFile(testdata("documents", "digital.replies.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []json.RawMessage
+	if err := json.Unmarshal(b, &pages); err != nil || len(pages) != 2 {
+		t.Fatalf("digital.replies.json: %d pages, %v", len(pages), err)
+	}
+	misread := strings.Replace(string(pages[1]), `"valueNum": 1.21`, `"valueNum": 1.27`, 1)
+	if misread == string(pages[1]) {
+		t.Fatal("digital.replies.json no longer reads 1.21")
+	}
+	return []string{string(pages[0]), misread}
+}
 
 // TestReviewPDF: a PDF of two pages chosen, both page images shown (a browser cannot show the
 // PDF itself), the text layer's boxes drawn for the focused row and a box's click focusing its
@@ -397,7 +403,8 @@ func TestReviewPDF(t *testing.T) {
 	ctx := browser(t)
 	dir := shots(t)
 	svc := newService(t, server.Config{})
-	svc.model.Queue(fakeopenai.Reply(pdfReplies[0]), fakeopenai.Reply(pdfReplies[1]))
+	replies := pdfReplies(t)
+	svc.model.Queue(fakeopenai.Reply(replies[0]), fakeopenai.Reply(replies[1]))
 	page, reqs := tab(t, ctx)
 	do(t, page, chromedp.Navigate(svc.URL+"/review"))
 	choose(t, page, testdata("documents", "digital.pdf"))
