@@ -232,6 +232,13 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 		if ctx.Err() != nil {
 			return Page{}, abandoned(ctx)
 		}
+		if d.mem.Refused { // PDFium aborts when it cannot grow: the page needs more than its cap
+			doing := "reading"
+			if what == "rendered" {
+				doing = "drawing"
+			}
+			return Page{}, pdfMemoryRefusal(err, d.mem.Max, fmt.Sprintf("%s page %d of", doing, i+1))
+		}
 		return Page{}, &problem.Error{Code: problem.ImageUnreadable, Err: err,
 			Detail: fmt.Sprintf("page %d of the PDF could not be %s; export or download it again", i+1, what)}
 	}
@@ -279,9 +286,6 @@ func (p *Preparer) convertPDF(ctx context.Context, d *pdfDoc, data []byte, i int
 	r, err := d.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
 		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT, RenderForm: true, Document: &d.doc})
 	if err != nil {
-		if d.mem.Refused {
-			return Page{}, pdfMemoryRefusal(err, d.mem.Max, fmt.Sprintf("drawing page %d of", i+1))
-		}
 		return fail(err, "rendered")
 	}
 	m := r.Result.Image

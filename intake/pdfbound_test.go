@@ -137,6 +137,14 @@ func TestPDFBounds(t *testing.T) {
 			var r gen.RawPDF
 			return annotPage(&r, r.Ink([4]float64{0, 0, 595, 842}, 5000))
 		}, Limits{}, 0, "draws more than 10.0 million pixels of paths"},
+		{"forms 34 deep, each drawing the next twice (2³⁴ draws of 8 squares)", func() []byte {
+			var r gen.RawPDF
+			x := r.Form(bytes.Repeat([]byte("0 0 2 2 re f\n"), 8), false)
+			for range 34 {
+				x = r.Form([]byte("/X0 Do /X0 Do\n"), false, x)
+			}
+			return onePage(&r, x)
+		}, Limits{}, 0, "needs more than"}, // PDFium's parse of them, as it loads the page
 		{"1001 annotations", func() []byte {
 			var r gen.RawPDF
 			ap := r.Form([]byte("0 0 1 1 re f\n"), false)

@@ -92,9 +92,6 @@ func (p *Preparer) pdfWalk(d *pdfDoc, i int, doc *pdfTally, images int64) (slow,
 	}
 	n, err := d.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: w.page})
 	if err != nil {
-		if d.mem.Refused {
-			return nil, pdfMemoryRefusal(err, d.mem.Max, fmt.Sprintf("reading page %d of", i+1))
-		}
 		return nil, w.broken(err)
 	}
 	if err := w.walk([]walkFrame{{count: n.Count, scale: w.long}}); err != nil {
@@ -158,6 +155,9 @@ func (w *pageWalk) refuse(what string, args ...any) error {
 }
 
 func (w *pageWalk) broken(err error) error {
+	if w.d.mem.Refused { // PDFium aborts when it cannot grow: the page needs more than its cap
+		return pdfMemoryRefusal(err, w.d.mem.Max, fmt.Sprintf("reading page %d of", w.i+1))
+	}
 	return &problem.Error{Code: problem.ImageUnreadable, Err: err,
 		Detail: fmt.Sprintf("page %d of the PDF could not be read; export or download it again", w.i+1)}
 }
