@@ -215,7 +215,10 @@ func pdfSize(wpt, hpt float64, maxEdge int) (int, int) {
 // PDFPageTime is the longest one page of a PDF may take to draw and read. A page's content
 // can ask for any amount of work that no header bounds (two million paths, a vector map); past
 // this its instance is killed and the page refused, so that it does not hold a decode slot
-// until the request's own deadline. An ordinary report page takes well under a second.
+// until the request's own deadline. An ordinary report page takes well under a second. It
+// counts from when the page holds a decode slot: a wait for one is the request's. Where the
+// thread's CPU clock shows the page mostly waited for a core in that time, the refusal is the
+// machine's load, overloaded, not the page's (pageTimeRefusal).
 const PDFPageTime = 15 * time.Second
 
 // convertPDF renders page i of an opened PDF, which pdfWalk has let through, and reads its text

@@ -451,6 +451,9 @@ func TestPDFWork(t *testing.T) {
 				return
 			}
 			var pe *problem.Error
+			if tt.time > 0 && errors.As(err, &pe) && pe.Code == problem.Overloaded && strings.Contains(pe.Detail, "waited more than") {
+				return // the machine was too loaded for its thread to hold a core half that time: TestPageTimeRefusal
+			}
 			if !errors.As(err, &pe) || pe.Code != problem.ImageTooLarge || !strings.Contains(pe.Detail, tt.detail) {
 				t.Fatalf("got %v; want image_too_large saying %q", err, tt.detail)
 			}

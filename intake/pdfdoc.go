@@ -330,6 +330,24 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 	if e.stopped {
 		return Page{}, abandoned(ctx)
 	}
+	if i < e.walked && e.verdict[i] != nil { // refused already (its instance may be gone): not opened again
+		e.mark(i)
+		return Page{}, e.verdict[i]
+	}
+	// The waits for memory and a slot are the request's, to its deadline (the load, not the
+	// page: overloaded); the page's own time and work are counted once it holds a slot.
+	var slot func()
+	if e.d == nil {
+		if e.ctx.Err() != nil { // Split's request is over; this page's own opens it
+			e.ctx = ctx
+		}
+		if slot, err = p.pdfOpen(ctx, e); err != nil {
+			return Page{}, err
+		}
+	} else if slot, err = p.slot(ctx); err != nil {
+		return Page{}, err
+	}
+	defer slot()
 	limit, parent := cmp.Or(p.pageTime, PDFPageTime), ctx
 	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPageTime)
 	defer cancel()
@@ -343,30 +361,13 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 		}
 		switch context.Cause(pctx) {
 		case errPageTime:
-			err = problem.Errorf(problem.ImageTooLarge,
-				"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
+			err = pageTimeRefusal(i, limit, m)
 		case errPageWork:
 			if over, ok := m.overrun(); ok && over == i && drawing {
 				err = pageWorkRefusal(i, work, "draw")
 			}
 		}
 	}()
-	if i < e.walked && e.verdict[i] != nil { // refused already (its instance may be gone): not opened again
-		e.mark(i)
-		return Page{}, e.verdict[i]
-	}
-	var slot func()
-	if e.d == nil {
-		if e.ctx.Err() != nil { // Split's request is over; this page's own opens it
-			e.ctx = ctx
-		}
-		if slot, err = p.pdfOpen(pctx, e); err != nil {
-			return Page{}, err
-		}
-	} else if slot, err = p.slot(pctx); err != nil {
-		return Page{}, err
-	}
-	defer slot()
 	m.begin()
 	d := e.d
 	stop := context.AfterFunc(pctx, d.kill)

@@ -3,6 +3,7 @@ package intake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -51,8 +52,9 @@ type pdfMeter struct {
 	over  int // the phase that ran past budget, once one has (-1 before)
 	done  chan struct{}
 
-	locked bool   // by begin, on the goroutine that calls stop
-	free   func() // lets go of what the meter holds, at stop (its context)
+	locked bool          // by begin, on the goroutine that calls stop
+	start  time.Duration // the thread's CPU time at begin
+	free   func()        // lets go of what the meter holds, at stop (its context)
 }
 
 const pdfMeterTick = 20 * time.Millisecond
@@ -78,9 +80,17 @@ func (m *pdfMeter) begin() {
 	runtime.LockOSThread()
 	m.locked = true
 	if c, ok := cpuclock.Thread(); ok {
-		m.clock = c
+		m.clock, m.start = c, c.Used()
 		go m.watch()
 	}
+}
+
+// used is the CPU time the thread has spent since begin, and false without a thread clock.
+func (m *pdfMeter) used() (time.Duration, bool) {
+	if !m.locked || m.clock == (cpuclock.Clock{}) {
+		return 0, false
+	}
+	return m.clock.Used() - m.start, true
 }
 
 func (m *pdfMeter) watch() {
@@ -161,6 +171,20 @@ func (m *pdfMeter) stop() {
 func openWorkRefusal(budget time.Duration) error {
 	return problem.Errorf(problem.ImageTooLarge,
 		"opening the PDF takes more than %s of one processor core (its cross-reference table is broken and its objects too many to rebuild it): print it to a new PDF, or send scans or photos of its pages", budget)
+}
+
+// pageTimeRefusal is the refusal of page i (from 0) that held its slot for PDFPageTime (limit):
+// image_too_large when it was its own work, or nothing tells (no thread clock); but when its
+// thread spent less than half that time on a core, it was mostly waiting for one, the
+// machine's load and not the page (whose work, each phase within PDFPageWork, is bounded
+// apart): overloaded, to be tried again.
+func pageTimeRefusal(i int, limit time.Duration, m *pdfMeter) error {
+	if used, ok := m.used(); ok && used < limit/2 {
+		return &problem.Error{Code: problem.Overloaded, RetryAfter: time.Second, Detail: fmt.Sprintf(
+			"page %d of the PDF waited more than %s for a processor core (it used %s of one): the server is busy; retry shortly", i+1, limit, used.Round(time.Millisecond))}
+	}
+	return problem.Errorf(problem.ImageTooLarge,
+		"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
 }
 
 // pageWorkRefusal is the refusal of page i (from 0) whose reading or drawing took more than

@@ -190,3 +190,53 @@ func TestPDFOpenWork(t *testing.T) {
 		t.Fatalf("a small broken table: %d pages, %v", n, err)
 	}
 }
+
+// TestPDFPageTimeWaits: PDFPageTime counts a page's own time once it holds a decode slot. A page
+// that waited longer than that for a slot the service's other work held is drawn once it gets
+// one, not refused as a page that takes too long to draw (B17: under 16 requests at once, pages
+// that were 200 alone were 413 image_too_large).
+func TestPDFPageTimeWaits(t *testing.T) {
+	p := New(Limits{}, testRuntime)
+	p.pageTime = 200 * time.Millisecond
+	data := gen.PDF([]gen.PDFPage{{W: 595, H: 842, Content: gen.LabPage(0)}}, "")
+	if _, err := p.Split(t.Context(), data); err != nil { // opened once, outside the wait below
+		t.Fatal(err)
+	}
+	for range cap(p.sem) {
+		p.sem <- struct{}{}
+	}
+	go func() {
+		time.Sleep(4 * p.pageTime)
+		for range cap(p.sem) {
+			<-p.sem
+		}
+	}()
+	if _, err := p.PreparePage(t.Context(), data, 0); err != nil {
+		t.Fatalf("a page that waited for a slot longer than PDFPageTime: %v", err)
+	}
+}
+
+// TestPageTimeRefusal: a page that held its slot for PDFPageTime is refused as its own work
+// (image_too_large) when its thread was on a core for at least half of it, and as the
+// machine's load (overloaded, with Retry-After) when it mostly waited for one.
+func TestPageTimeRefusal(t *testing.T) {
+	m := newMeter(time.Hour, &pdfCounters{}, func() {})
+	m.begin()
+	defer m.stop()
+	if _, ok := m.used(); !ok {
+		t.Skip("no thread CPU clock on this system: every such page is image_too_large")
+	}
+	time.Sleep(50 * time.Millisecond) // the thread holds no core while it sleeps
+	if err := pageTimeRefusal(0, 50*time.Millisecond, m); problem.CodeOf(err) != problem.Overloaded {
+		t.Errorf("a page that waited: %v, want overloaded", err)
+	}
+	for used, _ := m.used(); used < 30*time.Millisecond; used, _ = m.used() {
+	}
+	if err := pageTimeRefusal(0, 50*time.Millisecond, m); problem.CodeOf(err) != problem.ImageTooLarge {
+		t.Errorf("a page that worked: %v, want image_too_large", err)
+	}
+	var none pdfMeter // no thread clock: nothing tells it was the load
+	if err := pageTimeRefusal(0, time.Second, &none); problem.CodeOf(err) != problem.ImageTooLarge {
+		t.Errorf("without a clock: %v, want image_too_large", err)
+	}
+}
