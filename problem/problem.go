@@ -128,8 +128,8 @@ type Error struct {
 // none at all.
 type Upstream struct {
 	Status int    // the endpoint's HTTP status; 0 if none came (the connection failed)
-	Type   string // the error object's type, if a plain word: invalid_request_error
-	Code   string // the error object's code, if a plain word: invalid_api_key, model_not_found
+	Type   string // the error object's type, if a name vision lists (invalid_request_error), else "(unlisted)"
+	Code   string // the error object's code, likewise: invalid_api_key, model_not_found
 	Reason string // such as "connection refused" or "its answer was not a chat completion"
 }
 

@@ -96,37 +96,71 @@ func (s said) text() string {
 	return s.message
 }
 
-// maxToken bounds an upstream's error type or code as logged.
-const maxToken = 64
+// unlisted stands for an error type or code that is not in knownNames.
+const unlisted = "(unlisted)"
 
-// token is an upstream's error type or code as it may be logged and shown: a name of at most
-// maxToken bytes (invalid_api_key, InvalidParameter.UnsupportedImageFormat), else nothing.
-// Unlike the message, a code is a name the endpoint chose from its own list; one that is not
-// such a name could be anything, a value quoted from the report too (654.321). So a name starts
-// with a letter and holds no number with a decimal point, and a code of digits alone (vLLM's
-// 400) is kept only when it is the answer's status again.
-func token(s string, status int) string {
-	if len(s) > maxToken || !plain(s, true) {
-		return ""
-	}
-	if strings.Trim(s, "0123456789") == "" {
-		if s != strconv.Itoa(status) {
-			return ""
+// knownNames are the error types and codes of the OpenAI-compatible endpoints the service is
+// used with, the only ones logged and shown. A type or code is a name an endpoint chose from its
+// own list, but one not on ours could be anything: an endpoint that quotes the request may put
+// a value or a patient's name there too (HbA1c_high_for_Wang_Xiuying, 654.321), and the request
+// is the report. The shape of a name cannot tell them apart; a list can. An endpoint's other
+// codes show as "(unlisted)": the status still says what failed, and `ocrdraft check` shows an
+// endpoint's own words to its operator.
+var knownNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, group := range [][]string{
+		// OpenAI: platform.openai.com/docs/guides/error-codes and the error objects of its API
+		// reference (type, code), as go-openai's APIError decodes them.
+		{"invalid_request_error", "authentication_error", "permission_error", "not_found_error", "rate_limit_error",
+			"server_error", "api_error", "insufficient_quota", "tokens", "requests", "invalid_api_key", "invalid_organization",
+			"model_not_found", "context_length_exceeded", "rate_limit_exceeded", "billing_hard_limit_reached",
+			"invalid_value", "invalid_type", "unsupported_value", "unsupported_parameter", "unknown_parameter",
+			"missing_required_parameter", "invalid_image", "invalid_image_format", "invalid_image_url", "image_parse_error",
+			"image_too_large", "content_policy_violation", "engine_overloaded", "unsupported_country_region_territory"},
+		// Azure OpenAI: learn.microsoft.com/azure/ai-services/openai (REST reference, content
+		// filtering, quotas): its codes beside OpenAI's.
+		{"content_filter", "DeploymentNotFound", "OperationNotSupported", "InvalidRequest", "Unauthorized", "Forbidden",
+			"NotFound", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Timeout", "invalid_payload"},
+		// Alibaba Cloud Model Studio / DashScope: help.aliyun.com/zh/model-studio/error-code
+		// (its native codes, and those of its OpenAI-compatible mode).
+		{"InvalidParameter", "InvalidParameter.DataInspection", "DataInspectionFailed", "data_inspection_failed",
+			"BadRequest.EmptyInput", "BadRequest.EmptyParameters", "BadRequest.EmptyModel", "BadRequest.TooLarge",
+			"BadRequest.InputDownloadFailed", "BadRequest.UnsupportedFileFormat", "InvalidURL", "Arrearage",
+			"UnsupportedOperation", "InvalidApiKey", "AccessDenied", "AccessDenied.Unpurchased", "RequestTimeOut",
+			"Throttling", "Throttling.RateQuota", "Throttling.AllocationQuota", "Throttling.BurstRate", "InternalError",
+			"InternalError.Algo", "InternalError.Timeout", "ModelNotFound", "invalid_parameter_error", "arrearage",
+			"limit_requests", "insufficient_quota", "internal_error", "mismatched_model"},
+		// Volcengine Ark: www.volcengine.com/docs/82379/1299023 (error codes).
+		{"InvalidParameter.UnsupportedImageFormat", "AuthenticationError", "InvalidEndpointOrModel.NotFound",
+			"ModelNotOpen", "RateLimitExceeded", "RateLimitExceeded.EndpointRPMExceeded", "RateLimitExceeded.EndpointTPMExceeded",
+			"ServerOverloaded", "QuotaExceeded", "InternalServiceError", "SensitiveContentDetected", "AccountOverdueError"},
+		// vLLM's OpenAI-compatible server (vllm/entrypoints/openai/protocol.py ErrorResponse: the
+		// exception's class name as type, the status as code), Ollama's (openai/openai.go:
+		// api_error, invalid_request_error), and Google's status names (google.rpc.Code), which
+		// Gemini's OpenAI-compatible endpoint answers.
+		{"BadRequestError", "NotFoundError", "InternalServerError", "NotImplementedError", "ValueError", "TypeError",
+			"INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE", "UNAUTHENTICATED", "PERMISSION_DENIED",
+			"NOT_FOUND", "RESOURCE_EXHAUSTED", "INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN"},
+	} {
+		for _, n := range group {
+			m[n] = true
 		}
+	}
+	return m
+}()
+
+// token is an upstream's error type or code as it may be logged and shown: a name knownNames
+// lists, or a code of digits alone (vLLM's 400) when it is the answer's status again;
+// unlisted for any other, and nothing for none.
+func token(s string, status int) string {
+	switch {
+	case s == "":
+		return ""
+	case knownNames[s] || s == strconv.Itoa(status):
 		return s
 	}
-	if c := s[0]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-		return ""
-	}
-	for i := 1; i+1 < len(s); i++ {
-		if s[i] == '.' && isDigit(s[i-1]) && isDigit(s[i+1]) {
-			return ""
-		}
-	}
-	return s
+	return unlisted
 }
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // upstream is the problem.Upstream of an HTTP error answer: its status, type and code, never
 // its message (see text).
@@ -144,7 +178,7 @@ func names(u *problem.Upstream) string {
 	st := strconv.Itoa(u.Status)
 	out := st
 	for _, w := range []string{u.Type, u.Code} {
-		if w != "" && w != st && !strings.HasSuffix(out, " "+w) {
+		if w != "" && w != unlisted && w != st && !strings.HasSuffix(out, " "+w) {
 			out += " " + w
 		}
 	}

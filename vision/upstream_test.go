@@ -92,7 +92,9 @@ func TestUpstream(t *testing.T) {
 		{"401 with code", fakeopenai.Raw(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: `+echoed+`","type":"invalid_request_error","code":"invalid_api_key"}}`), problem.ModelRejected,
 			problem.Upstream{Status: 401, Type: "invalid_request_error", Code: "invalid_api_key"}, "(1 try): 401 invalid_request_error invalid_api_key"},
 		{"code that is not a name", fakeopenai.Raw(http.StatusBadRequest, `{"error":{"message":"bad","type":"`+echoed+`","code":"`+echoed+`"}}`), problem.ModelRejected,
-			problem.Upstream{Status: 400}, "(1 try): 400"},
+			problem.Upstream{Status: 400, Type: unlisted, Code: unlisted}, "(1 try): 400"},
+		{"code that names the patient", fakeopenai.Raw(http.StatusBadRequest, `{"error":{"message":"bad","type":"HbA1c_high","code":"for_Wang_Xiuying"}}`), problem.ModelRejected,
+			problem.Upstream{Status: 400, Type: unlisted, Code: unlisted}, "(1 try): 400"},
 		{"404 model", fakeopenai.Raw(http.StatusNotFound, `{"error":{"message":"The model '`+echoed+`' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}`), problem.ModelRejected,
 			problem.Upstream{Status: 404, Type: "invalid_request_error", Code: "model_not_found"}, "(1 try): 404 invalid_request_error model_not_found"},
 		{"404 no route", fakeopenai.NoRoute(), problem.ModelRejected, problem.Upstream{Status: 404, Reason: "its error answer was not JSON"}, "such as /v1"},
@@ -348,8 +350,9 @@ func FuzzSaidBody(f *testing.F) {
 	})
 }
 
-// TestToken: an upstream's error code or type is logged only when it is a name from the
-// endpoint's own list; a value quoted from the report in its place is not logged.
+// TestToken: an upstream's error code or type is logged only when it is a name the service
+// lists (knownNames); any other, a value or a name quoted from the report in its place
+// included, is "(unlisted)", whatever its shape.
 func TestToken(t *testing.T) {
 	for _, tt := range []struct {
 		in     string
@@ -359,16 +362,17 @@ func TestToken(t *testing.T) {
 		{"invalid_api_key", 401, "invalid_api_key"},
 		{"InvalidParameter.UnsupportedImageFormat", 400, "InvalidParameter.UnsupportedImageFormat"},
 		{"invalid_request_error", 400, "invalid_request_error"},
+		{"Throttling.RateQuota", 429, "Throttling.RateQuota"},
 		{"400", 400, "400"}, // vLLM's code is its status
-		{"E1001", 400, "E1001"},
-		{"654.321", 400, ""}, // a value from the report
-		{"5.86", 422, ""},
-		{"code5.86", 400, ""},
-		{"128", 400, ""}, // digits that are not the status
-		{"_x", 400, ""},
-		{"总胆固醇", 400, ""},
-		{"a b", 400, ""},
-		{strings.Repeat("a", maxToken+1), 400, ""},
+		{"", 400, ""},
+		{"E1001", 400, unlisted},
+		{"HbA1c_high_for_Wang_Xiuying", 400, unlisted}, // a name of the shape of a code
+		{"seven_point_three", 400, unlisted},
+		{"654.321", 400, unlisted}, // a value from the report
+		{"128", 400, unlisted},     // digits that are not the status
+		{"总胆固醇", 400, unlisted},
+		{"Invalid_Api_Key", 401, unlisted}, // names match whole, as written
+		{strings.Repeat("a", 100), 400, unlisted},
 	} {
 		if got := token(tt.in, tt.status); got != tt.want {
 			t.Errorf("token(%q, %d) = %q, want %q", tt.in, tt.status, got, tt.want)
