@@ -440,4 +440,7 @@ func countWork(ctx context.Context, px int64) {
 		w.Pictures.Add(1)
 		w.Pixels.Add(px)
 	}
+	if tell, ok := ctx.Value(progressKey{}).(func(int64)); ok { // in a worker: the parent counts it
+		tell(px)
+	}
 }
