@@ -194,6 +194,7 @@ type Preparer struct {
 	dec      func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
 	pageTime time.Duration                                         // PDFPageTime when 0; tests shorten it
 	pageWork time.Duration                                         // PDFPageWork when 0; tests shorten it
+	heicWork time.Duration                                         // HEICWork when 0; tests shorten it
 	openWork time.Duration                                         // PDFOpenWork when 0; tests shorten it
 	pdfDraw  int64                                                 // maxPageDraw when 0; tests raise it
 }
@@ -228,8 +229,8 @@ type header struct {
 	// are twice as tall as wide); 0 or 1 for square pixels.
 	stretch int
 
-	price  func() (cost, error)                            // the decode's cost, once the size has passed
-	decode func(context.Context, *Runtime, []byte) decoder // the page's decoder, for a decode under ctx
+	price  func() (cost, error)                             // the decode's cost, once the size has passed
+	decode func(context.Context, *Preparer, []byte) decoder // the page's decoder, for a decode under ctx by p
 }
 
 // reader returns the bytes of the page h describes, as its decoder reads them (the decoders of
@@ -476,7 +477,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			}, nil
 		}
 	}
-	dec := h.decode(ctx, p.rt, data)
+	dec := h.decode(ctx, p, data)
 	if p.dec != nil {
 		next := dec
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r, next) }
