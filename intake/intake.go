@@ -181,7 +181,7 @@ type Word struct {
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
 // uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
 // each holding the 18–36 MB that a 12-megapixel photo decodes to. A slot is held until its decode
-// ends, even one that nobody waits for any more, and so is the decode's share of DecodeMemory,
+// ends, even one that nobody waits for any more (a HEIC's ends then: its worker is killed), and so is the decode's share of DecodeMemory,
 // which every decode takes at its cost before its slot: the decodes in progress hold at most
 // DecodeMemory together (each at most MaxDecodeBytes), plus, per slot, what the shrink and encode
 // hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
@@ -293,8 +293,9 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 
 // detached runs a decode on a goroutine of its own and answers when it is done or when ctx ends,
 // whichever comes first: a decode that cannot be interrupted (Go's image decoders, a HEIC
-// picture) runs on to its end holding what it acquired, and gives it back then; the caller is
-// not kept waiting for it. A decode that finished as ctx ended is answered, not abandoned.
+// picture decoded in this process where no worker could start) runs on to its end holding what
+// it acquired, and gives it back then; the caller is not kept waiting for it. A HEIC's worker is
+// killed when ctx ends, so its decode gives back what it holds at once. A decode that finished as ctx ended is answered, not abandoned.
 func detached(ctx context.Context, decode func() (Page, error)) (Page, error) {
 	type result struct {
 		page Page
