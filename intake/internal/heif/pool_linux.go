@@ -14,8 +14,13 @@ func sysProcAttr() *syscall.SysProcAttr {
 
 // executable is this process's executable as it was started, even if its file has since been
 // replaced (an upgrade in place): exec'd by the child of fork, /proc/self/exe is still this
-// process's.
-func executable() (string, error) { return "/proc/self/exe", nil }
+// process's. Without /proc, its path.
+func executable() (string, error) {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return "/proc/self/exe", nil
+	}
+	return os.Executable()
+}
 
 // maxRSSBytes is a rusage's peak resident memory: Linux counts it in KiB.
 func maxRSSBytes(ru *syscall.Rusage) int64 { return ru.Maxrss * 1024 }

@@ -225,3 +225,26 @@ func BenchmarkPool(b *testing.B) {
 		})
 	}
 }
+
+// TestWorkerCPULimit: where the parent cannot read a worker's CPU time (no /proc), the worker's
+// own RLIMIT_CPU stops a decode past its budget (rounded up to the second, and one more): the
+// worker exits at SIGXCPU, which Go would otherwise ignore, and the decode is ErrWork. A
+// mirrored grid of 36 noise tiles, decoded whole, takes about 3.5 s of one core; it is stopped
+// after 1–2 s of it.
+func TestWorkerCPULimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of CPU")
+	}
+	data := gen.Grid(readDoc(t, "noise.heic"), 6, 6, 3840, 2880, rbox("imir", []byte{0}))
+	p := testPool(t)
+	p.unmetered = true
+	if err := p.Warm(t.Context()); err != nil { // its compile's CPU time is before the job's limit
+		t.Fatal(err)
+	}
+	var w Work
+	_, err := p.Decode(WithWork(t.Context(), &w), data, 1<<30, 10*time.Millisecond)
+	if !errors.Is(err, ErrWork) {
+		t.Fatalf("got %v, want ErrWork", err)
+	}
+	t.Logf("stopped after %v of the worker's CPU time", p.Stats().CPU)
+}
