@@ -438,3 +438,22 @@ func TestHEICCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestHEICInProcess: where no worker can be started, a HEIC is decoded in this process, as
+// before workers, and HEICInProcess says why (what main logs once); a grid as well.
+func TestHEICInProcess(t *testing.T) {
+	rt := NewRuntime("")
+	rt.heicPool.Close() // a closed pool starts no worker
+	if err := rt.HEICInProcess(); err != nil {
+		t.Fatalf("in process before any HEIC: %v", err)
+	}
+	p := New(Limits{}, rt)
+	for _, data := range [][]byte{readDoc(t, "small-irot.heic"), gen.Grid(readDoc(t, "small.heic"), 2, 2, 700, 500)} {
+		if pg, err := p.Prepare(t.Context(), data); err != nil || pg.Kind != "heic" {
+			t.Fatalf("got %s, %v", pg.Kind, err)
+		}
+	}
+	if err := rt.HEICInProcess(); !errors.Is(err, heif.ErrStart) {
+		t.Fatalf("HEICInProcess %v, want the worker's start error", err)
+	}
+}
