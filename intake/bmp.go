@@ -34,7 +34,7 @@ func readBMP(_ format, data []byte, i int, l Limits) (header, error) {
 	}
 	return header{w: cfg.Width, h: cfg.Height, model: cfg.ColorModel, orient: 1,
 		price: func() (cost, error) { return cost{mem: bmp.Cost(cfg), what: "BMP"}, nil },
-		decode: func(ctx context.Context, _ *Runtime, data []byte) decoder {
+		decode: func(ctx context.Context, _ *Preparer, data []byte) decoder {
 			return func(io.Reader) (image.Image, error) { return bmp.Decode(ctx, data, l.MaxDecodeBytes) }
 		},
 	}, nil

@@ -143,7 +143,7 @@ func TestBMPAllocation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dec := h.decode(t.Context(), testRuntime, tt.data)
+			dec := h.decode(t.Context(), testPrep, tt.data)
 			got, err := allocated(func() error {
 				_, err := dec(bytes.NewReader(tt.data))
 				return err

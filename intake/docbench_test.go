@@ -2,15 +2,18 @@ package intake
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
+	"github.com/ocrdraft/ocrdraft/problem"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -28,19 +31,29 @@ func maxRSS() float64 {
 	return float64(ru.Maxrss) / 1024 // KiB on Linux
 }
 
+// cpuLoop reports cpu-ms/op as this process's CPU time and its HEIC workers' (testRuntime's:
+// the ones that ended and the live ones' so far; a child's own rusage is not the parent's until
+// it has ended), and worker-maxrss-MB, the largest resident memory one worker reached, when any
+// ran.
 func cpuLoop(b *testing.B, f func() error) {
 	b.Helper()
 	b.ReportAllocs()
 	start, ok := cpuTime()
+	w0 := testRuntime.heicPool.Stats()
 	for b.Loop() {
 		if err := f(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	w1 := testRuntime.heicPool.Stats()
 	if end, _ := cpuTime(); ok {
-		b.ReportMetric(float64(end-start)/1e6/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(end-start+w1.CPU-w0.CPU)/1e6/float64(b.N), "cpu-ms/op")
 	}
 	b.ReportMetric(maxRSS(), "maxrss-MB")
+	if w1.Started > 0 {
+		b.ReportMetric(float64(w1.PeakRSS)/(1<<20), "worker-maxrss-MB")
+		b.ReportMetric(float64(w1.Started-w0.Started)/float64(b.N), "workers/op")
+	}
 }
 
 // BenchmarkPDFStart is what a process pays once, at its first PDF: compiling PDFium's
@@ -69,6 +82,39 @@ func BenchmarkHEICStart(b *testing.B) {
 		defer d.Close(context.Background())
 		return d.Compile()
 	})
+}
+
+// BenchmarkHEICWorkerStart is what a new HEIC worker costs to start, the compiled code already
+// in its directory (as after a process's first worker, or with OCR_WASM_CACHE_DIR): this
+// executable started again, the module loaded, ready for a job, then ended. cpu-ms/op counts
+// the worker's CPU time and this process's.
+func BenchmarkHEICWorkerStart(b *testing.B) {
+	dir := b.TempDir()
+	warm := heif.NewPool(dir, 1)
+	if err := warm.Warm(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	warm.Close()
+	var pools []*heif.Pool
+	start, ok := cpuTime()
+	for b.Loop() {
+		p := heif.NewPool(dir, 1)
+		if err := p.Warm(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		p.Close()
+		pools = append(pools, p)
+	}
+	if end, _ := cpuTime(); ok {
+		var w time.Duration
+		var rss int64
+		for _, p := range pools {
+			w += p.Stats().CPU
+			rss = max(rss, p.Stats().PeakRSS)
+		}
+		b.ReportMetric(float64(end-start+w)/1e6/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(rss)/(1<<20), "worker-maxrss-MB")
+	}
 }
 
 // BenchmarkPDFPage: one digital page rendered at a 2048-pixel long edge and its text read, in a
@@ -140,10 +186,38 @@ func BenchmarkPDFConcurrent(b *testing.B) {
 func BenchmarkHEIC(b *testing.B) {
 	data := readDoc(b, "photo-irot.heic")
 	p := New(Limits{}, testRuntime)
-	if err := testRuntime.heic.Compile(); err != nil {
+	if err := testRuntime.startHEIC(); err != nil { // a worker started, as a process starts (Start)
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
+}
+
+// BenchmarkHEICNoise prepares noise.heic, 640×480 of colour noise (about six times a photo's
+// decode per pixel); with OCR_BENCH_HEIC set, that file instead (the larger pictures of noise
+// in docs/performance.md are made with heif-enc, not kept in the repository). An op refused
+// at HEICWork counts as an op: refused says how many were.
+func BenchmarkHEICNoise(b *testing.B) {
+	data := readDoc(b, "noise.heic")
+	if name := os.Getenv("OCR_BENCH_HEIC"); name != "" {
+		var err error
+		if data, err = os.ReadFile(name); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := New(Limits{}, testRuntime)
+	if err := testRuntime.startHEIC(); err != nil {
+		b.Fatal(err)
+	}
+	refused := 0
+	cpuLoop(b, func() error {
+		_, err := p.Prepare(context.Background(), data)
+		if problem.CodeOf(err) == problem.ImageTooLarge {
+			refused++
+			return nil
+		}
+		return err
+	})
+	b.ReportMetric(float64(refused)/float64(b.N), "refused/op")
 }
 
 // BenchmarkPDFStartCached is BenchmarkPDFStart with the compiled code in a directory cache
@@ -188,7 +262,7 @@ func BenchmarkTIFF(b *testing.B) {
 func BenchmarkHEICGrid(b *testing.B) {
 	data := iphoneGrid(b)
 	p := New(Limits{}, testRuntime)
-	if err := testRuntime.heic.Compile(); err != nil {
+	if err := testRuntime.startHEIC(); err != nil { // a worker started, as a process starts (Start)
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })
@@ -201,7 +275,7 @@ func BenchmarkHEICGrid(b *testing.B) {
 func BenchmarkHEICGridWorst(b *testing.B) {
 	data := gen.Grid(readDoc(b, "small.heic"), 8, 8, 5120, 3840)
 	p := New(Limits{}, testRuntime)
-	if err := testRuntime.heic.Compile(); err != nil {
+	if err := testRuntime.startHEIC(); err != nil { // a worker started, as a process starts (Start)
 		b.Fatal(err)
 	}
 	cpuLoop(b, func() error { _, err := p.Prepare(context.Background(), data); return err })

@@ -212,7 +212,9 @@ func FuzzStrip(f *testing.F) {
 // answer with a page or one of intake's codes. The pixel limit is small, so every decode that
 // runs is of a small picture in a module whose memory is capped (16 MiB at most): each is
 // bounded. Every picture handed to libheif is counted, with its pixels: they must stay within
-// what the header's cost charged (heif.Plan), which is within the limits.
+// what the header's cost charged (heif.Plan), which is within the limits; and the decode's CPU
+// time (its worker's, metered) within HEICWork: what the pixel limit lets through must stay
+// well within it, so an input stopped there is a finding.
 func FuzzHEIC(f *testing.F) {
 	for _, name := range []string{"small.heic", "small-irot.heic", "bomb-ispe.heic", "truncated.heic"} {
 		data, err := os.ReadFile(filepath.Join(documents, name))
@@ -230,6 +232,9 @@ func FuzzHEIC(f *testing.F) {
 	}
 	f.Add(gen.Grid(small, 3, 3, 700, 500))  // tiles past the picture
 	f.Add(gen.Grid(small, 2, 2, 1280, 960)) // within the pixel limit
+	if noise, err := os.ReadFile(filepath.Join(documents, "noise.heic")); err == nil {
+		f.Add(noise) // the costliest picture per pixel: within HEICWork at the pixel limit
+	}
 	p := New(Limits{MaxPixels: 1 << 19, MaxDecodeBytes: 16 << 20, MaxEdge: 128}, testRuntime)
 	if err := testRuntime.Start(); err != nil {
 		f.Fatal(err)
@@ -254,6 +259,9 @@ func FuzzHEIC(f *testing.F) {
 			if n > int64(pics) || w.Pixels.Load() > px || px+heif.PerPicture*int64(pics) > int64(p.l.MaxPixels) {
 				t.Fatalf("decoded %d pictures of %d pixels; charged %d of %d (limit %d)", n, w.Pixels.Load(), pics, px, p.l.MaxPixels)
 			}
+		}
+		if errors.Is(err, heif.ErrWork) {
+			t.Fatalf("the decode took more than %v of CPU time (a half-megapixel limit): %v", HEICWork, err)
 		}
 		if err != nil {
 			switch problem.CodeOf(err) {

@@ -1,11 +1,13 @@
 package intake
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"image"
 	"io"
+	"time"
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
 	"github.com/ocrdraft/ocrdraft/problem"
@@ -19,6 +21,18 @@ const (
 	MaxHEIFItems    = heif.MaxItems
 	MaxHEICPictures = heif.MaxPictures
 )
+
+// HEICWork is the most CPU time a HEIC's decode may take: libheif's work in a worker process
+// (heif.Pool), metered from outside, the worker killed past it and the file refused as
+// image_too_large, as PDFPageWork bounds a PDF page and for the same reason: what the decode
+// costs cannot be known from the headers. The pixel count (MaxPixels) bounds a photo's decode
+// to well under it (a 12-megapixel photo 0.7 s, the costliest grid the limits accept 1.6 s;
+// docs/performance.md), but not a picture of noise, which libde265 decodes at about six times
+// a photo's cost per pixel: 3 megapixels of it took 0.9–1.0 s, so 12 would take about 4 s and
+// 40 about 13. It is the worker's own CPU time, so a loaded machine does not bring an ordinary
+// photo near it. Where no worker can be started (HEICInProcess), the decode runs in this
+// process unmetered, bounded by its pixels only, as before workers.
+const HEICWork = 2 * time.Second
 
 // heicFormat is HEIC's row: the size from the container's boxes, decoded by internal/heif.
 var heicFormat = format{kind: "heic", mime: "image/heic", what: "a HEIC/HEIF image", match: ftyp(heifBrands...),
@@ -42,8 +56,16 @@ func readHEIC(_ format, data []byte, i int, l Limits) (header, error) {
 		price: func() (cost, error) {
 			return cost{mem: hh.Cost(len(data)), what: "HEIC", over: func(l Limits) error { return heicOver(hh.Plan(), l) }}, nil
 		},
-		decode: func(ctx context.Context, rt *Runtime, data []byte) decoder { // in its own bounded memory, without a copy of the file
-			return func(io.Reader) (image.Image, error) { return rt.heic.Decode(ctx, data, l.MaxDecodeBytes) }
+		decode: func(ctx context.Context, p *Preparer, data []byte) decoder { // in a worker, in its own bounded memory
+			return func(io.Reader) (image.Image, error) {
+				budget := cmp.Or(p.heicWork, HEICWork)
+				m, err := p.rt.decodeHEIC(ctx, data, l.MaxDecodeBytes, budget)
+				if errors.Is(err, heif.ErrWork) {
+					return nil, &problem.Error{Code: problem.ImageTooLarge, Err: err, Detail: fmt.Sprintf(
+						"the HEIC takes more than %s of one processor core to decode: export it as JPEG", budget)}
+				}
+				return m, err
+			}
 		},
 	}, nil
 }
@@ -77,8 +99,13 @@ func heicOver(p heif.Plan, l Limits) error {
 	return nil
 }
 
-// heicRefusal is the refusal of a HEIC whose decode reached the module's memory bound.
+// heicRefusal is the refusal of a HEIC whose decode reached the module's memory bound, or its
+// work (HEICWork), which the decoder refused as it is.
 func heicRefusal(h header, err error) error {
+	var pe *problem.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
 	if !errors.Is(err, heif.ErrMemory) {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/ocrdraft/ocrdraft/intake/internal/gen"
 	"github.com/ocrdraft/ocrdraft/intake/internal/heif"
+	"github.com/ocrdraft/ocrdraft/internal/testwait"
 
 	"github.com/ocrdraft/ocrdraft/problem"
 )
@@ -286,7 +288,7 @@ func TestHEICGridBounds(t *testing.T) {
 func TestHEICStarvation(t *testing.T) {
 	small := readDoc(t, "small.heic")
 	png := read(t, "palette.png")
-	if err := testRuntime.heic.Compile(); err != nil { // compiled as a process starts (Start), not in a request
+	if err := testRuntime.startHEIC(); err != nil { // compiled as a process starts (Start), not in a request
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -350,5 +352,108 @@ func TestHEICStarvation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHEICWork: a HEIC's decode is held to its CPU time (HEICWork), metered in its worker and
+// killed past it; a picture of noise is what takes a decoder longest per pixel, which no
+// header says. Before, noise.heic's decode (about 0.1 s) ran to its end whatever its cost, as a
+// 12-megapixel picture of noise (about 4 s) would have.
+func TestHEICWork(t *testing.T) {
+	noise := readDoc(t, "noise.heic")
+	tests := []struct {
+		name   string
+		data   []byte
+		work   time.Duration
+		refuse bool
+	}{
+		{name: "noise within HEICWork", data: noise},
+		{name: "noise past 20ms", data: noise, work: 20 * time.Millisecond, refuse: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Limits{}, testRuntime)
+			p.heicWork = tt.work
+			pg, err := p.Prepare(t.Context(), tt.data)
+			if !tt.refuse {
+				if err != nil || pg.Kind != "heic" {
+					t.Fatalf("got %s, %v", pg.Kind, err)
+				}
+				return
+			}
+			pe, ok := err.(*problem.Error)
+			want := "the HEIC takes more than 20ms of one processor core to decode: export it as JPEG"
+			if !ok || pe.Code != problem.ImageTooLarge || pe.Detail != want || !errors.Is(err, heif.ErrWork) {
+				t.Fatalf("got %v, want image_too_large: %q", err, want)
+			}
+		})
+	}
+	if err := testRuntime.HEICInProcess(); err != nil {
+		t.Fatalf("decoded in this process: %v", err)
+	}
+}
+
+// TestHEICCancel: a HEIC whose caller hangs up mid-decode has its worker killed, so its decode
+// slot is free at once, not when libheif would have finished; a PNG and a HEIC after it are
+// answered, with the one slot. Before, a single picture (here a mirrored grid, which libheif
+// decodes whole: 16 pictures of noise, about 1.5 s) ran on to its end holding the slot.
+func TestHEICCancel(t *testing.T) {
+	noise := readDoc(t, "noise.heic")
+	data := gen.Grid(noise, 4, 4, 2560, 1920, rbox("imir", []byte{0}))
+	p := New(Limits{}, testRuntime)
+	p.sem = make(chan struct{}, 1)
+	p.heicWork = time.Minute // the hang-up, not the budget, stops it
+	var decoded struct {
+		sync.Mutex
+		done bool
+		err  error
+	}
+	p.dec = func(f format, r io.Reader, next decoder) (image.Image, error) {
+		m, err := next(r)
+		decoded.Lock()
+		decoded.done, decoded.err = true, err
+		decoded.Unlock()
+		return m, err
+	}
+	var w heif.Work
+	ctx, cancel := context.WithCancel(heif.WithWork(t.Context(), &w))
+	answered := make(chan error, 1)
+	go func() { _, err := p.Prepare(ctx, data); answered <- err }()
+	testwait.For(t, "the decode to be under way", func() bool { return w.Pictures.Load() > 0 })
+	cancel()
+	if err := <-answered; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the hung-up HEIC answered %v", err)
+	}
+	testwait.For(t, "the decode slot to be free", func() bool { return len(p.sem) == 0 })
+	decoded.Lock()
+	done, err := decoded.done, decoded.err
+	decoded.Unlock()
+	if !done || !errors.Is(err, context.Canceled) {
+		t.Fatalf("the slot was held until the decode ended with %v; want it stopped, with the hang-up", err)
+	}
+	p.dec = nil
+	for _, next := range [][]byte{read(t, "palette.png"), readDoc(t, "small.heic")} {
+		if _, err := p.Prepare(t.Context(), next); err != nil {
+			t.Fatalf("after the hang-up: %v", err)
+		}
+	}
+}
+
+// TestHEICInProcess: where no worker can be started, a HEIC is decoded in this process, as
+// before workers, and HEICInProcess says why (what main logs once); a grid as well.
+func TestHEICInProcess(t *testing.T) {
+	rt := NewRuntime("")
+	rt.heicPool.Close() // a closed pool starts no worker
+	if err := rt.HEICInProcess(); err != nil {
+		t.Fatalf("in process before any HEIC: %v", err)
+	}
+	p := New(Limits{}, rt)
+	for _, data := range [][]byte{readDoc(t, "small-irot.heic"), gen.Grid(readDoc(t, "small.heic"), 2, 2, 700, 500)} {
+		if pg, err := p.Prepare(t.Context(), data); err != nil || pg.Kind != "heic" {
+			t.Fatalf("got %s, %v", pg.Kind, err)
+		}
+	}
+	if err := rt.HEICInProcess(); !errors.Is(err, heif.ErrStart) {
+		t.Fatalf("HEICInProcess %v, want the worker's start error", err)
 	}
 }

@@ -181,7 +181,7 @@ type Word struct {
 // Preparer turns uploads into Pages. Its semaphore, one slot per CPU, is what keeps a burst of
 // uploads from decoding dozens of 12-megapixel photos at once: the rest wait for a slot instead of
 // each holding the 18–36 MB that a 12-megapixel photo decodes to. A slot is held until its decode
-// ends, even one that nobody waits for any more, and so is the decode's share of DecodeMemory,
+// ends, even one that nobody waits for any more (a HEIC's ends then: its worker is killed), and so is the decode's share of DecodeMemory,
 // which every decode takes at its cost before its slot: the decodes in progress hold at most
 // DecodeMemory together (each at most MaxDecodeBytes), plus, per slot, what the shrink and encode
 // hold (under 8·MaxEdge² bytes and 32 bytes per pixel of width), plus the uploads themselves.
@@ -194,6 +194,7 @@ type Preparer struct {
 	dec      func(format, io.Reader, decoder) (image.Image, error) // tests put a slow or counting one around the decoder here
 	pageTime time.Duration                                         // PDFPageTime when 0; tests shorten it
 	pageWork time.Duration                                         // PDFPageWork when 0; tests shorten it
+	heicWork time.Duration                                         // HEICWork when 0; tests shorten it
 	openWork time.Duration                                         // PDFOpenWork when 0; tests shorten it
 	pdfDraw  int64                                                 // maxPageDraw when 0; tests raise it
 }
@@ -228,8 +229,8 @@ type header struct {
 	// are twice as tall as wide); 0 or 1 for square pixels.
 	stretch int
 
-	price  func() (cost, error)                            // the decode's cost, once the size has passed
-	decode func(context.Context, *Runtime, []byte) decoder // the page's decoder, for a decode under ctx
+	price  func() (cost, error)                             // the decode's cost, once the size has passed
+	decode func(context.Context, *Preparer, []byte) decoder // the page's decoder, for a decode under ctx by p
 }
 
 // reader returns the bytes of the page h describes, as its decoder reads them (the decoders of
@@ -292,8 +293,9 @@ func (p *Preparer) PreparePage(ctx context.Context, data []byte, i int) (Page, e
 
 // detached runs a decode on a goroutine of its own and answers when it is done or when ctx ends,
 // whichever comes first: a decode that cannot be interrupted (Go's image decoders, a HEIC
-// picture) runs on to its end holding what it acquired, and gives it back then; the caller is
-// not kept waiting for it. A decode that finished as ctx ended is answered, not abandoned.
+// picture decoded in this process where no worker could start) runs on to its end holding what
+// it acquired, and gives it back then; the caller is not kept waiting for it. A HEIC's worker is
+// killed when ctx ends, so its decode gives back what it holds at once. A decode that finished as ctx ended is answered, not abandoned.
 func detached(ctx context.Context, decode func() (Page, error)) (Page, error) {
 	type result struct {
 		page Page
@@ -476,7 +478,7 @@ func (p *Preparer) convert(ctx context.Context, h header, data []byte) (_ Page, 
 			}, nil
 		}
 	}
-	dec := h.decode(ctx, p.rt, data)
+	dec := h.decode(ctx, p, data)
 	if p.dec != nil {
 		next := dec
 		dec = func(r io.Reader) (image.Image, error) { return p.dec(h.f, r, next) }

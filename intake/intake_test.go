@@ -36,9 +36,20 @@ var samples = filepath.Join("..", "..", "shared", "samples")
 // once for the package's tests, as main's is for the process.
 var testRuntime = NewRuntime("")
 
+// testPrep is a Preparer of the default limits on testRuntime, for the decoders' own tests.
+var testPrep = New(Limits{}, testRuntime)
+
+// TestMain closes testRuntime once the tests are done: its HEIC workers end and their private
+// directory goes.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testRuntime.Close()
+	os.Exit(code)
+}
+
 // decode decodes the whole image h describes, without a deadline; for a GIF, the first frame.
 func decode(h header, data []byte) (image.Image, error) {
-	return decodeWith(h.decode(context.Background(), testRuntime, data), h.reader(data))
+	return decodeWith(h.decode(context.Background(), testPrep, data), h.reader(data))
 }
 
 func read(t testing.TB, name string) []byte {

@@ -118,7 +118,7 @@ func codec(price func(data []byte, cfg image.Config) (cost, error)) func(format,
 		}
 		h := header{w: cfg.Width, h: cfg.Height, model: cfg.ColorModel, orient: 1}
 		h.price = func() (cost, error) { return price(data, cfg) }
-		h.decode = func(context.Context, *Runtime, []byte) decoder { return f.decode }
+		h.decode = func(context.Context, *Preparer, []byte) decoder { return f.decode }
 		return h, nil
 	}
 }

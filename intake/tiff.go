@@ -65,7 +65,7 @@ func readTIFF(_ format, data []byte, i int, l Limits) (header, error) {
 			c := pg.Cost(cfg, len(data))
 			return cost{mem: c.Mem, work: c.Work, what: c.What, over: func(l Limits) error { return tiffOver(pg, l) }}, nil
 		},
-		decode: func(ctx context.Context, _ *Runtime, data []byte) decoder {
+		decode: func(ctx context.Context, _ *Preparer, data []byte) decoder {
 			return func(io.Reader) (image.Image, error) { return pg.Decode(ctx, data, l.MaxDecodeBytes) }
 		},
 	}, nil

@@ -252,7 +252,7 @@ func TestTIFFAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := allocated(func() error {
-				_, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
+				_, err := h.decode(t.Context(), testPrep, tt.data)(h.reader(tt.data))
 				return err
 			})
 			if err != nil {
@@ -300,7 +300,7 @@ func TestTIFFJPEG(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
+			m, err := h.decode(t.Context(), testPrep, tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -412,7 +412,7 @@ func TestTIFFFaxPhotometric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := h.decode(t.Context(), testRuntime, data)(h.reader(data))
+			m, err := h.decode(t.Context(), testPrep, data)(h.reader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -515,7 +515,7 @@ func TestTIFFCMYK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := h.decode(t.Context(), testRuntime, tt.data)(h.reader(tt.data))
+			m, err := h.decode(t.Context(), testPrep, tt.data)(h.reader(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,8 @@ package intake
 import (
 	"context"
 	"errors"
+	"image"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +26,13 @@ import (
 // use.
 type Runtime struct {
 	cache wazero.CompilationCache
-	heic  *heif.Decoder
+	heic  *heif.Decoder // in this process, where no worker can be started (heicOff)
+	// heicPool decodes HEICs in worker processes, each decode's CPU time held to HEICWork.
+	heicPool *heif.Pool
+	heicOff  struct {
+		sync.Mutex
+		err error // why HEICs are decoded in this process, once a worker could not start
+	}
 	pdf   func() (pdfium.Pool, error) // the PDFium pool, started on first use (pdf.go)
 	stats pdfCounters                 // its PDFium work, for tests to hold to their bounds
 
@@ -42,26 +50,83 @@ type Runtime struct {
 // NewRuntime returns a Runtime whose compiled code is kept in dir (created if need be) across
 // processes, so that a later process loads it instead of compiling; "" keeps it in memory only,
 // and so does a directory that cannot be used. Nothing is compiled yet.
+//
+// HEICs are decoded in worker processes (heif.Pool: this executable started again), at most
+// one idle worker per CPU kept between files; their compiled code is kept in dir too, or,
+// without one, in a private temporary directory that Close removes.
 func NewRuntime(dir string) *Runtime {
 	cache := wazero.NewCompilationCache()
 	if dir != "" {
 		if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 			cache = c
+		} else {
+			dir = "" // the workers' code in a directory of their own
 		}
 	}
-	r := &Runtime{cache: cache, heic: heif.NewDecoder(cache)}
+	r := &Runtime{cache: cache, heic: heif.NewDecoder(cache), heicPool: heif.NewPool(dir, runtime.NumCPU())}
 	r.pdf = sync.OnceValues(r.startPDF)
 	return r
 }
 
-// Start compiles the HEIC and PDF decoders now rather than at the first upload that needs
-// them. Call it before serving (in the background if the start must not wait).
+// Start starts a HEIC worker (or, if none can start, compiles the HEIC decoder in this process:
+// HEICInProcess says why) and compiles the PDF decoder, now rather than at the first upload that
+// needs them. Call it before serving (in the background if the start must not wait).
 func (r *Runtime) Start() error {
-	if err := r.heic.Compile(); err != nil {
+	if err := r.startHEIC(); err != nil {
 		return err
 	}
 	_, err := r.pdf()
 	return err
+}
+
+// startHEIC starts a HEIC worker, or compiles the decoder here if none can start.
+func (r *Runtime) startHEIC() error {
+	if r.HEICInProcess() == nil {
+		err := r.heicPool.Warm(context.Background())
+		if err == nil {
+			return nil
+		}
+		r.heicInProcess(err)
+	}
+	return r.heic.Compile()
+}
+
+// HEICInProcess is why HEICs are decoded in this process rather than in worker processes (a
+// worker could not be started: its error, which holds no upload's data), nil while they are
+// not. Once a worker has failed to start, every later HEIC is decoded here, bounded by its
+// pixels and memory but not by HEICWork, which needs a worker to kill.
+func (r *Runtime) HEICInProcess() error {
+	r.heicOff.Lock()
+	defer r.heicOff.Unlock()
+	return r.heicOff.err
+}
+
+func (r *Runtime) heicInProcess(err error) {
+	r.heicOff.Lock()
+	defer r.heicOff.Unlock()
+	if r.heicOff.err == nil {
+		r.heicOff.err = err
+	}
+}
+
+// decodeHEIC decodes a HEIC in a worker, its CPU time held to budget (heif.ErrWork past it), or
+// in this process once no worker can be started.
+func (r *Runtime) decodeHEIC(ctx context.Context, data []byte, limit int64, budget time.Duration) (image.Image, error) {
+	if r.HEICInProcess() == nil {
+		m, err := r.heicPool.Decode(ctx, data, limit, budget)
+		if !errors.Is(err, heif.ErrStart) {
+			return m, err
+		}
+		r.heicInProcess(err)
+	}
+	return r.heic.Decode(ctx, data, limit)
+}
+
+// Close ends the HEIC workers and removes their private directory, if any. Decodes after it
+// run in this process.
+func (r *Runtime) Close() error {
+	r.heicInProcess(errors.New("intake: the runtime is closed"))
+	return r.heicPool.Close()
 }
 
 // pdfMemory is the PDFium runtime's memory allocator: a memory capped at next.limit, the

@@ -225,7 +225,7 @@ var settings = []setting{
 		c.DecodeMemory = n
 		return nil
 	}, both},
-	{[]string{"OCR_WASM_CACHE_DIR"}, "wasm-cache-dir", "", "directory", "where the compiled PDF and HEIC decoders (WebAssembly) are kept between runs, so that a start, or an ocrdraft extract of a PDF, takes 0.2 s instead of 6 s of CPU; unset, they are compiled in memory each run", func(c *config, v string) error { c.WasmCacheDir = v; return nil }, both},
+	{[]string{"OCR_WASM_CACHE_DIR"}, "wasm-cache-dir", "", "directory", "where the compiled PDF and HEIC decoders (WebAssembly) are kept between runs, so that a start, or an ocrdraft extract of a PDF, takes 0.2 s instead of 6 s of CPU; the HEIC worker processes load theirs from it; unset, they are compiled in memory each run (the HEIC workers' in a private temporary directory, removed at exit)", func(c *config, v string) error { c.WasmCacheDir = v; return nil }, both},
 	{[]string{"OCR_WARM_DECODERS"}, "warm-decoders", "true", "bool", "compile the PDF and HEIC decoders in the background at start, instead of at the first PDF or HEIC upload", func(c *config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {

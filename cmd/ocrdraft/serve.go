@@ -72,6 +72,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// The PDF and HEIC decoders' WebAssembly runtime, one for the process: compiled once (at
 	// the first such upload, or in the background below), kept in the cache directory if any.
 	wasm := intake.NewRuntime(cfg.WasmCacheDir)
+	defer wasm.Close() // its HEIC workers, and their directory when it is its own
 	svc, err := service(cfg, m, log, wasm)
 	if err != nil {
 		return err
@@ -193,6 +194,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			if err := wasm.Start(); err != nil {
 				log.Warn("the PDF and HEIC decoders did not compile; PDF and HEIC uploads will fail", "err", err)
 				return
+			}
+			if err := wasm.HEICInProcess(); err != nil { // once: every later HEIC is decoded here
+				log.Warn("no HEIC worker process could be started: HEICs are decoded in this process, bounded by their pixels but not by their CPU time", "err", err)
 			}
 			log.Info("PDF and HEIC decoders ready", "ms", time.Since(start).Milliseconds(), "cacheDir", cfg.WasmCacheDir)
 		}()
@@ -475,7 +479,9 @@ func runExtract(ctx context.Context, args []string, getenv func(string) string, 
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// A PDF or HEIC loads the compiled decoder from the cache directory, where one run of serve
 	// or extract left it, instead of compiling it again.
-	svc, err := service(cfg, nil, log, intake.NewRuntime(cfg.WasmCacheDir))
+	wasm := intake.NewRuntime(cfg.WasmCacheDir)
+	defer wasm.Close()
+	svc, err := service(cfg, nil, log, wasm)
 	if err != nil {
 		return err
 	}

@@ -18,3 +18,8 @@ func Thread() (Clock, bool) { return thread() }
 
 // Used is the CPU time the thread has used so far (user and system); 0 once it has ended.
 func (c Clock) Used() time.Duration { return c.used() }
+
+// Process returns the CPU time (user and system, all its threads) that process pid has used so
+// far, read from /proc/<pid>/stat, in steps of the kernel's clock tick (10 ms); false where it
+// cannot be read (systems without /proc, a process that is gone).
+func Process(pid int) (time.Duration, bool) { return process(pid) }

@@ -401,3 +401,19 @@ func cmykTiles(x, y int) color.CMYK {
 func webpInk(x, y int) bool {
 	return x < 4 || y < 4 || x >= 156 || y >= 116 || (y%20 >= 10 && y%20 < 14 && x >= 20 && x < 140)
 }
+
+// Noise is a picture of colour noise, every channel of every pixel drawn at random: the costliest
+// picture per pixel for a decoder of transform coding (an HEVC decoder does about six times a
+// photo's work on it), since nothing is predicted and every coefficient is coded.
+func Noise(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	r := rng(0x2545f4914f6cdd1d)
+	for i := range m.Pix {
+		if i%4 == 3 {
+			m.Pix[i] = 0xff
+		} else {
+			m.Pix[i] = uint8(r.next(256))
+		}
+	}
+	return m
+}

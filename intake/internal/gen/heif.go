@@ -34,6 +34,8 @@ var HEICBases = []HEICBase{
 	{"small.heic", func() image.Image { return Photo(640, 480) }, 50, "a 640×480 photo"},
 	{"square4096.heic", func() image.Image { return Report(4096, 4096) }, 30,
 		"a 4096×4096 page, for lying-ispe.heic"},
+	{"noise.heic", func() image.Image { return Noise(640, 480) }, 50,
+		"640×480 of colour noise, about 0.1 s of one core to decode: a small stand-in for the pictures whose decode only HEICWork bounds"},
 }
 
 // EncodeHEIC runs heif-enc on m.

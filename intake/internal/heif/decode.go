@@ -69,8 +69,9 @@ func (d *Decoder) compile() (*heifRuntime, error) {
 		return nil, err
 	}
 	// Not WithCloseOnContextDone: its checks make the decoder several times slower
-	// (docs/performance.md). A picture nobody waits for runs on to its end, holding its slot,
-	// like Go's decoders (a grid stops at its next tile); its memory and pixels are bounded.
+	// (docs/performance.md). In this process a picture nobody waits for runs on to its end,
+	// holding its slot, like Go's decoders (a grid stops at its next tile); its memory and pixels
+	// are bounded. A Pool runs this decoder in a worker process instead, which it kills.
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(d.cache))
 	d.mu.Lock()
 	d.rt = rt
@@ -99,7 +100,8 @@ func (d *Decoder) Close(ctx context.Context) error {
 // Decode decodes a HEIC's primary image, upright (as irot and imir turn it): a grid tile by tile
 // where it can, else whole, in an instance whose memory is capped at what Cost charges for the
 // module, limit bytes at most (past it, ErrMemory). A grid stops at its next tile once ctx ends;
-// a single picture runs to its end. It refuses what Plan says is too much (ErrPictures).
+// a single picture runs to its end (Pool.Decode, in a worker, stops either at once). It refuses
+// what Plan says is too much (ErrPictures).
 func (d *Decoder) Decode(ctx context.Context, data []byte, limit int64) (image.Image, error) {
 	h, err := DecodeConfig(data)
 	if err != nil {
@@ -439,5 +441,8 @@ func countWork(ctx context.Context, px int64) {
 	if w, ok := ctx.Value(workKey{}).(*Work); ok {
 		w.Pictures.Add(1)
 		w.Pixels.Add(px)
+	}
+	if tell, ok := ctx.Value(progressKey{}).(func(int64)); ok { // in a worker: the parent counts it
+		tell(px)
 	}
 }

@@ -14,6 +14,12 @@
 // so an upgrade of the module is one `cp` and the test says when it is due. A grid (a phone's
 // photo) is decoded tile by tile here (grid.go).
 //
+// A Pool (pool.go) runs the same Decode in worker processes, this executable started again
+// (worker.go: an init func, run by every binary that links this package, test binaries
+// included, makes such a process serve decode jobs on stdin and stdout and exit), so that a
+// decode can be held to a CPU budget and stopped at once by killing its process, which
+// libheif's WebAssembly cannot be in this one.
+//
 // Licences: LICENSE.libheif and LICENSE.libde265 (LGPL-3.0), LICENSE.gen2brain-heic (MIT); the
 // repository's NOTICE says what a distributor must ship.
 package heif
