@@ -457,3 +457,42 @@ func TestHEICInProcess(t *testing.T) {
 		t.Fatalf("HEICInProcess %v, want the worker's start error", err)
 	}
 }
+
+// TestHEICWorkerAgain: a worker that could not start is tried again heicRetry later, and once
+// one starts HEICs are decoded in workers again (held to HEICWork), rather than in this process
+// for the rest of its life.
+func TestHEICWorkerAgain(t *testing.T) {
+	defer func(d time.Duration) { heicRetry = d }(heicRetry)
+	heicRetry = 0
+	dir := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(dir, nil, 0o600); err != nil { // a file where the workers' directory should be
+		t.Fatal(err)
+	}
+	rt := NewRuntime("")
+	rt.heicPool.Close()
+	rt.heicPool = heif.NewPool(dir, 1)
+	defer rt.Close()
+	p := New(Limits{}, rt)
+	data := readDoc(t, "small-irot.heic")
+	if _, err := p.Prepare(t.Context(), data); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.HEICInProcess(); !errors.Is(err, heif.ErrStart) {
+		t.Fatalf("HEICInProcess %v, want the worker's start error", err)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Prepare(t.Context(), data); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.HEICInProcess(); err != nil {
+		t.Fatalf("a worker could start again, but: %v", err)
+	}
+	if rt.heicPool.Stats().Started == 0 {
+		t.Error("no worker was started")
+	}
+}

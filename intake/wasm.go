@@ -31,7 +31,9 @@ type Runtime struct {
 	heicPool *heif.Pool
 	heicOff  struct {
 		sync.Mutex
-		err error // why HEICs are decoded in this process, once a worker could not start
+		err    error     // why HEICs are decoded in this process: a worker could not start
+		at     time.Time // when; a worker is tried again heicRetry after
+		closed bool      // for good: the runtime is closed
 	}
 	pdf   func() (pdfium.Pool, error) // the PDFium pool, started on first use (pdf.go)
 	stats pdfCounters                 // its PDFium work, for tests to hold to their bounds
@@ -81,43 +83,60 @@ func (r *Runtime) Start() error {
 
 // startHEIC starts a HEIC worker, or compiles the decoder here if none can start.
 func (r *Runtime) startHEIC() error {
-	if r.HEICInProcess() == nil {
+	if !r.heicInProcess() {
 		err := r.heicPool.Warm(context.Background())
+		r.heicStarted(err)
 		if err == nil {
 			return nil
 		}
-		r.heicInProcess(err)
 	}
 	return r.heic.Compile()
 }
 
+// heicRetry is how long HEICs are decoded in this process after a worker could not be started,
+// before one is tried again: a start that failed for a while (no memory, no process slot left)
+// does not leave HEICs unbounded by HEICWork for the rest of the process.
+var heicRetry = time.Minute
+
 // HEICInProcess is why HEICs are decoded in this process rather than in worker processes (a
 // worker could not be started: its error, which holds no upload's data), nil while they are
-// not. Once a worker has failed to start, every later HEIC is decoded here, bounded by its
-// pixels and memory but not by HEICWork, which needs a worker to kill.
+// not. HEICs are decoded here, bounded by their pixels and memory but not by HEICWork, which
+// needs a worker to kill, until a worker is tried again heicRetry later and starts.
 func (r *Runtime) HEICInProcess() error {
 	r.heicOff.Lock()
 	defer r.heicOff.Unlock()
 	return r.heicOff.err
 }
 
-func (r *Runtime) heicInProcess(err error) {
+// heicInProcess says whether the next HEIC is decoded in this process: the runtime is closed,
+// or a worker failed to start less than heicRetry ago.
+func (r *Runtime) heicInProcess() bool {
 	r.heicOff.Lock()
 	defer r.heicOff.Unlock()
-	if r.heicOff.err == nil {
-		r.heicOff.err = err
+	return r.heicOff.closed || r.heicOff.err != nil && time.Since(r.heicOff.at) < heicRetry
+}
+
+// heicStarted records whether a worker could be used (err nil) or not.
+func (r *Runtime) heicStarted(err error) {
+	r.heicOff.Lock()
+	defer r.heicOff.Unlock()
+	if !r.heicOff.closed {
+		r.heicOff.err, r.heicOff.at = err, time.Now()
 	}
 }
 
 // decodeHEIC decodes a HEIC in a worker, its CPU time held to budget (heif.ErrWork past it), or
-// in this process once no worker can be started.
+// in this process while no worker can be started.
 func (r *Runtime) decodeHEIC(ctx context.Context, data []byte, limit int64, budget time.Duration) (image.Image, error) {
-	if r.HEICInProcess() == nil {
+	if !r.heicInProcess() {
 		m, err := r.heicPool.Decode(ctx, data, limit, budget)
 		if !errors.Is(err, heif.ErrStart) {
+			if r.HEICInProcess() != nil {
+				r.heicStarted(nil) // workers start again
+			}
 			return m, err
 		}
-		r.heicInProcess(err)
+		r.heicStarted(err)
 	}
 	return r.heic.Decode(ctx, data, limit)
 }
@@ -125,7 +144,9 @@ func (r *Runtime) decodeHEIC(ctx context.Context, data []byte, limit int64, budg
 // Close ends the HEIC workers and removes their private directory, if any. Decodes after it
 // run in this process.
 func (r *Runtime) Close() error {
-	r.heicInProcess(errors.New("intake: the runtime is closed"))
+	r.heicOff.Lock()
+	r.heicOff.err, r.heicOff.closed = errors.New("intake: the runtime is closed"), true
+	r.heicOff.Unlock()
 	return r.heicPool.Close()
 }
 

@@ -195,8 +195,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 				log.Warn("the PDF and HEIC decoders did not compile; PDF and HEIC uploads will fail", "err", err)
 				return
 			}
-			if err := wasm.HEICInProcess(); err != nil { // once: every later HEIC is decoded here
-				log.Warn("no HEIC worker process could be started: HEICs are decoded in this process, bounded by their pixels but not by their CPU time", "err", err)
+			if err := wasm.HEICInProcess(); err != nil { // a worker is tried again a minute later
+				log.Warn("no HEIC worker process could be started: HEICs are decoded in this process, bounded by their pixels but not by their CPU time, until one starts", "err", err)
 			}
 			log.Info("PDF and HEIC decoders ready", "ms", time.Since(start).Milliseconds(), "cacheDir", cfg.WasmCacheDir)
 		}()
