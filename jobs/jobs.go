@@ -81,6 +81,9 @@ type Config struct {
 	// running before River takes it for the work of a dead process and runs it again.
 	AttemptTimeout time.Duration
 	RescueAfter    time.Duration
+	// ReplicaTimeout is, on Postgres, how long a replica may go without its heartbeat before
+	// the pages it has running are taken up by another (replica.go); default 30s.
+	ReplicaTimeout time.Duration
 	// Sweep is how often expired jobs are deleted (default 1m).
 	Sweep time.Duration
 	// AllowCallback says whether a callbackUrl may be called (webhook.Allowed with
@@ -191,6 +194,9 @@ type Service struct {
 	q     queue
 	close func()
 	skew  atomic.Int64 // added to the clock, for tests of expiry
+	// replica is this process's River client ID, and on Postgres its heartbeat's
+	// (replica.go).
+	replica string
 }
 
 // Open opens (and migrates) the database, and starts River's workers. Close stops them.
@@ -213,6 +219,9 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.RescueAfter <= cfg.AttemptTimeout {
 		cfg.RescueAfter = 3 * cfg.AttemptTimeout
 	}
+	if cfg.ReplicaTimeout <= 0 {
+		cfg.ReplicaTimeout = DefaultReplicaTimeout
+	}
 	if cfg.FetchCooldown <= 0 {
 		cfg.FetchCooldown = DefaultFetchCooldown
 	}
@@ -229,7 +238,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: OCR_JOBS_KEY: %w", err)
 	}
-	s := &Service{cfg: cfg, seal: seal}
+	s := &Service{cfg: cfg, seal: seal, replica: newReplicaID()}
 	if err := s.openQueue(ctx); err != nil {
 		return nil, err
 	}

@@ -131,14 +131,27 @@ func (s *Service) openQueue(ctx context.Context) error {
 			s.close()
 			return fmt.Errorf("jobs: %w", err)
 		}
+		var beatErr error
 		q, err := start(ctx, s, riverpgxv5.New(pool), func() {
 			_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
 			conn.Release()
+			beatErr = s.beat(ctx, s.cfg.ReplicaTimeout) // alive before River runs a page under its ID
 		})
-		if err != nil {
-			s.close()
-			return err
+		if err == nil {
+			err = beatErr
 		}
+		if err != nil {
+			if q != nil {
+				_ = q.StopAndCancel(context.WithoutCancel(ctx))
+			}
+			s.close()
+			return fmt.Errorf("jobs: %w", err)
+		}
+		bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() { defer close(done); s.beats(bctx) }()
+		closeDB := s.close
+		s.close = func() { stop(); <-done; closeDB() }
 		s.q = q
 		return nil
 	}
@@ -223,6 +236,7 @@ func start[TTx any](ctx context.Context, s *Service, driver riverdriver.Driver[T
 	river.AddWorker(workers, &callbackWorker{s: s})
 	river.AddWorker(workers, &sweepWorker{s: s})
 	c, err := river.NewClient(driver, &river.Config{
+		ID:                   s.replica,
 		Logger:               quiet,
 		JobTimeout:           s.cfg.AttemptTimeout,
 		RescueStuckJobsAfter: s.cfg.RescueAfter,

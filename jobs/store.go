@@ -68,6 +68,10 @@ func (d dialect) schema() []string {
 			data ` + blob + ` NOT NULL,
 			PRIMARY KEY (job_id, page)
 		)`,
+		`CREATE TABLE IF NOT EXISTS ocrdraft_replica (
+			id TEXT PRIMARY KEY,
+			seen_at BIGINT NOT NULL
+		)`, // Postgres replicas' heartbeats (replica.go); unused on SQLite
 		`CREATE TABLE IF NOT EXISTS ocrdraft_job_read (
 			job_id TEXT NOT NULL,
 			page BIGINT NOT NULL,

@@ -82,6 +82,7 @@ type config struct {
 	JobsRetention   time.Duration
 	JobMaxPages     int
 	JobConcurrency  int
+	JobsReplicaWait time.Duration // OCR_JOBS_REPLICA_TIMEOUT
 
 	// from names where each setting's value came from, by its first variable: the flag
 	// ("-listen"), the variable, or its default; errors found after loading name it.
@@ -315,6 +316,7 @@ var settings = []setting{
 	}, cmdServe},
 	{[]string{"OCR_JOBS_RETENTION"}, "jobs-retention", jobs.DefaultRetention.String(), "duration", "how long a finished job and its result are kept before they are deleted", duration(func(c *config, d time.Duration) { c.JobsRetention = d }), cmdServe},
 	{[]string{"OCR_JOB_MAX_PAGES"}, "job-max-pages", strconv.Itoa(jobs.DefaultMaxPages), "integer", "pages of one /v1/jobs document (OCR_MAX_PAGES stays the limit of /v1/extract)", positiveInt(func(c *config, n int) { c.JobMaxPages = n }), cmdServe},
+	{[]string{"OCR_JOBS_REPLICA_TIMEOUT"}, "jobs-replica-timeout", jobs.DefaultReplicaTimeout.String(), "duration", "on Postgres, how long a replica may go without its heartbeat (written every sixth of it) before another takes up the pages it was reading: a killed replica's pages wait this long, not three request timeouts", duration(func(c *config, d time.Duration) { c.JobsReplicaWait = d }), cmdServe},
 	{[]string{"OCR_JOB_CONCURRENCY"}, "job-concurrency", strconv.Itoa(jobs.DefaultConcurrency), "integer", "pages of jobs read at once by this process, across jobs (their model calls also pass OCR_MAX_INFLIGHT)", positiveInt(func(c *config, n int) { c.JobConcurrency = n }), cmdServe},
 }
 

@@ -182,12 +182,15 @@ func TestJobSurvivesKill(t *testing.T) {
 	// On SQLite a starting process holds the directory alone, so what River had running is a
 	// dead process's and is taken up at once: with an attempt of a minute (River's rescue after
 	// three), the job still finishes well within the wait. On Postgres, another replica may be
-	// running it: the pages wait for River's rescue, after three attempts' time (6 s here).
-	t.Run("sqlite", func(t *testing.T) { jobSurvivesKill(t, "OCR_JOBS_DIR="+t.TempDir(), "60s") })
-	t.Run("postgres", func(t *testing.T) { jobSurvivesKill(t, "OCR_JOBS_DATABASE_URL="+pgtest.URL(t), "2s") })
+	// running it: the pages are taken up once the dead replica has gone without its heartbeat
+	// for OCR_JOBS_REPLICA_TIMEOUT (2 s here), not at River's rescue (three minutes here).
+	t.Run("sqlite", func(t *testing.T) { jobSurvivesKill(t, "60s", "OCR_JOBS_DIR="+t.TempDir()) })
+	t.Run("postgres", func(t *testing.T) {
+		jobSurvivesKill(t, "60s", "OCR_JOBS_DATABASE_URL="+pgtest.URL(t), "OCR_JOBS_REPLICA_TIMEOUT=2s")
+	})
 }
 
-func jobSurvivesKill(t *testing.T, where, attempt string) {
+func jobSurvivesKill(t *testing.T, attempt string, where ...string) {
 	const n, conc = 12, 2
 	pages := distinctPages(n)
 	m := &pageModel{calls: make([]int, n)}
@@ -199,9 +202,10 @@ func jobSurvivesKill(t *testing.T, where, attempt string) {
 	env := []string{
 		"OCR_MODEL=test-vl", "OCR_MODEL_BASE_URL=" + fake.URL, "OCR_MODEL_API_KEY=sk-test",
 		"OCR_JOBS_KEY=" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, 32)),
-		where, "OCR_JOB_CONCURRENCY=" + fmt.Sprint(conc),
+		"OCR_JOB_CONCURRENCY=" + fmt.Sprint(conc),
 		"OCR_REQUEST_TIMEOUT=" + attempt, "OCR_SHUTDOWN_TIMEOUT=2s",
 	}
+	env = append(env, where...)
 	first := startChild(t, env)
 
 	var body bytes.Buffer

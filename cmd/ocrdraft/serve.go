@@ -257,7 +257,8 @@ func openJobs(ctx context.Context, cfg config, svc *extract.Service, log *slog.L
 		// A page's reading has a request's deadline; River takes a page running three times
 		// that long for the work of a process that died, and runs it again.
 		AttemptTimeout: cfg.RequestTimeout, Lang: cfg.Lang, Logger: log,
-		AllowCallback: allowCallback(cfg.CallbackHosts),
+		ReplicaTimeout: cfg.JobsReplicaWait, // on Postgres, a killed replica's pages sooner
+		AllowCallback:  allowCallback(cfg.CallbackHosts),
 	}
 	if len(cfg.CallbackHosts) > 0 { // not a nil *callbackTry in the interface
 		sender := webhook.NewSender(webhook.Config{Secret: cfg.WebhookSecret, Hosts: cfg.CallbackHosts})
