@@ -79,13 +79,14 @@ func (r *Runtime) startPDF() (pdfium.Pool, error) {
 
 // pdfDoc is one opened document in its own instance; close lets go of both.
 type pdfDoc struct {
-	inst  pdfium.Pdfium
-	mem   *wasmmem.Capped // the instance's memory, capped at what the document is charged
-	stats *pdfCounters    // its runtime's
-	doc   references.FPDF_DOCUMENT
-	stop  func() bool // the AfterFunc that kills the instance when ctx ends
-	pages int
-	meter *pdfMeter // charging a page's drawing while it is drawn, else nil
+	inst   pdfium.Pdfium
+	mem    *wasmmem.Capped // the instance's memory, capped at what the document is charged
+	stats  *pdfCounters    // its runtime's
+	doc    references.FPDF_DOCUMENT
+	stop   func() bool // the AfterFunc that kills the instance when ctx ends
+	pages  int
+	opened time.Duration // the CPU time its opening took (its thread's)
+	meter  *pdfMeter     // charging a page's drawing while it is drawn, else nil
 
 	mu   sync.Mutex // over kill and close, which may come from two goroutines
 	dead bool
@@ -158,7 +159,7 @@ func openPDF(ctx context.Context, r *Runtime, data []byte, limit uint64, work ti
 		}
 		return nil, &problem.Error{Code: problem.ImageUnreadable, Err: err, Detail: "the PDF has no pages"}
 	}
-	d.pages = n.PageCount
+	d.pages, d.opened = n.PageCount, m.charged()[0]
 	return d, nil
 }
 

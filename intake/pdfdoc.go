@@ -76,6 +76,8 @@ type pdfEntry struct {
 	verdict []error // each walked page's refusal, if any
 	slow    []error // each walked page's refusal unless it goes as its scan (pdfWalk)
 	tally   pdfTally
+	opened  time.Duration   // the CPU time its openings took
+	spent   []time.Duration // each page's, reading and drawing: PDFPageWork a page, pages × it in all with opened
 	done    []bool
 	left    int
 	stopped bool // let go of: no more pages
@@ -220,8 +222,9 @@ func (p *Preparer) pdfOpen(ctx context.Context, e *pdfEntry) (func(), error) {
 		return nil, err
 	}
 	e.d, e.charge = d, give
+	e.opened += d.opened
 	if e.pages == 0 {
-		e.pages = d.pages
+		e.pages, e.spent = d.pages, make([]time.Duration, d.pages)
 		e.verdict, e.slow, e.done, e.left = make([]error, d.pages), make([]error, d.pages), make([]bool, d.pages), d.pages
 	}
 	return slot, nil
@@ -354,6 +357,19 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 	work := cmp.Or(p.pageWork, PDFPageWork)
 	pctx, m := meterPDF(pctx, work, &p.rt.stats)
 	defer m.stop()
+	left := time.Duration(e.pages)*work - e.opened
+	for _, d := range e.spent {
+		left -= d
+	}
+	m.share(e.spent, left)
+	defer func() { // what this call charged each page, for the next one's budgets
+		m.off()
+		for j, d := range m.charged() {
+			if j < len(e.spent) {
+				e.spent[j] += d
+			}
+		}
+	}()
 	drawing := false // past the walks: an overrun is page i's drawing
 	defer func() {
 		if err == nil || parent.Err() != nil {
@@ -364,7 +380,7 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 			err = pageTimeRefusal(i, limit, m)
 		case errPageWork:
 			if over, ok := m.overrun(); ok && over == i && drawing {
-				err = pageWorkRefusal(i, work, "draw")
+				err = workRefusal(m, i, work, "draw")
 			}
 		}
 	}()
@@ -389,7 +405,7 @@ func (p *Preparer) pdfPage(ctx context.Context, e *pdfEntry, i int) (_ Page, err
 		if over, ok := m.overrun(); ok && parent.Err() == nil {
 			// Page j's reading (its parse, its walk) ran past its budget: refused as by its
 			// walk, and with it the pages after it; the instance is gone.
-			err, slow = pageWorkRefusal(over, work, "read"), nil
+			err, slow = workRefusal(m, over, work, "read"), nil
 		} else if pctx.Err() != nil {
 			return Page{}, abandoned(pctx)
 		}

@@ -13,7 +13,9 @@ import (
 )
 
 // PDFPageWork is the most CPU time PDFium may spend on one PDF page: reading it (its content
-// parsed and walked, pdfWalk) and, apart, drawing it and reading its text layer. It answers
+// parsed and walked, pdfWalk) and drawing it and reading its text layer, together; and a
+// document's openings and all its pages share pages × PDFPageWork, so that no page costs more
+// with its share of a slow opening (a broken cross-reference table rebuilt). It answers
 // what the walk cannot see before drawing (an image's soft mask, a Type3 font's glyph
 // procedures, a tiling or shading pattern, a content stream of a million operators to parse):
 // past it the instance is killed, as at PDFPageTime, and the page refused; the document's other
@@ -52,6 +54,18 @@ type pdfMeter struct {
 	over  int // the phase that ran past budget, once one has (-1 before)
 	done  chan struct{}
 
+	// A page's phases (its reading, its drawing) share its budget, and all of a document's
+	// work (its openings and its pages) shares pages × budget: prior is what each page was
+	// charged before this meter, left what the document had left then (share); used is what
+	// this meter has charged each page (pages); cap the budget of the phase in progress, docCap whether
+	// the document's share is what set it.
+	prior  []time.Duration
+	left   time.Duration
+	shared bool
+	pages  map[int]time.Duration
+	cap    time.Duration
+	docCap bool
+
 	locked bool          // by begin, on the goroutine that calls stop
 	start  time.Duration // the thread's CPU time at begin
 	free   func()        // lets go of what the meter holds, at stop (its context)
@@ -70,7 +84,7 @@ func meterPDF(ctx context.Context, budget time.Duration, stats *pdfCounters) (co
 
 // newMeter returns a meter that calls past when a phase runs past budget.
 func newMeter(budget time.Duration, stats *pdfCounters, past func()) *pdfMeter {
-	return &pdfMeter{budget: budget, past: past, stats: stats, over: -1, done: make(chan struct{})}
+	return &pdfMeter{budget: budget, cap: budget, past: past, stats: stats, over: -1, done: make(chan struct{})}
 }
 
 // begin locks the calling goroutine to its thread, whose CPU time is then what is charged, once
@@ -103,7 +117,7 @@ func (m *pdfMeter) watch() {
 		case <-t.C:
 		}
 		m.mu.Lock()
-		past := m.on && m.clock.Used()-m.base > m.budget
+		past := m.on && m.clock.Used()-m.base > m.cap
 		if past {
 			m.end()
 			m.over = m.phase
@@ -126,7 +140,47 @@ func (m *pdfMeter) charge(i int) {
 	m.mu.Lock()
 	m.end()
 	m.base, m.on, m.phase = m.clock.Used(), true, i
+	m.cap, m.docCap = m.budget, false
+	if m.shared {
+		page := m.budget - m.pages[i]
+		if i < len(m.prior) {
+			page -= m.prior[i]
+		}
+		doc := m.left
+		for _, d := range m.pages {
+			doc -= d
+		}
+		m.cap, m.docCap = max(0, min(page, doc)), doc < page
+	}
+	spent := m.on && m.cap <= 0 && m.over < 0 // nothing left to charge: past budget at once
+	if spent {
+		m.on, m.over = false, i
+	}
 	m.mu.Unlock()
+	if spent {
+		m.stats.overruns.Add(1)
+		m.past()
+	}
+}
+
+// share makes the meter's phases share the budgets of their pages and document (above): prior
+// is each page's charge so far, left the document's budget left.
+func (m *pdfMeter) share(prior []time.Duration, left time.Duration) {
+	m.prior, m.left, m.shared = prior, left, true
+}
+
+// charged is what the meter charged each page, once it has stopped charging.
+func (m *pdfMeter) charged() map[int]time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pages
+}
+
+// overDoc says whether the phase that ran past budget was stopped by the document's share.
+func (m *pdfMeter) overDoc() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.over >= 0 && m.docCap
 }
 
 // off stops charging (what follows is bounded otherwise: Go's own decode and encode); a nil
@@ -144,7 +198,12 @@ func (m *pdfMeter) off() {
 func (m *pdfMeter) end() {
 	if m.on {
 		m.on = false
-		m.stats.work(m.clock.Used() - m.base)
+		d := m.clock.Used() - m.base
+		m.stats.work(d)
+		if m.pages == nil {
+			m.pages = map[int]time.Duration{}
+		}
+		m.pages[m.phase] += d
 	}
 }
 
@@ -185,6 +244,22 @@ func pageTimeRefusal(i int, limit time.Duration, m *pdfMeter) error {
 	}
 	return problem.Errorf(problem.ImageTooLarge,
 		"page %d of the PDF takes more than %s to draw: send a scan or photo of it instead", i+1, limit)
+}
+
+// docWorkRefusal is the refusal of page i (from 0) stopped by its document's share of work:
+// pages × PDFPageWork for its openings and all its pages.
+func docWorkRefusal(i int, budget time.Duration) error {
+	return problem.Errorf(problem.ImageTooLarge,
+		"the PDF takes more than %s of one processor core a page to open and draw (at page %d): print it to a new PDF, or send scans or photos of its pages", budget, i+1)
+}
+
+// workRefusal is the refusal of page i stopped at its budget by m: its own, or its document's
+// share.
+func workRefusal(m *pdfMeter, i int, budget time.Duration, what string) error {
+	if m.overDoc() {
+		return docWorkRefusal(i, budget)
+	}
+	return pageWorkRefusal(i, budget, what)
 }
 
 // pageWorkRefusal is the refusal of page i (from 0) whose reading or drawing took more than
