@@ -223,8 +223,8 @@ func (h *hint) retryAfter(now time.Time) time.Duration {
 		return min(time.Duration(min(ms, float64(most/time.Millisecond))*float64(time.Millisecond)), most)
 	}
 	v := strings.TrimSpace(h.header.Get("Retry-After"))
-	if s, err := strconv.Atoi(v); err == nil {
-		if s <= 0 {
+	if s, err := strconv.Atoi(v); err == nil || errors.Is(err, strconv.ErrRange) {
+		if s <= 0 { // a count past int64 is read as its far end, with its sign
 			return 0
 		}
 		return min(time.Duration(min(s, int(most/time.Second)))*time.Second, most)

@@ -656,6 +656,8 @@ func TestRetryAfter(t *testing.T) {
 		{"negative", map[string]string{"Retry-After": "-3"}, 0},
 		{"nonsense", map[string]string{"Retry-After": "soon"}, 0},
 		{"absurd", map[string]string{"Retry-After": "99999999999999"}, 24 * time.Hour},
+		{"beyond int64", map[string]string{"Retry-After": "99999999999999999999999"}, 24 * time.Hour}, // hours: capped, not nonsense
+		{"beyond int64, negative", map[string]string{"Retry-After": "-99999999999999999999999"}, 0},
 		{"HTTP date", map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
 		{"HTTP date past", map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
 		{"retry-after-ms first", map[string]string{"Retry-After-Ms": "1500", "Retry-After": "2"}, 1500 * time.Millisecond},
