@@ -369,8 +369,9 @@ func (s *Service) meta(model string, metas []schema.PageMeta, start time.Time) s
 
 // split counts each upload's pages (1 each unless the Preparer is a Splitter) and refuses a
 // request of more than MaxPages of them, before any page is prepared; the counts come with that
-// refusal too, and are nil when an upload cannot be split.
-func (s *Service) split(ctx context.Context, uploads []*budget.Bytes) ([]int, error) {
+// refusal too, and are nil when an upload cannot be split. The Splits run in work, which cancel
+// ends when one is refused; the caller ends it once the pages are prepared.
+func (s *Service) split(ctx, work context.Context, cancel func(), uploads []*budget.Bytes) ([]int, error) {
 	counts := make([]int, len(uploads))
 	sp, ok := s.cfg.Prep.(Splitter)
 	if !ok {
@@ -378,10 +379,8 @@ func (s *Service) split(ctx context.Context, uploads []*budget.Bytes) ([]int, er
 			counts[i] = 1
 		}
 	} else {
-		// The first upload refused stops its siblings' work: its answer does not wait for
-		// them (see phase).
-		work, cancel := context.WithCancel(ctx)
-		defer cancel()
+		// The first upload refused stops its siblings' work (cancel ends work): its answer
+		// does not wait for them (see phase).
 		errs := make([]error, len(uploads))
 		var wg sync.WaitGroup
 		for i, up := range uploads {

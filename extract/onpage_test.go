@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ocrdraft/ocrdraft/check"
@@ -221,4 +222,31 @@ func TestValueNotOnPageCIDFonts(t *testing.T) {
 // answersAll replies to every page with a.
 func answersAll(a string) *fakeModel {
 	return &fakeModel{answer: func(context.Context, string, int) (vision.Reply, error) { return reply(a), nil }}
+}
+
+// TestPDFOpenedOnce: a PDF of two pages is opened once through Extract, for its count and both
+// its pages: the Split's instance outlives the Split, to the end of the pages' preparing (a
+// context ended after the splits killed it, and every page opened the document again: a broken
+// cross-reference table rebuilt twice).
+func TestPDFOpenedOnce(t *testing.T) {
+	pdf, err := os.ReadFile(filepath.Join("..", "testdata", "documents", "digital.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	var mu sync.Mutex
+	m := &fakeModel{answer: func(context.Context, string, int) (vision.Reply, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return reply(digitalReplies(t)[(n+1)%2]), nil // either page's reading: the count is what matters
+	}}
+	opens := wasm.PDFOpens()
+	res, err := New(Config{Model: m, Prep: intake.New(intake.Limits{}, wasm)}).Extract(t.Context(), owned([][]byte{pdf}), check.Context{})
+	if err != nil || len(res.Draft.Indicators) != 9 {
+		t.Fatalf("%d rows, %v", len(res.Draft.Indicators), err)
+	}
+	if got := wasm.PDFOpens() - opens; got != 1 {
+		t.Errorf("opened %d times for its count and its 2 pages, want once", got)
+	}
 }

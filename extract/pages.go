@@ -129,7 +129,12 @@ func (s *Service) pages(ctx context.Context, uploads []*budget.Bytes) ([]page, i
 		}
 		return nil, n, err
 	}
-	counts, err := s.split(ctx, uploads)
+	// The splits' context outlives them, to the end of the pages' preparing: a document a Split
+	// opened stays open for its pages, drawn in the same instance (its end kills it); the first
+	// upload refused ends it at once, stopping its siblings' work.
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	counts, err := s.split(ctx, work, stop, uploads)
 	n := 0
 	for _, c := range counts {
 		n += c

@@ -141,6 +141,11 @@ func (r *Runtime) decodeHEIC(ctx context.Context, data []byte, limit int64, budg
 	return r.heic.Decode(ctx, data, limit)
 }
 
+// PDFOpens is how many times a PDF document has been opened (by PDFium, each in an instance of
+// its own) since the Runtime began: once for its count and all its pages, unless it was parked
+// and evicted, or its instance killed. For tests and measurements.
+func (r *Runtime) PDFOpens() int64 { return r.stats.opens.Load() }
+
 // Close ends the HEIC workers and removes their private directory, if any. Decodes after it
 // run in this process.
 func (r *Runtime) Close() error {
