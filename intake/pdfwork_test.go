@@ -36,16 +36,26 @@ func workShape(page func(r *gen.RawPDF)) []byte {
 	return r.Bytes()
 }
 
+// workKills skips a test that has PDFium killed past a CPU budget where that cannot be run: under
+// the race detector, since wazero's close of the killed module races the call's own memory
+// growth (in the dependency, not here: docs/development.md; CI runs these in its pass without
+// it), and without a thread CPU clock (systems other than Linux: only PDFPageTime and the
+// request's deadline bound PDFium there).
+func workKills(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("kills PDFium in the middle of its calls (docs/development.md); CI runs this in its pass without the race detector")
+	}
+	if _, ok := cpuclock.Thread(); !ok {
+		t.Skip("no thread CPU clock: only PDFPageTime and the request's deadline bound PDFium here")
+	}
+}
+
 // TestPDFPageWork: a page whose drawing (or reading) takes more than PDFPageWork of one core,
 // here shortened to 300 ms, is refused at it, 413, in what the walk cannot see; the document's
 // next page is drawn (in a new instance: the one that drew too long was killed).
 func TestPDFPageWork(t *testing.T) {
-	if raceEnabled {
-		t.Skip("kills PDFium in the middle of its calls, and wazero's close of the killed module races the call's own memory growth (in the dependency, not here: docs/development.md); CI runs this in its pass without the race detector")
-	}
-	if _, ok := cpuclock.Thread(); !ok {
-		t.Skip("no thread CPU clock: only PDFPageTime bounds a page here")
-	}
+	workKills(t)
 	for _, tt := range workShapes {
 		t.Run(tt.name, func(t *testing.T) {
 			data := workShape(tt.page)
@@ -167,12 +177,7 @@ func BenchmarkPDFWork(b *testing.B) {
 // 1.5 s), is refused at it, 413, at its count and at a page of its own; an ordinary broken one
 // (1000 objects) is opened.
 func TestPDFOpenWork(t *testing.T) {
-	if raceEnabled {
-		t.Skip("kills PDFium in the middle of its calls, and wazero's close of the killed module races the call's own memory growth (in the dependency, not here: docs/development.md); CI runs this in its pass without the race detector")
-	}
-	if _, ok := cpuclock.Thread(); !ok {
-		t.Skip("no thread CPU clock: only the request's deadline bounds an opening here")
-	}
+	workKills(t)
 	p := New(Limits{}, testRuntime)
 	p.openWork = 300 * time.Millisecond
 	want := "opening the PDF takes more than 300ms of one processor core"
@@ -194,16 +199,11 @@ func TestPDFOpenWork(t *testing.T) {
 // TestPDFDocumentWork: a document's openings and its pages share pages × PDFPageWork, so that
 // no page costs more than that with its share of the opening: one page whose broken
 // cross-reference table takes longer than that to rebuild (here within PDFOpenWork, raised) is
-// refused at its page, however light the page; the opening alone is not refused, and two such
-// pages of a document with more room are drawn (B17b: a broken table of 170,000 objects and a
+// refused at its page, however light the page; the opening alone is not refused, and with room
+// for both the page is drawn (B17b: a broken table of 170,000 objects and a
 // 40-megapixel page, 3.5–4.7 s of one core in all, were accepted).
 func TestPDFDocumentWork(t *testing.T) {
-	if raceEnabled {
-		t.Skip("kills PDFium in the middle of its calls (docs/development.md); CI runs this in its pass without the race detector")
-	}
-	if _, ok := cpuclock.Thread(); !ok {
-		t.Skip("no thread CPU clock: only the request's deadline bounds a page here")
-	}
+	workKills(t)
 	p := New(Limits{}, testRuntime)
 	p.openWork, p.pageWork = time.Hour, 100*time.Millisecond
 	data := gen.BrokenXref(1, 100_000) // its opening: about a second of one core
