@@ -377,8 +377,8 @@ func (w *callbackWorker) Work(ctx context.Context, job *river.Job[callbackArgs])
 		if errors.Is(err, ErrCallbackRefused) {
 			return river.JobCancel(ErrCallbackRefused)
 		}
-		if wa, ok := errors.AsType[waitAsker](err); ok && wa.RetryAfter() > 0 {
-			w.asked.Store(job.ID, wa.RetryAfter())
+		if wa, ok := errors.AsType[waitAsker](err); ok && wa.RetryAfter() > 0 && job.Attempt < job.MaxAttempts {
+			w.asked.Store(job.ID, wa.RetryAfter()) // taken by NextRetry, which River calls only for a try to come
 		}
 		return errors.New("jobs: the callback was not taken")
 	}
