@@ -379,3 +379,13 @@ func TestToken(t *testing.T) {
 		}
 	}
 }
+
+// TestImageCodesListed: every error code imageSigns reads is one knownNames lists, so that the
+// code which decides a refusal is about the image is also the one the log and the detail show.
+func TestImageCodesListed(t *testing.T) {
+	for _, r := range imageSigns {
+		if r.field == "code" && !knownNames[r.match] {
+			t.Errorf("imageSigns reads the code %q, which knownNames does not list", r.match)
+		}
+	}
+}
